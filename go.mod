@@ -1,0 +1,3 @@
+module github.com/robotsguard/robotsguard
+
+go 1.24

@@ -1,0 +1,98 @@
+// Package policy parses robots.txt files and decides which URLs a crawler
+// may fetch, following RFC 9309 (the Robots Exclusion Protocol) by default,
+// or Google's reference library exactly.
+//
+// Parse once, then ask many times, from any number of goroutines:
+//
+//	r := policy.Parse(body)                       // never fails
+//	if !r.Allowed("FooBot/2.1", "https://example.com/private/x") {
+//		d := r.Decide("FooBot", "/private/x")  // why?
+//		log.Print(d)                            // disallowed by "Disallow: /private/" (line 7, group "*" at line 3)
+//	}
+//
+// For many URLs and one agent, look the group up once with [Robots.Group]
+// and call [Group.Allowed]: it allocates nothing.
+//
+// # Matching
+//
+// A crawler follows the union of the groups that name its product token
+// (compared without regard to case), or else of the "*" groups; with
+// neither, every URL is allowed (RFC 9309 §2.2.1). The token is taken from
+// a full User-Agent value ("FooBot/2.1 (+https://…)" or "Mozilla/5.0
+// (compatible; FooBot/2.1)") by [ProductToken]. A user-agent line in the
+// file names the token its value starts with ("FooBot/1.0" names FooBot).
+//
+// Within the group, the rule with the longest pattern that matches decides,
+// and an Allow wins a tie with a Disallow (RFC 9309 §2.2.2). Pattern length
+// is counted in octets of the normalised pattern, '*' and '$' included. '*'
+// matches any sequence of characters and a final '$' anchors the pattern at
+// the end of the URL (§2.2.3). A URL no rule matches is allowed, and
+// /robots.txt is always allowed. Lines that are not "key: value", rules
+// before the first user-agent line, and unknown keys are ignored; other
+// records such as Sitemap or Crawl-delay never end a group (§2.2.4). The
+// first 500 KiB of a body are parsed (§2.5; see [Parser.MaxSize]).
+//
+// Matching does not look at every rule: prefix rules are found by binary
+// search, wildcard rules through an automaton over their literals, so the
+// cost of a query grows with the length of the URL and not with the number
+// of rules. No pattern makes matching backtrack.
+//
+// # Percent-encoding
+//
+// In the RFC9309 dialect, patterns and URLs are compared in a canonical
+// form (RFC 9309 §2.2.2 and its Figure 4):
+//   - bytes outside printable ASCII, and ASCII characters a URI may not
+//     hold unencoded (space, "<>\^`{|}), are percent-encoded: a raw
+//     "/ツ" and "/%E3%83%84" are the same path;
+//   - percent-encoded unreserved characters are decoded: "/%62az" is
+//     "/baz"; so are ':' and '@', and, in the query, '/' and '?', which
+//     RFC 3986 lets stand for themselves there;
+//   - other percent-encoded reserved characters stay encoded: "/a%2Fb" and
+//     "/a/b" differ; hex digits are upper-cased;
+//   - in a URL, '*' and '$' are compared as "%2A" and "%24", so a pattern
+//     matches them only when written that way (§2.2.3, Figure 6).
+//
+// The Google dialect compares URLs as given, byte for byte: callers must
+// percent-encode them (as [net/url.URL.RequestURI] does), and patterns are
+// only normalised by percent-encoding non-ASCII bytes and upper-casing hex
+// digits, as Google's library does.
+//
+// # Dialects
+//
+// [RFC9309] is the default. [Google] reproduces github.com/google/robotstxt
+// and passes every vector of its test suite. They read the same files the
+// same way except:
+//
+//	                          RFC9309                  Google
+//	"disalow: /x"             ignored (unknown key)    Disallow (typos of user-agent and disallow accepted)
+//	"allowed: /x"             ignored                  Allow (keys match by prefix)
+//	"disallow /x"             ignored (no colon)       Disallow (whitespace for the colon)
+//	line over 16,663 bytes    read whole               cut at 16,663 bytes
+//	URL "/ツ", rule "/%E3%83%84"  match                no match (URLs are not encoded)
+//	rule "/%62az", URL "/baz"  match                   no match (escapes are not decoded)
+//	Allow: /d/index.html      allows /d/index.html…    also allows "/d/"
+//	/robots.txt               always allowed           decided by the rules
+//
+// Seven vectors of Google's suite contradict RFC 9309 and are flagged so in
+// the conformance data; the RFC9309 dialect gives the other verdict on each,
+// for the reasons in the table: ID_LineSyntax_Line-03 (missing colon),
+// ID_Encoding-03, -05 and -06 (encoding), GoogleOnly_IndexHTMLisDirectory-01,
+// and GoogleOnly_LineTooLong-02 and -05 (line length). Both dialects take
+// the leading product token of a user-agent value ("FOO BAR" names FOO) and
+// read "* anything" as "*", as Google does; RFC 9309 leaves these open.
+//
+// # Explanations and reporting
+//
+// [Robots.Decide] returns the rule that decided, with its line, and the
+// group followed. [Parser.Scan] feeds the directives of a file, with their
+// line numbers, to any [Handler]; [Parser.Report] uses it to describe every
+// line as a linter shows it (typos, missing colons, comments, unknown keys),
+// from the same parse that [Parse] performs.
+//
+// # Extensions
+//
+// Groups carry Crawl-delay ([Group.CrawlDelay], fractional seconds) and
+// Request-rate ([Group.RequestRate]); the file carries Sitemap URLs
+// ([Robots.Sitemaps]) and the Host line ([Robots.Host]). Lines the dialect
+// does not interpret are kept, with their line numbers ([Robots.Unknown]).
+package policy

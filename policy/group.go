@@ -1,0 +1,232 @@
+package policy
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+)
+
+// A Group is the set of rules one agent follows in a robots.txt: the union
+// of every group that names the agent's product token, or else of every "*"
+// group (RFC 9309 §2.2.1). Get one with Robots.Group and reuse it to check
+// many URLs for the same agent. A Group is safe for concurrent use.
+type Group struct {
+	agent string // "*", a lower-case token, or "" for no group
+	*rules
+}
+
+// rules is what Groups with the same member groups share.
+type rules struct {
+	r          *Robots
+	members    []uint32 // indices of Robots.groups, in file order
+	crawlDelay float64  // seconds; negative when absent
+	rate       Rate
+
+	once sync.Once
+	m    *matcher
+}
+
+// agentIndex maps product tokens to Groups. Robots builds it on first use.
+type agentIndex struct {
+	byToken map[string]*Group // lower-case token
+	star    *Group            // the "*" groups, or the empty group when there are none
+	empty   *Group            // Google: groups whose user-agent value has no token; nil otherwise
+}
+
+func (r *Robots) agentIndex() *agentIndex {
+	r.indexOnce.Do(r.buildIndex)
+	return &r.index
+}
+
+func (r *Robots) buildIndex() {
+	members := map[string][]uint32{}
+	var star, empty []uint32
+	for _, a := range r.agents {
+		switch {
+		case a.star:
+			star = appendGroup(star, a.group)
+		case a.token.n == 0:
+			empty = appendGroup(empty, a.group)
+		default:
+			tok := r.str(a.token)
+			members[tok] = appendGroup(members[tok], a.group)
+		}
+	}
+	// Tokens named by the same groups share their rules.
+	shared := map[string]*rules{}
+	newGroup := func(agent string, m []uint32) *Group {
+		var kb []byte
+		for _, i := range m {
+			kb = strconv.AppendUint(append(kb, ','), uint64(i), 10)
+		}
+		rs := shared[string(kb)]
+		if rs == nil {
+			rs = r.newRules(m)
+			shared[string(kb)] = rs
+		}
+		return &Group{agent: agent, rules: rs}
+	}
+	idx := agentIndex{byToken: make(map[string]*Group, len(members))}
+	for tok, m := range members {
+		idx.byToken[tok] = newGroup(tok, m)
+	}
+	if star != nil {
+		idx.star = newGroup("*", star)
+	} else {
+		idx.star = newGroup("", nil)
+	}
+	if empty != nil && r.dialect == Google {
+		idx.empty = newGroup("", empty)
+	}
+	r.index = idx
+}
+
+// appendGroup adds group i to list unless it is already its last element
+// (an agent named twice in one group).
+func appendGroup(list []uint32, i uint32) []uint32 {
+	if n := len(list); n > 0 && list[n-1] == i {
+		return list
+	}
+	return append(list, i)
+}
+
+func (r *Robots) newRules(members []uint32) *rules {
+	g := &rules{r: r, members: members, crawlDelay: -1}
+	for _, i := range members {
+		src := &r.groups[i]
+		g.crawlDelay = max(g.crawlDelay, src.crawlDelay)
+		if src.rate.Per != 0 && (g.rate.Per == 0 || src.rate.slower(g.rate)) {
+			g.rate = src.rate
+		}
+	}
+	return g
+}
+
+// Group returns the group that userAgent follows; see ProductToken for how
+// its token is found. The result is never nil: when no group applies, it is
+// a Group without rules that allows everything.
+//
+// In the Google dialect, a userAgent that holds no product token is compared
+// as given, as Google's library does.
+func (r *Robots) Group(userAgent string) *Group {
+	idx := r.agentIndex()
+	tok := ProductToken(userAgent)
+	if tok == "" {
+		if r.dialect == Google && userAgent == "" && idx.empty != nil {
+			return idx.empty
+		}
+		return idx.star
+	}
+	var buf [64]byte
+	if len(tok) <= len(buf) {
+		for i := 0; i < len(tok); i++ {
+			buf[i] = lowerASCII(tok[i])
+		}
+		if g := idx.byToken[string(buf[:len(tok)])]; g != nil {
+			return g
+		}
+	} else if g := idx.byToken[strings.ToLower(tok)]; g != nil {
+		return g
+	}
+	return idx.star
+}
+
+// Allowed reports whether userAgent may fetch target, which is an absolute
+// URL or a path with an optional query. It is Group(userAgent).Allowed(target).
+func (r *Robots) Allowed(userAgent, target string) bool {
+	return r.Group(userAgent).Decide(target).Allowed
+}
+
+// Decide returns the verdict on target for userAgent, with the rule that
+// decided it. It is Group(userAgent).Decide(target).
+func (r *Robots) Decide(userAgent, target string) Decision {
+	return r.Group(userAgent).Decide(target)
+}
+
+// Agent returns the group's product token in lower case, "*" for the "*"
+// group, or "" when no group applies.
+func (g *Group) Agent() string { return g.agent }
+
+// Line returns the line of the group's first user-agent line, or 0 when no
+// group applies.
+func (g *Group) Line() int {
+	if len(g.members) == 0 {
+		return 0
+	}
+	return int(g.r.groups[g.members[0]].line)
+}
+
+// CrawlDelay returns the group's Crawl-delay. When several merged groups
+// give one, it is the longest.
+func (g *Group) CrawlDelay() (time.Duration, bool) {
+	if g.crawlDelay < 0 {
+		return 0, false
+	}
+	return seconds(g.crawlDelay), true
+}
+
+// RequestRate returns the group's Request-rate. When several merged groups
+// give one, it is the slowest.
+func (g *Group) RequestRate() (Rate, bool) {
+	return g.rate, g.rate.Per != 0
+}
+
+// Rules returns the group's rules in file order.
+func (g *Group) Rules() []Rule {
+	var out []Rule
+	for _, i := range g.members {
+		src := &g.r.groups[i]
+		for j := src.rules[0]; j < src.rules[1]; j++ {
+			out = append(out, g.r.rule(int32(j)))
+		}
+	}
+	return out
+}
+
+// Allowed reports whether target may be fetched; target is an absolute URL
+// or a path with an optional query.
+func (g *Group) Allowed(target string) bool {
+	return g.Decide(target).Allowed
+}
+
+// Decide returns the verdict on target, with the rule that decided it.
+//
+// In the RFC9309 dialect, target is normalised as described in the package
+// documentation, and /robots.txt is always allowed. In the Google dialect
+// target is compared as given, so it must already be percent-encoded (as
+// net/url's URL.RequestURI returns it).
+func (g *Group) Decide(target string) Decision {
+	if len(g.members) == 0 {
+		return Decision{Allowed: true, Reason: ReasonNoGroup}
+	}
+	path, slash := pathOf(target)
+	var buf [256]byte
+	if g.r.dialect == RFC9309 {
+		if slash || needsCanonical(path, false) {
+			b := buf[:0]
+			if slash {
+				b = append(b, '/')
+			}
+			b = canonicalize(b, path, false)
+			path = unsafe.String(unsafe.SliceData(b), len(b)) // b is not retained
+		}
+		if path == "/robots.txt" {
+			return Decision{Allowed: true, Reason: ReasonRobotsTxt, Agent: g.agent, GroupLine: g.Line()}
+		}
+	} else if slash {
+		b := append(append(buf[:0], '/'), path...)
+		path = unsafe.String(unsafe.SliceData(b), len(b)) // b is not retained
+	}
+	g.once.Do(g.compile)
+	best := g.m.match(path)
+	if best.idx < 0 {
+		return Decision{Allowed: true, Reason: ReasonNoMatch, Agent: g.agent, GroupLine: g.Line()}
+	}
+	return Decision{Allowed: best.allow, Reason: ReasonRule, Rule: g.r.rule(best.idx), Agent: g.agent, GroupLine: g.Line()}
+}
+
+func (g *rules) compile() {
+	g.m = compile(g.r, g.members)
+}

@@ -1,0 +1,281 @@
+package policy
+
+import "strings"
+
+// This file holds the byte-level transformations applied before matching:
+// extracting the matchable part of a URL, and the percent-encoding
+// normalisation of RFC 9309 §2.2.2 (RFC9309 dialect) or of Google's library
+// (Google dialect).
+
+// PathOf returns the part of url that robots.txt rules are matched against:
+// path, params and query, without scheme, authority and fragment. The result
+// always starts with "/", and is "/" when url has no path or is not a URL.
+// PathOf does not change the encoding of url.
+//
+// url may be absolute ("https://example.com/a?b"), scheme-relative
+// ("//example.com/a"), or a path ("/a?b"). PathOf agrees byte for byte with
+// GetPathParamsQuery of Google's reference library, including on malformed
+// input ("example.com/a" gives "/a").
+func PathOf(url string) string {
+	p, slash := pathOf(url)
+	if slash {
+		return "/" + p
+	}
+	return p
+}
+
+// pathOf is PathOf without allocating: when slash is true the path is p with
+// a "/" in front of it.
+func pathOf(url string) (p string, slash bool) {
+	start := 0
+	if len(url) >= 2 && url[0] == '/' && url[1] == '/' {
+		start = 2 // scheme-relative: the authority follows
+	}
+	early := indexPathStart(url, start)
+	proto := index(url, "://", start)
+	if early >= 0 && (proto < 0 || early < proto) {
+		proto = -1 // "://" inside the path or query is not a scheme separator
+	}
+	if proto < 0 {
+		proto = start
+	} else {
+		proto += 3
+	}
+	begin := indexPathStart(url, proto)
+	if begin < 0 {
+		return "/", false
+	}
+	end := len(url)
+	if hash := index(url, "#", start); hash >= 0 {
+		if hash < begin {
+			return "/", false
+		}
+		end = hash
+	}
+	if url[begin] != '/' {
+		return url[begin:end], true // e.g. "example.com?a" gives "/?a"
+	}
+	return url[begin:end], false
+}
+
+// indexPathStart returns the index of the first '/', '?' or ';' in s at or
+// after from, or -1.
+func indexPathStart(s string, from int) int {
+	if i := strings.IndexAny(s[from:], "/?;"); i >= 0 {
+		return i + from
+	}
+	return -1
+}
+
+func index(s, sub string, from int) int {
+	if i := strings.Index(s[from:], sub); i >= 0 {
+		return i + from
+	}
+	return -1
+}
+
+const upperHex = "0123456789ABCDEF"
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
+}
+
+func toUpperASCII(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c - ('a' - 'A')
+	}
+	return c
+}
+
+// byteClass tells how the RFC 9309 canonicalisation treats a byte.
+type byteClass uint8
+
+const (
+	keep     byteClass = iota // copied as is
+	escape                    // must be percent-encoded: non-ASCII, controls, space, "#<>\^`{|}
+	percent                   // '%': an escape sequence, normalised
+	star                      // '*': wildcard in patterns, %2A in URLs
+	dollar                    // '$': end anchor at the end of a pattern, %24 elsewhere
+	question                  // '?': starts the query
+)
+
+var classOf = func() (t [256]byte) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case c >= 0x80 || c < 0x20 || c == 0x7f:
+			t[c] = byte(escape)
+		case strings.IndexByte(" \"#<>\\^`{|}", byte(c)) >= 0:
+			t[c] = byte(escape)
+		case c == '%':
+			t[c] = byte(percent)
+		case c == '*':
+			t[c] = byte(star)
+		case c == '$':
+			t[c] = byte(dollar)
+		case c == '?':
+			t[c] = byte(question)
+		}
+	}
+	return t
+}()
+
+// decodes reports whether the percent-encoded octet v is written unencoded in
+// the canonical form. RFC 9309 §2.2.2 unencodes the unreserved characters of
+// RFC 3986. We also unencode ':' and '@' (never delimiters inside a path or
+// query) and, inside the query, '/' and '?' (which RFC 3986 §3.4 lets stand
+// for themselves there): Figure 4 of RFC 9309 shows these written encoded
+// and unencoded as the same URL. Every other reserved character keeps its
+// encoded form, so "/a%2Fb" and "/a/b" stay different paths.
+func decodes(v byte, inQuery bool) bool {
+	switch {
+	case 'a' <= v && v <= 'z', 'A' <= v && v <= 'Z', '0' <= v && v <= '9':
+		return true
+	case v == '-', v == '.', v == '_', v == '~', v == ':', v == '@':
+		return true
+	case v == '/', v == '?':
+		return inQuery
+	}
+	return false
+}
+
+// needsCanonical reports whether canonicalize would change s. Most URLs and
+// patterns are already canonical; the check lets them through untouched.
+func needsCanonical[T ~string | ~[]byte](s T, pattern bool) bool {
+	inQuery := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch byteClass(classOf[c]) {
+		case keep:
+		case question:
+			inQuery = true
+		case escape:
+			return true
+		case star:
+			if !pattern {
+				return true
+			}
+		case dollar:
+			if !pattern || i != len(s)-1 {
+				return true
+			}
+		case percent:
+			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+				return true
+			}
+			a, b := s[i+1], s[i+2]
+			if a >= 'a' || b >= 'a' || decodes(unhex(a)<<4|unhex(b), inQuery) {
+				return true
+			}
+			i += 2
+		}
+	}
+	return false
+}
+
+// canonicalize appends to dst the canonical form of the URL path s, or of
+// the rule pattern s when pattern is true, as defined by RFC 9309 §2.2.2:
+//   - octets outside printable ASCII, and ASCII characters that may not
+//     appear unencoded in a URI, are percent-encoded;
+//   - percent-encoded octets that decodes accepts are unencoded; the others
+//     keep their encoding, with upper-case hex digits;
+//   - a '%' that does not start an escape sequence becomes "%25";
+//   - in a URL, '*' and '$' become "%2A" and "%24", so that a pattern
+//     matches them only through those encodings (RFC 9309 §2.2.3, Figure 6).
+//     In a pattern, '*' is the wildcard and a final '$' the end anchor; a
+//     '$' anywhere else is the character itself, "%24".
+func canonicalize[T ~string | ~[]byte](dst []byte, s T, pattern bool) []byte {
+	inQuery := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch byteClass(classOf[c]) {
+		case keep:
+			dst = append(dst, c)
+		case question:
+			inQuery = true
+			dst = append(dst, c)
+		case escape:
+			dst = append(dst, '%', upperHex[c>>4], upperHex[c&15])
+		case star:
+			if pattern {
+				dst = append(dst, '*')
+			} else {
+				dst = append(dst, "%2A"...)
+			}
+		case dollar:
+			if pattern && i == len(s)-1 {
+				dst = append(dst, '$')
+			} else {
+				dst = append(dst, "%24"...)
+			}
+		case percent:
+			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+				dst = append(dst, "%25"...)
+				continue
+			}
+			if v := unhex(s[i+1])<<4 | unhex(s[i+2]); decodes(v, inQuery) {
+				dst = append(dst, v)
+			} else {
+				dst = append(dst, '%', toUpperASCII(s[i+1]), toUpperASCII(s[i+2]))
+			}
+			i += 2
+		}
+	}
+	return dst
+}
+
+// CanonicalPath returns the form of a URL path (with its query) that the
+// RFC9309 dialect compares with rules; see the package documentation,
+// section "Percent-encoding". A path that is already canonical is returned
+// as is.
+func CanonicalPath(path string) string {
+	if !needsCanonical(path, false) {
+		return path
+	}
+	return string(canonicalize(make([]byte, 0, len(path)+8), path, false))
+}
+
+// needsGoogleEscape reports whether googleEscape would change s.
+func needsGoogleEscape(s []byte) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			if s[i+1] >= 'a' || s[i+2] >= 'a' {
+				return true
+			}
+			i += 2
+		} else if c >= 0x80 {
+			return true
+		}
+	}
+	return false
+}
+
+// googleEscape appends to dst the pattern s as Google's library normalises
+// it (MaybeEscapePattern): octets with the high bit set are percent-encoded
+// and the hex digits of existing escapes are upper-cased. Nothing is
+// unencoded.
+func googleEscape(dst, s []byte) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			dst = append(dst, '%', toUpperASCII(s[i+1]), toUpperASCII(s[i+2]))
+			i += 2
+		case c >= 0x80:
+			dst = append(dst, '%', upperHex[c>>4], upperHex[c&15])
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}

@@ -1,0 +1,351 @@
+package policy
+
+import "bytes"
+
+// DefaultMaxSize is the number of bytes of a robots.txt body that are parsed
+// when Parser.MaxSize is zero: 500 KiB, the least RFC 9309 §2.5 allows and
+// what Google enforces.
+const DefaultMaxSize = 500 << 10
+
+// maxMaxSize bounds Parser.MaxSize so that offsets fit in 32 bits.
+const maxMaxSize = 1 << 30
+
+// googleMaxLineLen is the length of the line buffer of Google's library
+// (8 × 2083 bytes). It keeps the first googleMaxLineLen-1 bytes of a line.
+const googleMaxLineLen = 2083 * 8
+
+// A Parser reads robots.txt bodies. Its zero value parses with the RFC9309
+// dialect and the default size limit. A Parser is a value: it may be copied
+// and used from several goroutines at once.
+type Parser struct {
+	// Dialect selects the syntax and matching semantics. The zero value is
+	// RFC9309.
+	Dialect Dialect
+
+	// MaxSize is the number of bytes of a body that are parsed; the rest
+	// is ignored, and so is the line the limit cuts through, so that a cut
+	// never turns one rule into another. Zero, and any value below
+	// DefaultMaxSize, mean DefaultMaxSize (RFC 9309 §2.5 requires at least
+	// 500 KiB). Values above 1 GiB mean 1 GiB.
+	MaxSize int
+}
+
+func (p *Parser) maxSize() int {
+	switch {
+	case p.MaxSize < DefaultMaxSize:
+		return DefaultMaxSize
+	case p.MaxSize > maxMaxSize:
+		return maxMaxSize
+	}
+	return p.MaxSize
+}
+
+// A Handler receives the directives of a robots.txt from Parser.Scan, in
+// file order, each with its 1-based line number. Byte slices are valid only
+// during the call: copy what you keep.
+//
+// Allow and Disallow patterns arrive normalised for the parser's dialect
+// (percent-encoding, see the package documentation). User-agent, Sitemap
+// and other values arrive as written, without surrounding whitespace.
+type Handler interface {
+	UserAgent(line int, value []byte)
+	Allow(line int, pattern []byte)
+	Disallow(line int, pattern []byte)
+	Sitemap(line int, url []byte)
+	// Other receives any other "key: value" line, e.g. Crawl-delay.
+	Other(line int, key, value []byte)
+}
+
+// A LineHandler is a Handler that also wants to know how every line of the
+// file was read, including empty lines and lines that hold no directive.
+// Scan calls Line for every line, after the directive callback if any.
+type LineHandler interface {
+	Handler
+	Line(info LineInfo)
+}
+
+// Kind tells which directive a line holds.
+type Kind uint8
+
+const (
+	KindNone      Kind = iota // no directive: empty, comment, or not "key: value"
+	KindUserAgent             // user-agent
+	KindAllow                 // allow
+	KindDisallow              // disallow
+	KindSitemap               // sitemap
+	KindOther                 // any other key
+)
+
+var kindNames = [...]string{"none", "user-agent", "allow", "disallow", "sitemap", "other"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "Kind(?)"
+}
+
+// LineInfo describes how one line was read. The fields mirror the line
+// metadata of Google's reporting library.
+type LineInfo struct {
+	Line         int  // 1-based line number
+	Kind         Kind // directive held by the line
+	Empty        bool // the line is empty or only whitespace
+	Comment      bool // the line holds only a comment
+	HasComment   bool // the line has a comment ('#' to the end of the line)
+	HasDirective bool // the line has the form "key: value" (Kind may still be KindOther)
+	Typo         bool // the key is an accepted misspelling, e.g. "disalow" (Google dialect; "site-map" in both)
+	TooLong      bool // the line exceeded Google's line limit and was cut (Google dialect)
+	MissingColon bool // key and value are separated by whitespace only (Google dialect)
+}
+
+// Scan parses body and calls h for each directive, in file order. It never
+// fails: lines that cannot be read are skipped (and reported to a
+// LineHandler). It reports whether the body was cut at the size limit.
+func (p Parser) Scan(body []byte, h Handler) (truncated bool) {
+	body, truncated = p.limit(body)
+	lh, _ := h.(LineHandler)
+	s := scanner{dialect: p.Dialect, h: h, lh: lh}
+	s.run(body)
+	return truncated
+}
+
+// limit cuts body at the size limit, and then at the end of the last whole
+// line.
+func (p *Parser) limit(body []byte) ([]byte, bool) {
+	max := p.maxSize()
+	if len(body) <= max {
+		return body, false
+	}
+	body = body[:max]
+	if i := bytes.LastIndexAny(body, "\r\n"); i >= 0 {
+		return body[:i+1], true
+	}
+	return body[:0], true
+}
+
+// scanner splits a body into lines and lines into directives.
+type scanner struct {
+	dialect Dialect
+	h       Handler
+	lh      LineHandler
+	buf     []byte // scratch for normalised patterns
+}
+
+var bom = [3]byte{0xEF, 0xBB, 0xBF}
+
+func (s *scanner) run(body []byte) {
+	// Skip a byte-order mark, or the part of one that starts the body, as
+	// Google's library does.
+	for i := 0; i < len(bom) && len(body) > 0 && body[0] == bom[i]; i++ {
+		body = body[1:]
+	}
+	line := 0
+	for {
+		// Lines end at LF, CR or CRLF. Find the next LF with the fast
+		// search, then look for an earlier CR within the line.
+		end := bytes.IndexByte(body, '\n')
+		seg := body
+		if end >= 0 {
+			seg = body[:end]
+		}
+		if cr := bytes.IndexByte(seg, '\r'); cr >= 0 {
+			end = cr
+			seg = body[:cr]
+		}
+		line++
+		s.line(line, seg)
+		if end < 0 {
+			return
+		}
+		next := end + 1
+		if body[end] == '\r' && next < len(body) && body[next] == '\n' {
+			next++ // CRLF is one line break
+		}
+		body = body[next:]
+	}
+}
+
+// line parses one line, without its line break.
+func (s *scanner) line(num int, b []byte) {
+	info := LineInfo{Line: num}
+	if s.dialect == Google {
+		if len(b) > googleMaxLineLen-1 {
+			b = b[:googleMaxLineLen-1]
+			info.TooLong = true
+		}
+		// Google's library handles lines as C strings: a NUL ends them.
+		if i := bytes.IndexByte(b, 0); i >= 0 {
+			b = b[:i]
+		}
+	}
+	key, value, ok := s.split(b, &info)
+	if ok {
+		s.emit(num, key, value, &info)
+	}
+	if s.lh != nil {
+		s.lh.Line(info)
+	}
+}
+
+// split finds the key and value of a "key: value" line, with comments and
+// surrounding whitespace removed, and records what it saw in info.
+func (s *scanner) split(b []byte, info *LineInfo) (key, value []byte, ok bool) {
+	if i := bytes.IndexByte(b, '#'); i >= 0 {
+		info.HasComment = true
+		b = b[:i]
+	}
+	b = trimSpace(b)
+	if len(b) == 0 {
+		if info.HasComment {
+			info.Comment = true
+		} else {
+			info.Empty = true
+		}
+		return nil, nil, false
+	}
+	sep := bytes.IndexByte(b, ':')
+	if sep < 0 {
+		if s.dialect != Google {
+			return nil, nil, false
+		}
+		// Google accepts whitespace instead of the colon, when the line
+		// has exactly two words.
+		sep = bytes.IndexAny(b, " \t")
+		if sep < 0 {
+			return nil, nil, false
+		}
+		if bytes.ContainsAny(trimSpace(b[sep:]), " \t") {
+			return nil, nil, false
+		}
+		info.MissingColon = true
+	}
+	key = trimSpace(b[:sep])
+	if len(key) == 0 {
+		info.MissingColon = false
+		return nil, nil, false
+	}
+	info.HasDirective = true
+	return key, trimSpace(b[sep+1:]), true
+}
+
+// emit classifies key and calls the handler.
+func (s *scanner) emit(num int, key, value []byte, info *LineInfo) {
+	kind, typo := s.classify(key)
+	info.Kind, info.Typo = kind, typo
+	switch kind {
+	case KindUserAgent:
+		s.h.UserAgent(num, value)
+	case KindAllow:
+		s.h.Allow(num, s.pattern(value))
+	case KindDisallow:
+		s.h.Disallow(num, s.pattern(value))
+	case KindSitemap:
+		s.h.Sitemap(num, value)
+	default:
+		s.h.Other(num, key, value)
+	}
+}
+
+// pattern normalises a rule's value for the dialect.
+func (s *scanner) pattern(v []byte) []byte {
+	if s.dialect == Google {
+		if !needsGoogleEscape(v) {
+			return v
+		}
+		s.buf = googleEscape(s.buf[:0], v)
+		return s.buf
+	}
+	if !needsCanonical(v, true) {
+		return v
+	}
+	s.buf = canonicalize(s.buf[:0], v, true)
+	return s.buf
+}
+
+// classify tells which directive key names. RFC9309 compares whole keys,
+// ignoring case, and accepts "site-map" (RFC 9309 §2.2.4 lets crawlers be
+// lenient with other records). Google compares prefixes and accepts its
+// list of typos, as its library does.
+func (s *scanner) classify(key []byte) (k Kind, typo bool) {
+	if s.dialect == Google {
+		return classifyGoogle(key)
+	}
+	switch {
+	case equalFold(key, "user-agent"):
+		return KindUserAgent, false
+	case equalFold(key, "allow"):
+		return KindAllow, false
+	case equalFold(key, "disallow"):
+		return KindDisallow, false
+	case equalFold(key, "sitemap"):
+		return KindSitemap, false
+	case equalFold(key, "site-map"):
+		return KindSitemap, true
+	}
+	return KindOther, false
+}
+
+func classifyGoogle(key []byte) (k Kind, typo bool) {
+	switch {
+	case hasPrefixFold(key, "user-agent"):
+		return KindUserAgent, false
+	case hasPrefixFold(key, "useragent"), hasPrefixFold(key, "user agent"):
+		return KindUserAgent, true
+	case hasPrefixFold(key, "allow"):
+		return KindAllow, false
+	case hasPrefixFold(key, "disallow"):
+		return KindDisallow, false
+	case hasPrefixFold(key, "dissallow"), hasPrefixFold(key, "dissalow"),
+		hasPrefixFold(key, "disalow"), hasPrefixFold(key, "diasllow"),
+		hasPrefixFold(key, "disallaw"):
+		return KindDisallow, true
+	case hasPrefixFold(key, "sitemap"):
+		return KindSitemap, false
+	case hasPrefixFold(key, "site-map"):
+		return KindSitemap, true
+	}
+	return KindOther, false
+}
+
+// isSpace reports whether c is ASCII whitespace, as C's isspace.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + ('a' - 'A')
+	}
+	return c
+}
+
+// equalFold reports whether b equals the lower-case ASCII string s, ignoring
+// case.
+func equalFold(b []byte, s string) bool {
+	return len(b) == len(s) && hasPrefixFold(b, s)
+}
+
+// hasPrefixFold reports whether b starts with the lower-case ASCII string s,
+// ignoring case.
+func hasPrefixFold(b []byte, s string) bool {
+	if len(b) < len(s) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if lowerASCII(b[i]) != s[i] {
+			return false
+		}
+	}
+	return true
+}

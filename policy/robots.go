@@ -1,0 +1,332 @@
+package policy
+
+import (
+	"slices"
+	"sync"
+	"time"
+)
+
+// Robots is a parsed robots.txt. It is immutable once Parse returns and safe
+// for concurrent use by multiple goroutines. The matching structures for an
+// agent's group are built on the first query for that agent and then shared.
+type Robots struct {
+	dialect   Dialect
+	text      string // every token, pattern and value, back to back
+	rules     []rule // in file order
+	groups    []group
+	agents    []agent
+	sitemaps  []directive
+	others    []directive
+	host      directive
+	size      int // bytes parsed
+	truncated bool
+
+	indexOnce sync.Once
+	index     agentIndex
+}
+
+// span locates a string in Robots.text.
+type span struct{ off, n uint32 }
+
+func (r *Robots) str(s span) string { return r.text[s.off : s.off+s.n] }
+
+type rule struct {
+	pattern span // normalised for the dialect
+	line    uint32
+	allow   bool
+}
+
+// group is one group of the file: consecutive user-agent lines and the
+// rules that follow them.
+type group struct {
+	line       uint32    // first user-agent line
+	agents     [2]uint32 // range of Robots.agents
+	rules      [2]uint32 // range of Robots.rules
+	crawlDelay float64   // seconds; negative when absent
+	rate       Rate      // zero when absent
+}
+
+type agent struct {
+	token span // lower-case product token; empty when the value has none
+	line  uint32
+	group uint32
+	star  bool
+}
+
+// directive is a "key: value" line kept for callers.
+type directive struct {
+	line       uint32
+	key, value span
+}
+
+// Parse parses a robots.txt body with the RFC9309 dialect and the default
+// size limit. It never fails: content that is not robots.txt is ignored, so
+// an HTML page parses to an empty set of rules that allows everything. (A
+// fetcher decides what a bad response means before it parses; see the
+// robotsguard package.) Parse does not retain body.
+func Parse(body []byte) *Robots {
+	return Parser{}.Parse(body)
+}
+
+// ParseWith parses body with dialect d and the default size limit.
+func ParseWith(body []byte, d Dialect) *Robots {
+	return Parser{Dialect: d}.Parse(body)
+}
+
+// Parse parses body. It never fails, and does not retain body. An unknown
+// Dialect value parses as RFC9309.
+func (p Parser) Parse(body []byte) *Robots {
+	if !p.Dialect.valid() {
+		p.Dialect = RFC9309
+	}
+	b := builderPool.Get().(*builder)
+	b.reset()
+	truncated := p.Scan(body, b)
+	r := b.finish(p.Dialect)
+	r.truncated = truncated
+	r.size = min(len(body), p.maxSize())
+	builderPool.Put(b)
+	return r
+}
+
+// Dialect returns the dialect the file was parsed with.
+func (r *Robots) Dialect() Dialect { return r.dialect }
+
+// Truncated reports whether the body was longer than the parser's size
+// limit, so that its end was ignored.
+func (r *Robots) Truncated() bool { return r.truncated }
+
+// Size returns the number of bytes of the body that were parsed.
+func (r *Robots) Size() int { return r.size }
+
+// Sitemaps returns the absolute URLs of the file's Sitemap lines, in file
+// order. Sitemap lines apply to every agent, wherever they appear. Values
+// that are not absolute URLs are listed by Unknown instead.
+func (r *Robots) Sitemaps() []string {
+	out := make([]string, len(r.sitemaps))
+	for i, d := range r.sitemaps {
+		out[i] = r.str(d.value)
+	}
+	return out
+}
+
+// Host returns the value of the first Host line (a Yandex extension naming
+// the preferred host), or "".
+func (r *Robots) Host() string { return r.str(r.host.value) }
+
+// A Directive is a line of the file that the dialect does not interpret.
+type Directive struct {
+	Line  int
+	Key   string // as written
+	Value string
+}
+
+// Unknown returns, in file order, the "key: value" lines that the dialect
+// does not interpret: unknown keys, rules outside any group, Sitemap values
+// that are not absolute URLs, and Crawl-delay or Request-rate lines that are
+// outside a group or whose value does not parse. A linter reports them.
+func (r *Robots) Unknown() []Directive {
+	out := make([]Directive, len(r.others))
+	for i, d := range r.others {
+		out[i] = Directive{Line: int(d.line), Key: r.str(d.key), Value: r.str(d.value)}
+	}
+	return out
+}
+
+// A GroupInfo describes one group of the file as written: its user-agent
+// lines and the lines that follow them. Groups that name the same agent are
+// listed separately, as in the file; a crawler follows their union (see
+// Robots.Group).
+type GroupInfo struct {
+	Line        int      // line of the first user-agent line
+	Agents      []string // product tokens, lower-case; "*" for the "*" group
+	Rules       []Rule
+	CrawlDelay  time.Duration // zero when absent
+	RequestRate Rate          // zero when absent
+}
+
+// Groups returns the groups of the file in file order.
+func (r *Robots) Groups() []GroupInfo {
+	out := make([]GroupInfo, len(r.groups))
+	for i := range r.groups {
+		g := &r.groups[i]
+		info := GroupInfo{Line: int(g.line), RequestRate: g.rate}
+		if g.crawlDelay >= 0 {
+			info.CrawlDelay = seconds(g.crawlDelay)
+		}
+		for _, a := range r.agents[g.agents[0]:g.agents[1]] {
+			if a.star {
+				info.Agents = append(info.Agents, "*")
+			} else {
+				info.Agents = append(info.Agents, r.str(a.token))
+			}
+		}
+		for j := g.rules[0]; j < g.rules[1]; j++ {
+			info.Rules = append(info.Rules, r.rule(int32(j)))
+		}
+		out[i] = info
+	}
+	return out
+}
+
+// rule returns the exported form of rules[i].
+func (r *Robots) rule(i int32) Rule {
+	rl := &r.rules[i]
+	return Rule{Allow: rl.allow, Pattern: r.str(rl.pattern), Line: int(rl.line)}
+}
+
+// builder is the Handler that Parse feeds. Its slices are scratch space,
+// reused through builderPool; finish copies them to right-sized ones.
+type builder struct {
+	text     []byte
+	rules    []rule
+	groups   []group
+	agents   []agent
+	sitemaps []directive
+	others   []directive
+	host     directive
+	hostSet  bool
+	// taking is true while the current group still takes user-agent
+	// lines, that is before its first rule.
+	taking bool
+}
+
+var builderPool = sync.Pool{New: func() any { return new(builder) }}
+
+func (b *builder) reset() {
+	*b = builder{
+		text:     b.text[:0],
+		rules:    b.rules[:0],
+		groups:   b.groups[:0],
+		agents:   b.agents[:0],
+		sitemaps: b.sitemaps[:0],
+		others:   b.others[:0],
+	}
+}
+
+func (b *builder) add(s []byte) span {
+	off := len(b.text)
+	b.text = append(b.text, s...)
+	return span{uint32(off), uint32(len(s))}
+}
+
+func (b *builder) addLower(s []byte) span {
+	off := len(b.text)
+	for _, c := range s {
+		b.text = append(b.text, lowerASCII(c))
+	}
+	return span{uint32(off), uint32(len(s))}
+}
+
+func (b *builder) UserAgent(line int, value []byte) {
+	if !b.taking {
+		n := uint32(len(b.rules))
+		b.groups = append(b.groups, group{
+			line:       uint32(line),
+			agents:     [2]uint32{uint32(len(b.agents)), uint32(len(b.agents))},
+			rules:      [2]uint32{n, n},
+			crawlDelay: -1,
+		})
+		b.taking = true
+	}
+	g := &b.groups[len(b.groups)-1]
+	tok, star := groupToken(value)
+	b.agents = append(b.agents, agent{
+		token: b.addLower(tok),
+		line:  uint32(line),
+		group: uint32(len(b.groups) - 1),
+		star:  star,
+	})
+	g.agents[1] = uint32(len(b.agents))
+}
+
+func (b *builder) Allow(line int, pattern []byte)    { b.rule(line, pattern, true) }
+func (b *builder) Disallow(line int, pattern []byte) { b.rule(line, pattern, false) }
+
+func (b *builder) rule(line int, pattern []byte, allow bool) {
+	if len(b.groups) == 0 {
+		// RFC 9309 §2.2.2: rules outside any group are ignored.
+		key := "disallow"
+		if allow {
+			key = "allow"
+		}
+		b.other(line, []byte(key), pattern)
+		return
+	}
+	b.taking = false
+	b.rules = append(b.rules, rule{pattern: b.add(pattern), line: uint32(line), allow: allow})
+	b.groups[len(b.groups)-1].rules[1] = uint32(len(b.rules))
+}
+
+func (b *builder) Sitemap(line int, url []byte) {
+	if !isAbsoluteURL(url) {
+		b.other(line, []byte("sitemap"), url)
+		return
+	}
+	b.sitemaps = append(b.sitemaps, directive{line: uint32(line), value: b.add(url)})
+}
+
+func (b *builder) Other(line int, key, value []byte) {
+	var g *group
+	if len(b.groups) > 0 {
+		g = &b.groups[len(b.groups)-1]
+	}
+	switch {
+	case equalFold(key, "crawl-delay"):
+		if d, ok := parseCrawlDelay(value); ok && g != nil {
+			g.crawlDelay = max(g.crawlDelay, d) // the politest of several
+			return
+		}
+	case equalFold(key, "request-rate"):
+		if rt, ok := parseRequestRate(value); ok && g != nil {
+			if g.rate.Per == 0 || rt.slower(g.rate) {
+				g.rate = rt
+			}
+			return
+		}
+	case equalFold(key, "host"):
+		if len(value) > 0 {
+			if !b.hostSet {
+				b.host = directive{line: uint32(line), value: b.add(value)}
+				b.hostSet = true
+			}
+			return
+		}
+	}
+	b.other(line, key, value)
+}
+
+func (b *builder) other(line int, key, value []byte) {
+	b.others = append(b.others, directive{line: uint32(line), key: b.add(key), value: b.add(value)})
+}
+
+// finish returns the Robots built, with exactly sized copies of the scratch
+// slices.
+func (b *builder) finish(d Dialect) *Robots {
+	return &Robots{
+		dialect:  d,
+		text:     string(b.text),
+		rules:    slices.Clone(b.rules),
+		groups:   slices.Clone(b.groups),
+		agents:   slices.Clone(b.agents),
+		sitemaps: slices.Clone(b.sitemaps),
+		others:   slices.Clone(b.others),
+		host:     b.host,
+	}
+}
+
+// isAbsoluteURL reports whether s starts with a URI scheme followed by "://"
+// and a non-empty authority (RFC 3986 §3).
+func isAbsoluteURL(s []byte) bool {
+	i := 0
+	for i < len(s) {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.') {
+			i++
+			continue
+		}
+		break
+	}
+	rest := s[i:]
+	return i > 0 && len(rest) > 3 && string(rest[:3]) == "://" && rest[3] != '/'
+}
