@@ -1,0 +1,279 @@
+package policy_test
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/robotsguard/robotsguard/policy"
+)
+
+const sample = `# Sample robots.txt
+User-agent: *
+Disallow: /private/
+Allow: /private/public/
+Crawl-delay: 2.5
+Request-rate: 1/10s
+
+User-agent: FooBot
+User-agent: BarBot
+Disallow: /*.pdf$
+Crawl-delay: 1
+
+Sitemap: https://example.com/sitemap.xml
+Sitemap: /relative.xml
+Host: example.com
+Clean-param: ref /articles/
+Unicorns: yes
+`
+
+func TestDecideExplains(t *testing.T) {
+	r := policy.Parse([]byte(sample))
+	tests := []struct {
+		agent, url string
+		want       policy.Decision
+	}{
+		{"OtherBot", "https://example.com/private/x", policy.Decision{
+			Allowed: false, Reason: policy.ReasonRule, Agent: "*", GroupLine: 2,
+			Rule: policy.Rule{Allow: false, Pattern: "/private/", Line: 3}}},
+		{"OtherBot", "/private/public/x", policy.Decision{
+			Allowed: true, Reason: policy.ReasonRule, Agent: "*", GroupLine: 2,
+			Rule: policy.Rule{Allow: true, Pattern: "/private/public/", Line: 4}}},
+		{"OtherBot", "/", policy.Decision{Allowed: true, Reason: policy.ReasonNoMatch, Agent: "*", GroupLine: 2}},
+		{"BarBot/3.0", "/doc.pdf", policy.Decision{
+			Allowed: false, Reason: policy.ReasonRule, Agent: "barbot", GroupLine: 8,
+			Rule: policy.Rule{Allow: false, Pattern: "/*.pdf$", Line: 10}}},
+		{"FooBot", "/private/x", policy.Decision{Allowed: true, Reason: policy.ReasonNoMatch, Agent: "foobot", GroupLine: 8}},
+		{"FooBot", "/robots.txt", policy.Decision{Allowed: true, Reason: policy.ReasonRobotsTxt, Agent: "foobot", GroupLine: 8}},
+	}
+	for _, tc := range tests {
+		if got := r.Decide(tc.agent, tc.url); got != tc.want {
+			t.Errorf("Decide(%q, %q) =\n\t%+v, want\n\t%+v", tc.agent, tc.url, got, tc.want)
+		}
+	}
+	none := policy.Parse([]byte("user-agent: FooBot\ndisallow: /\n"))
+	if d := none.Decide("BarBot", "/x"); d != (policy.Decision{Allowed: true, Reason: policy.ReasonNoGroup}) {
+		t.Errorf("no group: %+v", d)
+	}
+}
+
+func TestDecisionString(t *testing.T) {
+	r := policy.Parse([]byte(sample))
+	tests := []struct{ agent, url, want string }{
+		{"OtherBot", "/private/x", `disallowed by "Disallow: /private/" (line 3, group "*" at line 2)`},
+		{"FooBot", "/x", `allowed: no rule of group "foobot" (line 8) matches`},
+		{"FooBot", "/robots.txt", "allowed: robots.txt is always allowed"},
+	}
+	for _, tc := range tests {
+		if got := r.Decide(tc.agent, tc.url).String(); got != tc.want {
+			t.Errorf("Decide(%q, %q).String() = %q, want %q", tc.agent, tc.url, got, tc.want)
+		}
+	}
+}
+
+func TestGroupData(t *testing.T) {
+	r := policy.Parse([]byte(sample))
+	star := r.Group("OtherBot")
+	if d, ok := star.CrawlDelay(); !ok || d != 2500*time.Millisecond {
+		t.Errorf("* crawl-delay = %v, %v; want 2.5s", d, ok)
+	}
+	if rt, ok := star.RequestRate(); !ok || rt != (policy.Rate{Requests: 1, Per: 10 * time.Second}) || rt.Interval() != 10*time.Second {
+		t.Errorf("* request-rate = %+v, %v", rt, ok)
+	}
+	foo := r.Group("FooBot")
+	if d, ok := foo.CrawlDelay(); !ok || d != time.Second {
+		t.Errorf("FooBot crawl-delay = %v, %v; want 1s", d, ok)
+	}
+	if _, ok := foo.RequestRate(); ok {
+		t.Error("FooBot has no request-rate")
+	}
+	if bar := r.Group("barbot"); bar.Agent() != "barbot" || foo.Agent() != "foobot" || bar.Line() != 8 {
+		t.Errorf("BarBot follows group %q at line %d", bar.Agent(), bar.Line())
+	}
+	if got := r.Sitemaps(); len(got) != 1 || got[0] != "https://example.com/sitemap.xml" {
+		t.Errorf("Sitemaps() = %q", got)
+	}
+	if got := r.Host(); got != "example.com" {
+		t.Errorf("Host() = %q", got)
+	}
+	want := []policy.Directive{
+		{Line: 14, Key: "sitemap", Value: "/relative.xml"},
+		{Line: 16, Key: "Clean-param", Value: "ref /articles/"},
+		{Line: 17, Key: "Unicorns", Value: "yes"},
+	}
+	if got := r.Unknown(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Unknown() = %+v, want %+v", got, want)
+	}
+	groups := r.Groups()
+	if len(groups) != 2 || fmt.Sprint(groups[1].Agents) != "[foobot barbot]" || groups[1].Line != 8 ||
+		len(groups[0].Rules) != 2 || groups[0].CrawlDelay != 2500*time.Millisecond {
+		t.Errorf("Groups() = %+v", groups)
+	}
+}
+
+func TestCrawlDelayAndRequestRateValues(t *testing.T) {
+	tests := []struct {
+		line  string
+		delay time.Duration
+		rate  policy.Rate
+	}{
+		{"crawl-delay: 10", 10 * time.Second, policy.Rate{}},
+		{"crawl-delay: 0.25", 250 * time.Millisecond, policy.Rate{}},
+		{"crawl-delay: 5 # seconds", 5 * time.Second, policy.Rate{}},
+		{"crawl-delay: -1", -1, policy.Rate{}},
+		{"crawl-delay: NaN", -1, policy.Rate{}},
+		{"crawl-delay: soon", -1, policy.Rate{}},
+		{"crawl-delay: 1e300", time.Duration(1<<63 - 1), policy.Rate{}},
+		{"request-rate: 1/5", -1, policy.Rate{Requests: 1, Per: 5 * time.Second}},
+		{"request-rate: 3/1m", -1, policy.Rate{Requests: 3, Per: time.Minute}},
+		{"request-rate: 1/2h 0600-0845", -1, policy.Rate{Requests: 1, Per: 2 * time.Hour}},
+		{"request-rate: 0/5", -1, policy.Rate{}},
+		{"request-rate: 1/0", -1, policy.Rate{}},
+		{"request-rate: fast", -1, policy.Rate{}},
+	}
+	for _, tc := range tests {
+		g := policy.Parse([]byte("user-agent: *\n" + tc.line + "\n")).Group("x")
+		d, ok := g.CrawlDelay()
+		if ok != (tc.delay >= 0) || ok && d != tc.delay {
+			t.Errorf("%q: CrawlDelay() = %v, %v; want %v", tc.line, d, ok, tc.delay)
+		}
+		if rt, _ := g.RequestRate(); rt != tc.rate {
+			t.Errorf("%q: RequestRate() = %+v, want %+v", tc.line, rt, tc.rate)
+		}
+	}
+	// Several groups: the politest value wins.
+	g := policy.Parse([]byte("user-agent: a\ncrawl-delay: 1\nrequest-rate: 1/1\nuser-agent: a\ncrawl-delay: 3\nrequest-rate: 1/2\n")).Group("a")
+	if d, _ := g.CrawlDelay(); d != 3*time.Second {
+		t.Errorf("merged crawl-delay %v, want 3s", d)
+	}
+	if rt, _ := g.RequestRate(); rt.Per != 2*time.Second {
+		t.Errorf("merged request-rate %+v, want 1/2s", rt)
+	}
+}
+
+func TestReport(t *testing.T) {
+	body := "User-agent: *\nDisalow: /x # typo\n\n# note\nCrawl-delay: 3\nfoo bar baz\nUnicorns: 1\n"
+	lines := policy.Parser{Dialect: policy.Google}.Report([]byte(body))
+	want := []string{
+		"1 user-agent user-agent=*",
+		"2 disallow typo comment disallow=/x",
+		"3 none empty",
+		"4 none comment-only",
+		"5 other known Crawl-delay=3",
+		"6 none",
+		"7 other Unicorns=1",
+		"8 none empty",
+	}
+	var got []string
+	for _, l := range lines {
+		s := fmt.Sprintf("%d %v", l.Line, l.Kind)
+		for _, f := range []struct {
+			on   bool
+			name string
+		}{{l.Typo, "typo"}, {l.HasComment && !l.Comment, "comment"}, {l.Empty, "empty"}, {l.Comment, "comment-only"}, {l.Known, "known"}} {
+			if f.on {
+				s += " " + f.name
+			}
+		}
+		if l.HasDirective {
+			s += " " + l.Key + "=" + l.Value
+		}
+		got = append(got, s)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Report:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The RFC9309 dialect does not accept the typo.
+	if l := (policy.Parser{}).Report([]byte(body))[1]; l.Kind != policy.KindOther || l.Typo {
+		t.Errorf("RFC9309 line 2: %+v", l)
+	}
+}
+
+// TestConcurrentFirstUse races many goroutines on the first queries of a
+// fresh Robots, where the agent index and the matchers are built (run with
+// -race).
+func TestConcurrentFirstUse(t *testing.T) {
+	body := []byte(strings.Repeat("user-agent: a\ndisallow: /a*b\nallow: /a/c\n", 20) + "user-agent: *\ndisallow: /x\n")
+	for range 20 {
+		r := policy.Parse(body)
+		var wg sync.WaitGroup
+		for i := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				agent := []string{"a", "b"}[i%2]
+				if r.Allowed(agent, "/a/xb") != (agent != "a") || r.Allowed(agent, "/x") != (agent == "a") {
+					t.Errorf("wrong verdict for %s", agent)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+}
+
+// TestParseDoesNotRetainBody: changing the body after Parse changes
+// nothing.
+func TestParseDoesNotRetainBody(t *testing.T) {
+	body := []byte("user-agent: *\ndisallow: /secret\nsitemap: https://a.example/s.xml\n")
+	r := policy.Parse(body)
+	for i := range body {
+		body[i] = 'x'
+	}
+	if r.Allowed("a", "/secret") || r.Sitemaps()[0] != "https://a.example/s.xml" {
+		t.Error("Robots changed with the body it was parsed from")
+	}
+}
+
+// TestAdversarialPatterns: patterns built to make backtracking matchers
+// explode decide correctly (the benchmarks show they stay linear).
+func TestAdversarialPatterns(t *testing.T) {
+	long := "/" + strings.Repeat("a", 5000)
+	tests := []struct {
+		pattern, path string
+		match         bool
+	}{
+		{"/*a*a*a*a*a*a*a*a*a*a*$", long, true},
+		{"/*a*a*a*a*a*a*a*a*a*a*b$", long, false},
+		{"/*a*a*a*a*a*a*a*a*a*a*b", long, false},
+		{"/" + strings.Repeat("*a", 200) + "$", long, true},
+		{"/" + strings.Repeat("*a", 200) + "*b", long, false},
+		{"/" + strings.Repeat("a", 4999) + "*$", long, true},
+	}
+	for _, tc := range tests {
+		for _, d := range []policy.Dialect{policy.RFC9309, policy.Google} {
+			r := policy.ParseWith([]byte("user-agent: *\ndisallow: "+tc.pattern+"\n"), d)
+			if got := !r.Allowed("x", tc.path); got != tc.match {
+				t.Errorf("%v: %.40q on a %d-byte path: match %v, want %v", d, tc.pattern, len(tc.path), got, tc.match)
+			}
+		}
+	}
+}
+
+func TestGoogleDialectDifferences(t *testing.T) {
+	tests := []struct {
+		robots, agent, url string
+		rfc, google        bool
+	}{
+		{"user-agent: *\ndisalow: /x\n", "a", "/x", true, false},
+		{"useragent: a\ndisallow: /x\n", "a", "/x", true, false},
+		{"user-agent: *\nallowance: /x\ndisallow: /\n", "a", "/x", false, true},
+		{"user-agent: *\ndisallow /x\n", "a", "/x", true, false},
+		{"user-agent: *\ndisallow: /\n", "a", "/robots.txt", true, false},
+		{"user-agent: *\ndisallow: /\nallow: /d/index.html\n", "a", "/d/", false, true},
+		{"user-agent: *\ndisallow: /%62az\n", "a", "/baz", false, true},
+		{"user-agent: *\ndisallow: /a\x00b\n", "a", "/a", true, false}, // Google's lines end at NUL
+		{"user-agent:\ndisallow: /x\n", "", "/x", true, false},         // Google: an empty agent matches an empty value
+	}
+	for _, tc := range tests {
+		for _, c := range []struct {
+			d    policy.Dialect
+			want bool
+		}{{policy.RFC9309, tc.rfc}, {policy.Google, tc.google}} {
+			if got := policy.ParseWith([]byte(tc.robots), c.d).Allowed(tc.agent, tc.url); got != c.want {
+				t.Errorf("%v: %q: Allowed(%q, %q) = %v, want %v", c.d, tc.robots, tc.agent, tc.url, got, c.want)
+			}
+		}
+	}
+}
