@@ -1,0 +1,126 @@
+package policy_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/robotsguard/robotsguard/policy"
+)
+
+// FuzzParse: any body parses in both dialects without panicking, gives one
+// line report per line, and its decisions agree with the reference matcher.
+func FuzzParse(f *testing.F) {
+	for _, b := range seedBodies(f) {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, d := range []policy.Dialect{policy.RFC9309, policy.Google} {
+			r := policy.ParseWith(body, d)
+			lines := policy.Parser{Dialect: d}.Report(body)
+			if want := countLines(body); len(lines) != want {
+				t.Fatalf("%v: %d line reports for %d lines", d, len(lines), want)
+			}
+			ref := newReference(body, d)
+			for _, u := range []string{"/", "/a", "/a/b.php?c=d", "/index.html", "/robots.txt"} {
+				for _, a := range []string{"FooBot", "*", ""} {
+					got := r.Decide(a, u)
+					allowed, line := ref.decide(a, u)
+					if got.Allowed != allowed || got.Rule.Line != line {
+						t.Fatalf("%v: Decide(%q, %q) = %v; reference: allowed=%v line %d", d, a, u, got, allowed, line)
+					}
+				}
+			}
+		}
+	})
+}
+
+// FuzzMatch: for any file, agent and URL, the indexed matcher and the
+// reference matcher agree, in both dialects.
+func FuzzMatch(f *testing.F) {
+	for _, v := range loadRobotsVectors(f) {
+		if len(v.Robots) < 4096 {
+			f.Add(v.Robots, v.Agent, v.URL)
+		}
+	}
+	bodies, urls := seedBodies(f), seedURLs(f)
+	for i, b := range bodies {
+		f.Add(string(b), "Googlebot", urls[i%len(urls)])
+	}
+	f.Fuzz(func(t *testing.T, robots, agent, url string) {
+		for _, d := range []policy.Dialect{policy.RFC9309, policy.Google} {
+			r := policy.ParseWith([]byte(robots), d)
+			got := r.Decide(agent, url)
+			allowed, line := newReference([]byte(robots), d).decide(agent, url)
+			if got.Allowed != allowed || got.Rule.Line != line {
+				t.Fatalf("%v: Decide(%q, %q) = %v; reference: allowed=%v line %d", d, agent, url, got, allowed, line)
+			}
+		}
+	})
+}
+
+// FuzzCanonicalPath: the canonical form is stable, holds only characters a
+// URI may hold unencoded, and a URL matches a rule made from its own
+// canonical form.
+func FuzzCanonicalPath(f *testing.F) {
+	for _, u := range seedURLs(f) {
+		f.Add(u)
+	}
+	f.Add("/a%2fb?c=%3a%2F*$ ツ%")
+	f.Fuzz(func(t *testing.T, path string) {
+		c := policy.CanonicalPath(path)
+		if again := policy.CanonicalPath(c); again != c {
+			t.Fatalf("not idempotent: %q -> %q -> %q", path, c, again)
+		}
+		for i := 0; i < len(c); i++ {
+			if ch := c[i]; ch <= ' ' || ch >= 0x7f || strings.IndexByte("\"#<>\\^`{|}*$", ch) >= 0 {
+				t.Fatalf("CanonicalPath(%q) = %q holds %q", path, c, ch)
+			}
+		}
+		p := policy.PathOf(path)
+		r := policy.Parse([]byte("user-agent: *\ndisallow: " + policy.CanonicalPath(p) + "$\n"))
+		if policy.CanonicalPath(p) != "/robots.txt" && r.Allowed("a", path) {
+			t.Fatalf("%q is not matched by its own canonical form %q", path, policy.CanonicalPath(p))
+		}
+	})
+}
+
+func seedBodies(t testing.TB) [][]byte {
+	var out [][]byte
+	for _, s := range loadSites(t, filepath.Join("testdata", "corpus"), 1) {
+		if len(s.body) <= 16<<10 {
+			out = append(out, s.body)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join("testdata", "conformance", "google_robots_test.json")); err == nil {
+		out = append(out, b[:4096]) // JSON: not robots.txt at all
+	}
+	return out
+}
+
+func seedURLs(t testing.TB) []string {
+	var out []string
+	for _, s := range loadSites(t, filepath.Join("testdata", "corpus"), 3) {
+		out = append(out, s.urls...)
+	}
+	return out
+}
+
+// countLines counts lines as the parser does: LF, CR and CRLF end a line,
+// and the text after the last line break is one more line.
+func countLines(b []byte) int {
+	n := 1
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '\n':
+			n++
+		case '\r':
+			n++
+			if i+1 < len(b) && b[i+1] == '\n' {
+				i++
+			}
+		}
+	}
+	return n
+}

@@ -1,0 +1,165 @@
+package policy_test
+
+import (
+	"strings"
+
+	"github.com/robotsguard/robotsguard/policy"
+)
+
+// reference is a deliberately simple matcher, used to check the indexed one
+// in match.go. It follows the streaming algorithm of Google's library: it
+// replays the directives of the file for every query, tracks whether the
+// current group applies to the agent, and tries every rule with a
+// position-set simulation of the pattern. It shares only the line parser
+// with the package (which the conformance vectors test on their own).
+type reference struct {
+	dialect policy.Dialect
+	events  []event
+}
+
+type event struct {
+	kind  policy.Kind
+	line  int
+	value string
+}
+
+func (ref *reference) UserAgent(line int, v []byte) {
+	ref.events = append(ref.events, event{policy.KindUserAgent, line, string(v)})
+}
+func (ref *reference) Allow(line int, v []byte) {
+	ref.events = append(ref.events, event{policy.KindAllow, line, string(v)})
+}
+func (ref *reference) Disallow(line int, v []byte) {
+	ref.events = append(ref.events, event{policy.KindDisallow, line, string(v)})
+}
+func (ref *reference) Sitemap(int, []byte)       {}
+func (ref *reference) Other(int, []byte, []byte) {}
+
+func newReference(body []byte, d policy.Dialect) *reference {
+	ref := &reference{dialect: d}
+	policy.Parser{Dialect: d}.Scan(body, ref)
+	return ref
+}
+
+type refMatch struct{ prio, line int }
+
+// decide returns the verdict for agent on url and the line of the rule that
+// decided it (0 when no rule did).
+func (ref *reference) decide(agent, url string) (allowed bool, line int) {
+	path := policy.PathOf(url)
+	if ref.dialect == policy.RFC9309 {
+		path = policy.CanonicalPath(path)
+		if path == "/robots.txt" {
+			return true, 0
+		}
+	}
+	// The caller's token: Google compares an agent without one as given.
+	tok := policy.ProductToken(agent)
+	valid := tok != ""
+	if !valid && ref.dialect == policy.Google {
+		tok, valid = agent, true
+	}
+
+	var (
+		seenGlobal, seenSpecific, everSpecific, seenSeparator bool
+		allowG, allowS, disG, disS                            = refMatch{-1, 0}, refMatch{-1, 0}, refMatch{-1, 0}, refMatch{-1, 0}
+	)
+	var rule func(e event, allow bool, pattern string)
+	rule = func(e event, allow bool, pattern string) {
+		prio := -1
+		if matchesPattern(path, pattern) {
+			prio = len(pattern)
+		}
+		if prio < 0 {
+			if allow && ref.dialect == policy.Google {
+				// Google: "/dir/index.html" also allows "/dir/".
+				if s := strings.LastIndexByte(pattern, '/'); s >= 0 && strings.HasPrefix(pattern[s:], "/index.htm") {
+					rule(e, allow, pattern[:s+1]+"$")
+				}
+			}
+			return
+		}
+		m := &disG
+		switch {
+		case allow && seenSpecific:
+			m = &allowS
+		case allow:
+			m = &allowG
+		case seenSpecific:
+			m = &disS
+		}
+		if m.prio < prio {
+			*m = refMatch{prio, e.line}
+		}
+	}
+	for _, e := range ref.events {
+		switch e.kind {
+		case policy.KindUserAgent:
+			if seenSeparator {
+				seenGlobal, seenSpecific, seenSeparator = false, false, false
+			}
+			v := e.value
+			if len(v) >= 1 && v[0] == '*' && (len(v) == 1 || strings.ContainsRune(" \t\n\v\f\r", rune(v[1]))) {
+				seenGlobal = true
+				continue
+			}
+			key := v[:len(v)-len(strings.TrimLeft(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-"))]
+			if valid && strings.EqualFold(key, tok) && (key != "" || ref.dialect == policy.Google) {
+				seenSpecific, everSpecific = true, true
+			}
+		case policy.KindAllow, policy.KindDisallow:
+			if !seenGlobal && !seenSpecific {
+				continue
+			}
+			seenSeparator = true
+			rule(e, e.kind == policy.KindAllow, e.value)
+		}
+	}
+	higher := func(d, a refMatch) refMatch {
+		if d.prio > a.prio {
+			return d
+		}
+		return a
+	}
+	if allowS.prio > 0 || disS.prio > 0 {
+		return !(disS.prio > allowS.prio), higher(disS, allowS).line
+	}
+	if everSpecific {
+		return true, 0
+	}
+	if allowG.prio > 0 || disG.prio > 0 {
+		return !(disG.prio > allowG.prio), higher(disG, allowG).line
+	}
+	return true, 0
+}
+
+// matchesPattern is the pattern matcher of Google's library: it keeps the
+// set of path positions that the pattern read so far can end at.
+func matchesPattern(path, pattern string) bool {
+	pos := []int{0}
+	for i := 0; i < len(pattern); i++ {
+		c := pattern[i]
+		if c == '$' && i == len(pattern)-1 {
+			return pos[len(pos)-1] == len(path)
+		}
+		if c == '*' {
+			from := pos[0]
+			pos = pos[:0]
+			for p := from; p <= len(path); p++ {
+				pos = append(pos, p)
+			}
+			continue
+		}
+		next := pos[:0]
+		for _, p := range pos {
+			if p < len(path) && path[p] == c {
+				next = append(next, p+1)
+			}
+		}
+		pos = next
+		if len(pos) == 0 {
+			return false
+		}
+	}
+	return true
+}
