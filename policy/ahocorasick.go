@@ -1,138 +1,186 @@
 package policy
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // acMachine is an Aho-Corasick automaton: one pass over a text finds every
 // occurrence of a set of strings. The matcher uses it to find which
 // wildcard rules can match a path.
+//
+// States are the nodes of the trie of the strings. When the transition
+// table fits in maxDFA entries it is precomputed (a DFA over byte classes);
+// otherwise transitions follow trie edges and failure links.
 type acMachine struct {
-	root  [256]int32 // transitions of the root (state 0); 0 where none
 	nodes []acNode
-	edges []acEdge // outgoing transitions, sorted by byte within a node
-	outs  []int32  // ids of the strings that end at a node
+	root  []int32 // the 256 transitions of the root (state 0), 0 where none; nil with a DFA
+
+	// DFA: delta[s*nclass+class[c]] is the state after byte c in state s.
+	class  [256]uint8
+	nclass int
+	delta  []uint16
 }
 
 type acNode struct {
+	child, sibling int32 // first child, next sibling in byte order; 0 for none
 	fail           int32 // longest proper suffix of this state that is a state
-	dict           int32 // nearest state on the fail chain with outputs; 0 if none
-	edgeLo, edgeHi int32
-	outLo, outHi   int32
+	dict           int32 // nearest state on the fail chain that ends a string; 0 if none
+	out            int32 // id of the string ending here, or -1
+	c              byte  // byte of the edge into this node
 }
 
-type acEdge struct {
-	to int32
-	c  byte
-}
+// maxDFA bounds the size of the DFA transition table, in entries (two bytes
+// each).
+const maxDFA = 1 << 14
 
-// newACMachine builds the automaton for strs; the id of strs[i] is i. The
-// strings must not be empty.
+// newACMachine builds the automaton for strs, which must be distinct and
+// not empty; the id of strs[i] is i.
 func newACMachine(strs []string) *acMachine {
-	// Build the trie with per-node child lists first.
-	type tnode struct {
-		next []acEdge
-		out  []int32
+	ids := make([]int32, len(strs))
+	size := 1
+	for i, s := range strs {
+		ids[i] = int32(i)
+		size += len(s)
 	}
-	trie := []tnode{{}}
-	child := func(n int32, c byte) int32 {
-		for _, e := range trie[n].next {
-			if e.c == c {
-				return e.to
-			}
-		}
-		return 0
-	}
-	for id, s := range strs {
+	// Insert in sorted order: siblings are then created in byte order, and
+	// a string shares the path of the previous one up to their common
+	// prefix.
+	slices.SortFunc(ids, func(a, b int32) int { return strings.Compare(strs[a], strs[b]) })
+	a := &acMachine{nodes: make([]acNode, 1, size)}
+	a.nodes[0].out = -1
+	var path []int32 // path[d] is the node at depth d+1 of the previous string
+	prev := ""
+	for _, id := range ids {
+		s := strs[id]
+		common := commonPrefixLen(prev, s)
+		path = path[:common]
 		n := int32(0)
-		for i := 0; i < len(s); i++ {
-			next := child(n, s[i])
-			if next == 0 {
-				next = int32(len(trie))
-				trie = append(trie, tnode{})
-				trie[n].next = append(trie[n].next, acEdge{to: next, c: s[i]})
+		if common > 0 {
+			n = path[common-1]
+		}
+		for i := common; i < len(s); i++ {
+			next := int32(len(a.nodes))
+			a.nodes = append(a.nodes, acNode{out: -1, c: s[i]})
+			// The new child comes after its existing siblings.
+			if last := a.nodes[n].child; last == 0 {
+				a.nodes[n].child = next
+			} else {
+				for a.nodes[last].sibling != 0 {
+					last = a.nodes[last].sibling
+				}
+				a.nodes[last].sibling = next
 			}
+			path = append(path, next)
 			n = next
 		}
-		trie[n].out = append(trie[n].out, int32(id))
+		a.nodes[n].out = id
+		prev = s
 	}
 
-	a := &acMachine{nodes: make([]acNode, len(trie))}
-	for n := range trie {
-		slices.SortFunc(trie[n].next, func(x, y acEdge) int { return int(x.c) - int(y.c) })
-		nd := &a.nodes[n]
-		nd.edgeLo = int32(len(a.edges))
-		a.edges = append(a.edges, trie[n].next...)
-		nd.edgeHi = int32(len(a.edges))
-		nd.outLo = int32(len(a.outs))
-		a.outs = append(a.outs, trie[n].out...)
-		nd.outHi = int32(len(a.outs))
-	}
-	for _, e := range trie[0].next {
-		a.root[e.c] = e.to
+	a.root = make([]int32, 256)
+	for ch := a.nodes[0].child; ch != 0; ch = a.nodes[ch].sibling {
+		a.root[a.nodes[ch].c] = ch
 	}
 
-	// Failure and dictionary links, breadth first.
-	queue := make([]int32, 0, len(trie))
-	for _, e := range trie[0].next {
-		queue = append(queue, e.to) // fail = 0, dict = 0
-	}
-	for len(queue) > 0 {
-		u := queue[0]
-		queue = queue[1:]
-		for _, e := range trie[u].next {
-			v := e.to
+	// Failure and dictionary links, breadth first; bfs is then the order
+	// the DFA is filled in.
+	bfs := make([]int32, 1, len(a.nodes))
+	for i := 0; i < len(bfs); i++ {
+		u := bfs[i]
+		for v := a.nodes[u].child; v != 0; v = a.nodes[v].sibling {
+			bfs = append(bfs, v)
+			if u == 0 {
+				continue // fail = dict = 0
+			}
+			c := a.nodes[v].c
 			f := a.nodes[u].fail
-			for f != 0 && a.next(f, e.c) == 0 {
+			for f != 0 && a.next(f, c) == 0 {
 				f = a.nodes[f].fail
 			}
 			if f == 0 {
-				f = a.root[e.c]
+				f = a.root[c]
 			} else {
-				f = a.next(f, e.c)
-			}
-			if f == v {
-				f = 0
+				f = a.next(f, c)
 			}
 			a.nodes[v].fail = f
-			if fn := &a.nodes[f]; fn.outHi > fn.outLo {
+			if a.nodes[f].out >= 0 {
 				a.nodes[v].dict = f
 			} else {
-				a.nodes[v].dict = fn.dict
+				a.nodes[v].dict = a.nodes[f].dict
 			}
-			queue = append(queue, v)
 		}
+	}
+	if a.buildDFA(bfs) {
+		a.root = nil
 	}
 	return a
 }
 
-// next returns the transition of state n (not the root) on c, or 0.
+// next returns the child of state n (not the root) on c, or 0.
 func (a *acMachine) next(n int32, c byte) int32 {
-	nd := &a.nodes[n]
-	es := a.edges[nd.edgeLo:nd.edgeHi]
-	if len(es) <= 8 {
-		for _, e := range es {
-			if e.c == c {
-				return e.to
+	for ch := a.nodes[n].child; ch != 0; ch = a.nodes[ch].sibling {
+		if cc := a.nodes[ch].c; cc >= c {
+			if cc == c {
+				return ch
 			}
+			return 0
 		}
-		return 0
-	}
-	lo, hi := 0, len(es)
-	for lo < hi {
-		h := int(uint(lo+hi) >> 1)
-		if es[h].c < c {
-			lo = h + 1
-		} else {
-			hi = h
-		}
-	}
-	if lo < len(es) && es[lo].c == c {
-		return es[lo].to
 	}
 	return 0
 }
 
+// buildDFA fills the DFA tables when they fit in maxDFA entries, and
+// reports whether it did. Bytes that appear in no string share class 0.
+func (a *acMachine) buildDFA(bfs []int32) bool {
+	rep := []byte{0} // a byte of each class
+	for _, nd := range a.nodes[1:] {
+		if a.class[nd.c] == 0 {
+			if len(rep) == 256 {
+				a.class = [256]uint8{}
+				return false // every byte is used: no class is left for the others
+			}
+			a.class[nd.c] = uint8(len(rep))
+			rep = append(rep, nd.c)
+		}
+	}
+	n, nc := len(a.nodes), len(rep)
+	if n >= 1<<16 || n*nc > maxDFA {
+		a.class = [256]uint8{}
+		return false
+	}
+	for c := 0; c < 256; c++ {
+		if a.class[c] == 0 {
+			rep[0] = byte(c)
+			break
+		}
+	}
+	a.nclass = nc
+	a.delta = make([]uint16, n*nc)
+	for _, s := range bfs {
+		for k, c := range rep {
+			var t int32
+			if s == 0 {
+				t = a.root[c]
+			} else if t = a.next(s, c); t == 0 {
+				t = int32(a.delta[int(a.nodes[s].fail)*nc+k]) // the fail state came earlier
+			}
+			a.delta[int(s)*nc+k] = uint16(t)
+		}
+	}
+	return true
+}
+
 // mark sets bit id in found for every string id that occurs in s.
 func (a *acMachine) mark(s string, found []uint64) {
+	if a.delta != nil {
+		st, nc := 0, a.nclass
+		for i := 0; i < len(s); i++ {
+			st = int(a.delta[st*nc+int(a.class[s[i]])])
+			a.emit(int32(st), found)
+		}
+		return
+	}
 	st := int32(0)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -147,11 +195,16 @@ func (a *acMachine) mark(s string, found []uint64) {
 			}
 			st = a.nodes[st].fail
 		}
-		for o := st; o != 0; o = a.nodes[o].dict {
-			nd := &a.nodes[o]
-			for _, id := range a.outs[nd.outLo:nd.outHi] {
-				found[id>>6] |= 1 << (id & 63)
-			}
+		a.emit(st, found)
+	}
+}
+
+// emit marks the strings that end at state st: its own, and those of the
+// states on its dictionary chain.
+func (a *acMachine) emit(st int32, found []uint64) {
+	for ; st != 0; st = a.nodes[st].dict {
+		if id := a.nodes[st].out; id >= 0 {
+			found[id>>6] |= 1 << (id & 63)
 		}
 	}
 }

@@ -69,8 +69,9 @@ func compareRank(a, b ruleRef) int {
 const wildLinear = 8
 
 type matcher struct {
-	prefixes []prefixEntry // sorted by lit, distinct
-	exact    []litEntry    // sorted by lit, distinct
+	text     string        // Robots.text: every literal is a span of it
+	prefixes []prefixEntry // sorted by literal, distinct
+	exact    []exactEntry  // sorted by literal, distinct
 	wild     []wildEntry   // best first
 	ac       *acMachine    // over the factors of wild; nil when len(wild) <= wildLinear
 	// factorWild[factorLo[f]:factorLo[f+1]] are the wild entries whose
@@ -79,61 +80,66 @@ type matcher struct {
 	factorWild []int32
 }
 
-type litEntry struct {
-	lit string
-	ref ruleRef
-}
-
 type prefixEntry struct {
-	lit    string
+	lit    span
 	parent int32   // the longest other entry that is a prefix of lit, or -1
 	best   ruleRef // the best rule of this entry and its ancestors
 }
 
+type exactEntry struct {
+	lit span
+	ref ruleRef
+}
+
 type wildEntry struct {
-	pat      string // pattern without its end anchor; holds a '*'
-	anchored bool   // the pattern ended with '$'
+	pat      span // pattern without its end anchor; holds a '*'
+	anchored bool // the pattern ended with '$'
 	ref      ruleRef
 }
 
+func (m *matcher) str(s span) string { return m.text[s.off : s.off+s.n] }
+
 // compile builds the matcher for the rules of the given groups.
 func compile(r *Robots, members []uint32) *matcher {
-	var c compiler
+	n := 0
+	for _, gi := range members {
+		n += int(r.groups[gi].rules[1] - r.groups[gi].rules[0])
+	}
+	m := &matcher{text: r.text, prefixes: make([]prefixEntry, 0, n)}
 	for _, gi := range members {
 		g := &r.groups[gi]
 		for j := g.rules[0]; j < g.rules[1]; j++ {
 			rl := &r.rules[j]
-			pat := r.str(rl.pattern)
-			c.add(pat, ruleRef{prio: int32(len(pat)), idx: int32(j), allow: rl.allow})
+			ref := ruleRef{prio: int32(rl.pattern.n), idx: int32(j), allow: rl.allow}
+			m.add(rl.pattern, ref)
 			if r.dialect == Google && rl.allow {
-				if d := indexHTMLPattern(pat); d != "" {
-					c.add(d, ruleRef{prio: int32(len(d)), idx: int32(j), allow: true})
+				if dir, ok := indexHTMLDir(r.str(rl.pattern)); ok {
+					// Google: "/d/index.html" also allows "/d/", as if
+					// "/d/$" were written.
+					ref.prio = int32(dir + 1)
+					m.exact = append(m.exact, exactEntry{span{rl.pattern.off, uint32(dir)}, ref})
 				}
 			}
 		}
 	}
-	return c.build()
+	m.build()
+	return m
 }
 
-// indexHTMLPattern returns, for an Allow pattern whose last path segment
-// starts with "index.htm", the pattern of its directory ("/d/index.html"
-// gives "/d/$"), and "" otherwise. Google's library allows the directory
-// URL too.
-func indexHTMLPattern(p string) string {
+// indexHTMLDir reports whether the last path segment of the Allow pattern p
+// starts with "index.htm", and the length of its directory ("/d/" for
+// "/d/index.html").
+func indexHTMLDir(p string) (int, bool) {
 	slash := strings.LastIndexByte(p, '/')
 	if slash < 0 || !strings.HasPrefix(p[slash:], "/index.htm") {
-		return ""
+		return 0, false
 	}
-	return p[:slash+1] + "$"
+	return slash + 1, true
 }
 
-type compiler struct {
-	prefixes []litEntry
-	exact    []litEntry
-	wild     []wildEntry
-}
-
-func (c *compiler) add(pat string, ref ruleRef) {
+// add files the rule with pattern sp under the kind of rule it is.
+func (m *matcher) add(sp span, ref ruleRef) {
+	pat := m.str(sp)
 	if pat == "" {
 		return // an empty pattern matches nothing (RFC 9309 §2.2.2)
 	}
@@ -141,54 +147,63 @@ func (c *compiler) add(pat string, ref ruleRef) {
 	star := strings.IndexByte(body, '*')
 	switch {
 	case star < 0 && anchored:
-		c.exact = append(c.exact, litEntry{body, ref})
+		m.exact = append(m.exact, exactEntry{span{sp.off, uint32(len(body))}, ref})
 	case star < 0:
-		c.prefixes = append(c.prefixes, litEntry{body, ref})
+		m.prefixes = append(m.prefixes, prefixEntry{lit: span{sp.off, uint32(len(body))}, best: ref})
 	case strings.Trim(body[star:], "*") == "":
 		// Only wildcards after the literal: a prefix rule ("/a*" and
 		// "/a*$" match what "/a" matches), ranked by its own length.
-		c.prefixes = append(c.prefixes, litEntry{body[:star], ref})
+		m.prefixes = append(m.prefixes, prefixEntry{lit: span{sp.off, uint32(star)}, best: ref})
 	default:
-		c.wild = append(c.wild, wildEntry{pat: body, anchored: anchored, ref: ref})
+		m.wild = append(m.wild, wildEntry{pat: span{sp.off, uint32(len(body))}, anchored: anchored, ref: ref})
 	}
 }
 
-// sortDistinct sorts entries by literal and keeps the best entry of each
-// literal.
-func sortDistinct(es []litEntry) []litEntry {
-	slices.SortFunc(es, func(a, b litEntry) int {
-		if c := strings.Compare(a.lit, b.lit); c != 0 {
+// build sorts the rules filed by add, drops repeated ones, links prefix
+// rules into chains, and builds the automaton over wildcard rules.
+func (m *matcher) build() {
+	// Exact and prefix rules: sorted by literal, the best rule of each
+	// literal kept.
+	slices.SortFunc(m.exact, func(a, b exactEntry) int {
+		if c := strings.Compare(m.str(a.lit), m.str(b.lit)); c != 0 {
 			return c
 		}
 		return compareRank(a.ref, b.ref)
 	})
-	return slices.CompactFunc(es, func(a, b litEntry) bool { return a.lit == b.lit })
-}
+	m.exact = slices.Clip(slices.CompactFunc(m.exact, func(a, b exactEntry) bool { return m.str(a.lit) == m.str(b.lit) }))
+	slices.SortFunc(m.prefixes, func(a, b prefixEntry) int {
+		if c := strings.Compare(m.str(a.lit), m.str(b.lit)); c != 0 {
+			return c
+		}
+		return compareRank(a.best, b.best)
+	})
+	m.prefixes = slices.CompactFunc(m.prefixes, func(a, b prefixEntry) bool { return m.str(a.lit) == m.str(b.lit) })
+	if len(m.prefixes) < cap(m.prefixes)*3/4 {
+		m.prefixes = slices.Clone(m.prefixes) // do not keep room sized for every rule
+	}
 
-func (c *compiler) build() *matcher {
-	m := &matcher{exact: slices.Clip(sortDistinct(c.exact))}
-
-	lits := sortDistinct(c.prefixes)
-	m.prefixes = make([]prefixEntry, len(lits))
+	// Each prefix rule links to its longest proper prefix among them, and
+	// carries the best rule of its chain.
 	var chain []int32 // entries that are prefixes of the current one
-	for i, e := range lits {
-		for len(chain) > 0 && !strings.HasPrefix(e.lit, lits[chain[len(chain)-1]].lit) {
+	for i := range m.prefixes {
+		p := &m.prefixes[i]
+		lit := m.str(p.lit)
+		for len(chain) > 0 && !strings.HasPrefix(lit, m.str(m.prefixes[chain[len(chain)-1]].lit)) {
 			chain = chain[:len(chain)-1]
 		}
-		p := prefixEntry{lit: e.lit, parent: -1, best: e.ref}
+		p.parent = -1
 		if n := len(chain); n > 0 {
 			p.parent = chain[n-1]
 			if pb := m.prefixes[p.parent].best; pb.beats(p.best) {
 				p.best = pb
 			}
 		}
-		m.prefixes[i] = p
 		chain = append(chain, int32(i))
 	}
 
-	// Drop repeated wildcard rules, then order them best first.
-	slices.SortFunc(c.wild, func(a, b wildEntry) int {
-		if c := strings.Compare(a.pat, b.pat); c != 0 {
+	// Wildcard rules: repeated ones dropped, then best first.
+	slices.SortFunc(m.wild, func(a, b wildEntry) int {
+		if c := strings.Compare(m.str(a.pat), m.str(b.pat)); c != 0 {
 			return c
 		}
 		if a.anchored != b.anchored {
@@ -199,13 +214,14 @@ func (c *compiler) build() *matcher {
 		}
 		return compareRank(a.ref, b.ref)
 	})
-	wild := slices.CompactFunc(c.wild, func(a, b wildEntry) bool { return a.pat == b.pat && a.anchored == b.anchored })
-	slices.SortStableFunc(wild, func(a, b wildEntry) int { return compareRank(a.ref, b.ref) })
-	m.wild = slices.Clip(wild)
+	m.wild = slices.CompactFunc(m.wild, func(a, b wildEntry) bool {
+		return m.str(a.pat) == m.str(b.pat) && a.anchored == b.anchored
+	})
+	slices.SortStableFunc(m.wild, func(a, b wildEntry) int { return compareRank(a.ref, b.ref) })
+	m.wild = slices.Clip(m.wild)
 	if len(m.wild) > wildLinear {
 		m.buildFactors()
 	}
-	return m
 }
 
 // buildFactors picks a required literal for every wildcard rule (its
@@ -215,7 +231,7 @@ func (m *matcher) buildFactors() {
 	var factors []string
 	of := make([]int32, len(m.wild))
 	for i := range m.wild {
-		f := factor(m.wild[i].pat)
+		f := factor(m.str(m.wild[i].pat))
 		id, ok := ids[f]
 		if !ok {
 			id = int32(len(factors))
@@ -264,15 +280,15 @@ func (m *matcher) match(path string) ruleRef {
 		lo, hi := 0, n
 		for lo < hi {
 			h := int(uint(lo+hi) >> 1)
-			if m.prefixes[h].lit <= path {
+			if m.str(m.prefixes[h].lit) <= path {
 				lo = h + 1
 			} else {
 				hi = h
 			}
 		}
 		if i := int32(lo - 1); i >= 0 {
-			l := commonPrefixLen(m.prefixes[i].lit, path)
-			for i >= 0 && len(m.prefixes[i].lit) > l {
+			l := commonPrefixLen(m.str(m.prefixes[i].lit), path)
+			for i >= 0 && int(m.prefixes[i].lit.n) > l {
 				i = m.prefixes[i].parent
 			}
 			if i >= 0 {
@@ -284,13 +300,13 @@ func (m *matcher) match(path string) ruleRef {
 		lo, hi := 0, n
 		for lo < hi {
 			h := int(uint(lo+hi) >> 1)
-			if m.exact[h].lit < path {
+			if m.str(m.exact[h].lit) < path {
 				lo = h + 1
 			} else {
 				hi = h
 			}
 		}
-		if lo < n && m.exact[lo].lit == path && m.exact[lo].ref.beats(best) {
+		if lo < n && m.str(m.exact[lo].lit) == path && m.exact[lo].ref.beats(best) {
 			best = m.exact[lo].ref
 		}
 	}
@@ -324,7 +340,7 @@ func (m *matcher) matchWild(path string, best ruleRef) ruleRef {
 			if !w.ref.beats(best) {
 				break
 			}
-			if w.matches(path) {
+			if w.matches(m.str(w.pat), path) {
 				return w.ref
 			}
 		}
@@ -365,7 +381,7 @@ func (m *matcher) matchWild(path string, best ruleRef) ruleRef {
 			if !w.ref.beats(best) {
 				return best
 			}
-			if w.matches(path) {
+			if w.matches(m.str(w.pat), path) {
 				return w.ref
 			}
 		}
@@ -373,16 +389,16 @@ func (m *matcher) matchWild(path string, best ruleRef) ruleRef {
 	return best
 }
 
-// matches reports whether the wildcard pattern matches path: the literal
+// matches reports whether the wildcard pattern pat (w's) matches path: the literal
 // before the first '*' is a prefix of path, the following literals occur in
 // order, and with an anchor the last one ends the path.
-func (w *wildEntry) matches(path string) bool {
-	star := strings.IndexByte(w.pat, '*')
-	if !strings.HasPrefix(path, w.pat[:star]) {
+func (w *wildEntry) matches(pat, path string) bool {
+	star := strings.IndexByte(pat, '*')
+	if !strings.HasPrefix(path, pat[:star]) {
 		return false
 	}
 	pos := star
-	rest := w.pat[star+1:]
+	rest := pat[star+1:]
 	for {
 		j := strings.IndexByte(rest, '*')
 		if j < 0 {
