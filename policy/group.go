@@ -21,6 +21,7 @@ type Group struct {
 type rules struct {
 	r          *Robots
 	members    []uint32 // indices of Robots.groups, in file order
+	line       int      // first user-agent line of the first member; 0 for none
 	crawlDelay float64  // seconds; negative when absent
 	rate       Rate
 
@@ -28,11 +29,19 @@ type rules struct {
 	m    *matcher
 }
 
+// fewTokens is the number of distinct tokens up to which agentIndex keeps a
+// list instead of a map.
+const fewTokens = 8
+
 // agentIndex maps product tokens to Groups. Robots builds it on first use.
 type agentIndex struct {
-	byToken map[string]*Group // lower-case token
-	star    *Group            // the "*" groups, or the empty group when there are none
-	empty   *Group            // Google: groups whose user-agent value has no token; nil otherwise
+	// The Groups of the tokens the file names: in a short list when there
+	// are few, which is quicker to search than a map, else in a map by
+	// lower-case token.
+	few     []*Group
+	byToken map[string]*Group
+	star    *Group // the "*" groups, or the empty group when there are none
+	empty   *Group // Google: groups whose user-agent value has no token; nil otherwise
 }
 
 func (r *Robots) agentIndex() *agentIndex {
@@ -68,9 +77,16 @@ func (r *Robots) buildIndex() {
 		}
 		return &Group{agent: agent, rules: rs}
 	}
-	idx := agentIndex{byToken: make(map[string]*Group, len(members))}
-	for tok, m := range members {
-		idx.byToken[tok] = newGroup(tok, m)
+	var idx agentIndex
+	if len(members) <= fewTokens {
+		for tok, m := range members {
+			idx.few = append(idx.few, newGroup(tok, m))
+		}
+	} else {
+		idx.byToken = make(map[string]*Group, len(members))
+		for tok, m := range members {
+			idx.byToken[tok] = newGroup(tok, m)
+		}
 	}
 	if star != nil {
 		idx.star = newGroup("*", star)
@@ -94,6 +110,9 @@ func appendGroup(list []uint32, i uint32) []uint32 {
 
 func (r *Robots) newRules(members []uint32) *rules {
 	g := &rules{r: r, members: members, crawlDelay: -1}
+	if len(members) > 0 {
+		g.line = int(r.groups[members[0]].line)
+	}
 	for _, i := range members {
 		src := &r.groups[i]
 		g.crawlDelay = max(g.crawlDelay, src.crawlDelay)
@@ -116,6 +135,14 @@ func (r *Robots) Group(userAgent string) *Group {
 	if tok == "" {
 		if r.dialect == Google && userAgent == "" && idx.empty != nil {
 			return idx.empty
+		}
+		return idx.star
+	}
+	if idx.byToken == nil {
+		for _, g := range idx.few {
+			if len(g.agent) == len(tok) && equalFold(tok, g.agent) {
+				return g
+			}
 		}
 		return idx.star
 	}
@@ -151,12 +178,7 @@ func (g *Group) Agent() string { return g.agent }
 
 // Line returns the line of the group's first user-agent line, or 0 when no
 // group applies.
-func (g *Group) Line() int {
-	if len(g.members) == 0 {
-		return 0
-	}
-	return int(g.r.groups[g.members[0]].line)
-}
+func (g *Group) Line() int { return g.line }
 
 // CrawlDelay returns the group's Crawl-delay. When several merged groups
 // give one, it is the longest.
@@ -213,7 +235,7 @@ func (g *Group) Decide(target string) Decision {
 			path = unsafe.String(unsafe.SliceData(b), len(b)) // b is not retained
 		}
 		if path == "/robots.txt" {
-			return Decision{Allowed: true, Reason: ReasonRobotsTxt, Agent: g.agent, GroupLine: g.Line()}
+			return Decision{Allowed: true, Reason: ReasonRobotsTxt, Agent: g.agent, GroupLine: g.line}
 		}
 	} else if slash {
 		b := append(append(buf[:0], '/'), path...)
@@ -222,9 +244,9 @@ func (g *Group) Decide(target string) Decision {
 	g.once.Do(g.compile)
 	best := g.m.match(path)
 	if best.idx < 0 {
-		return Decision{Allowed: true, Reason: ReasonNoMatch, Agent: g.agent, GroupLine: g.Line()}
+		return Decision{Allowed: true, Reason: ReasonNoMatch, Agent: g.agent, GroupLine: g.line}
 	}
-	return Decision{Allowed: best.allow, Reason: ReasonRule, Rule: g.r.rule(best.idx), Agent: g.agent, GroupLine: g.Line()}
+	return Decision{Allowed: best.allow, Reason: ReasonRule, Rule: g.r.rule(best.idx), Agent: g.agent, GroupLine: g.line}
 }
 
 func (g *rules) compile() {

@@ -46,8 +46,8 @@ func pathOf(url string) (p string, slash bool) {
 		return "/", false
 	}
 	end := len(url)
-	if hash := index(url, "#", start); hash >= 0 {
-		if hash < begin {
+	if hash := strings.IndexByte(url[start:], '#'); hash >= 0 {
+		if hash += start; hash < begin {
 			return "/", false
 		}
 		end = hash
@@ -58,11 +58,17 @@ func pathOf(url string) (p string, slash bool) {
 	return url[begin:end], false
 }
 
+// isPathStart marks '/', '?' and ';', which start the path, params or query
+// of a URL.
+var isPathStart = [256]bool{'/': true, '?': true, ';': true}
+
 // indexPathStart returns the index of the first '/', '?' or ';' in s at or
 // after from, or -1.
 func indexPathStart(s string, from int) int {
-	if i := strings.IndexAny(s[from:], "/?;"); i >= 0 {
-		return i + from
+	for i := from; i < len(s); i++ {
+		if isPathStart[s[i]] {
+			return i
+		}
 	}
 	return -1
 }
@@ -148,14 +154,31 @@ func decodes(v byte, inQuery bool) bool {
 	return false
 }
 
+// plain marks the bytes that canonicalize copies unchanged in any context.
+var plain = func() (t [256]bool) {
+	for c := range t {
+		t[c] = byteClass(classOf[c]) == keep
+	}
+	return t
+}()
+
 // needsCanonical reports whether canonicalize would change s. Most URLs and
 // patterns are already canonical; the check lets them through untouched.
 func needsCanonical[T ~string | ~[]byte](s T, pattern bool) bool {
 	inQuery := false
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch byteClass(classOf[c]) {
-		case keep:
+		// Skip eight plain bytes at a time: most URLs are all plain.
+		for i+8 <= len(s) && plain[s[i]] && plain[s[i+1]] && plain[s[i+2]] && plain[s[i+3]] &&
+			plain[s[i+4]] && plain[s[i+5]] && plain[s[i+6]] && plain[s[i+7]] {
+			i += 8
+		}
+		if i == len(s) {
+			break
+		}
+		if plain[s[i]] {
+			continue
+		}
+		switch byteClass(classOf[s[i]]) {
 		case question:
 			inQuery = true
 		case escape:

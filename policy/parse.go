@@ -332,13 +332,13 @@ func lowerASCII(c byte) byte {
 
 // equalFold reports whether b equals the lower-case ASCII string s, ignoring
 // case.
-func equalFold(b []byte, s string) bool {
+func equalFold[T ~string | ~[]byte](b T, s string) bool {
 	return len(b) == len(s) && hasPrefixFold(b, s)
 }
 
 // hasPrefixFold reports whether b starts with the lower-case ASCII string s,
 // ignoring case.
-func hasPrefixFold(b []byte, s string) bool {
+func hasPrefixFold[T ~string | ~[]byte](b T, s string) bool {
 	if len(b) < len(s) {
 		return false
 	}
