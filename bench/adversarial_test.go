@@ -1,0 +1,81 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/robotsguard/robotsguard/policy"
+	"github.com/temoto/robotstxt"
+)
+
+// BenchmarkAdversarialPattern matches patterns built to make backtracking
+// matchers explode against long paths that almost match. ns/op must grow
+// linearly with the path length.
+func BenchmarkAdversarialPattern(b *testing.B) {
+	patterns := []string{"/*a*a*a*a*a*a*$", "/*a*a*a*a*a*a*b", "/" + strings.Repeat("*a", 50) + "*b$"}
+	for pi, pat := range patterns {
+		body := []byte("user-agent: *\ndisallow: " + pat + "\n")
+		ours := policy.Parse(body)
+		theirs, err := robotstxt.FromBytes(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, n := range []int{1 << 10, 10 << 10, 100 << 10} {
+			path := "/" + strings.Repeat("a", n)
+			b.Run(fmt.Sprintf("pattern=%d/path=%dKiB/lib=robotsguard", pi, n>>10), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					ours.Allowed("FooBot", path)
+				}
+			})
+			b.Run(fmt.Sprintf("pattern=%d/path=%dKiB/lib=temoto", pi, n>>10), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					theirs.TestAgent(path, "FooBot")
+				}
+			})
+		}
+	}
+}
+
+// wildcardFile returns a 500 KiB robots.txt made only of distinct wildcard
+// rules that share literals, the worst case for a matcher's index.
+func wildcardFile() []byte {
+	var sb strings.Builder
+	sb.WriteString("user-agent: *\n")
+	for i := 0; sb.Len() < policy.DefaultMaxSize-64; i++ {
+		fmt.Fprintf(&sb, "disallow: /*a*%d*b*a$\nallow: /*%d/*a*\n", i, i%97)
+	}
+	return []byte(sb.String())
+}
+
+// BenchmarkWildcardFile parses a 500 KiB file of wildcard rules and matches
+// URLs against it.
+func BenchmarkWildcardFile(b *testing.B) {
+	body := wildcardFile()
+	urls := []string{"/", "/a/1/b/a", "/x" + strings.Repeat("a1b", 300), "/12345/a/99/b/c/a"}
+	b.Run("op=parse/lib=robotsguard", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		for i := 0; i < b.N; i++ {
+			policy.Parse(body)
+		}
+	})
+	b.Run("op=parse/lib=temoto", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		for i := 0; i < b.N; i++ {
+			robotstxt.FromBytes(body)
+		}
+	})
+	ours := policy.Parse(body)
+	theirs, _ := robotstxt.FromBytes(body)
+	ours.Allowed("FooBot", "/")
+	b.Run("op=match/lib=robotsguard", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			ours.Allowed("FooBot", urls[i%len(urls)])
+		}
+	})
+	b.Run("op=match/lib=temoto", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			theirs.TestAgent(urls[i%len(urls)], "FooBot")
+		}
+	})
+}
