@@ -22,11 +22,14 @@ import (
 //   - exact rules, a literal followed by '$' ("/a/b$"): binary search for
 //     the path itself.
 //   - wildcard rules, with a literal after a '*' ("/*.php", "/a/*/b$"):
-//     kept best first. When there are many, an Aho-Corasick automaton over
-//     one required literal of each ("factor") finds, in one pass over the
-//     path, the few that can match; only those are tried, best first, and
-//     the first that matches decides. A rule that cannot beat the best
-//     prefix or exact match is never tried.
+//     grouped by the literal before their first '*', and these literals
+//     indexed like the prefix rules, so only the groups whose literal
+//     starts the path are looked at. Within a group rules are kept best
+//     first; a group of many has an Aho-Corasick automaton over one
+//     required literal of each rule ("factor"), which finds, in one pass
+//     over the path, the few that can match. Candidates are tried best
+//     first, and the first that matches decides its group. A rule that
+//     cannot beat the best match so far is never tried.
 //
 // Trying one wildcard rule is linear in the path: its literals are found
 // left to right, each at its first occurrence, which is how a '*'-only
@@ -64,26 +67,72 @@ func compareRank(a, b ruleRef) int {
 	return 0
 }
 
-// wildLinear is the number of wildcard rules up to which they are tried one
-// by one instead of through the automaton.
+// wildLinear is the number of wildcard rules in a group up to which they
+// are tried one by one instead of through an automaton.
 const wildLinear = 8
 
 type matcher struct {
-	text     string        // Robots.text: every literal is a span of it
-	prefixes []prefixEntry // sorted by literal, distinct
-	exact    []exactEntry  // sorted by literal, distinct
-	wild     []wildEntry   // best first
-	ac       *acMachine    // over the factors of wild; nil when len(wild) <= wildLinear
-	// factorWild[factorLo[f]:factorLo[f+1]] are the wild entries whose
-	// factor is f.
-	factorLo   []int32
-	factorWild []int32
+	text     string       // Robots.text: every literal is a span of it
+	prefixes chain        // literals of the prefix rules
+	best     []ruleRef    // best rule of each prefix literal and its ancestors
+	exact    []exactEntry // sorted by literal, distinct
+	wilds    chain        // literal prefixes of the wildcard rules
+	groups   []wildGroup  // the wildcard rules of each of those literals
+	wild     []wildEntry  // grouped as groups say, best first within a group
 }
 
-type prefixEntry struct {
-	lit    span
-	parent int32   // the longest other entry that is a prefix of lit, or -1
-	best   ruleRef // the best rule of this entry and its ancestors
+// chain is a sorted set of distinct literals, each linked to the longest
+// other literal of the set that is a prefix of it.
+type chain struct {
+	lits   []span
+	parent []int32 // -1: none
+}
+
+// link computes the parent links; lits must be sorted and distinct.
+func (c *chain) link(text string) {
+	c.parent = make([]int32, len(c.lits))
+	var stack []int32 // literals that are prefixes of the current one
+	for i, sp := range c.lits {
+		lit := text[sp.off : sp.off+sp.n]
+		for len(stack) > 0 {
+			top := c.lits[stack[len(stack)-1]]
+			if strings.HasPrefix(lit, text[top.off:top.off+top.n]) {
+				break
+			}
+			stack = stack[:len(stack)-1]
+		}
+		c.parent[i] = -1
+		if n := len(stack); n > 0 {
+			c.parent[i] = stack[n-1]
+		}
+		stack = append(stack, int32(i))
+	}
+}
+
+// deepest returns the longest literal of the set that is a prefix of path,
+// or -1; the others that are are its ancestors. The last literal not after
+// path has every literal that is a prefix of path among its prefixes, so
+// they are on its chain, at most as long as their common prefix.
+func (c *chain) deepest(text, path string) int32 {
+	lo, hi := 0, len(c.lits)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if sp := c.lits[h]; text[sp.off:sp.off+sp.n] <= path {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	i := int32(lo - 1)
+	if i < 0 {
+		return -1
+	}
+	sp := c.lits[i]
+	l := commonPrefixLen(text[sp.off:sp.off+sp.n], path)
+	for i >= 0 && int(c.lits[i].n) > l {
+		i = c.parent[i]
+	}
+	return i
 }
 
 type exactEntry struct {
@@ -92,9 +141,19 @@ type exactEntry struct {
 }
 
 type wildEntry struct {
-	pat      span // pattern without its end anchor; holds a '*'
-	anchored bool // the pattern ended with '$'
+	pat      span  // pattern without its end anchor; holds a '*'
+	lit      int32 // length of the literal before the first '*'
+	anchored bool  // the pattern ended with '$'
 	ref      ruleRef
+}
+
+// wildGroup is the wildcard rules that share a literal prefix.
+type wildGroup struct {
+	lo, hi int32      // range of matcher.wild, best first
+	ac     *acMachine // over the factors of the rules, when more than wildLinear
+	// factorWild[factorLo[f]:factorLo[f+1]] are the rules (offsets from
+	// lo) whose factor is f.
+	factorLo, factorWild []int32
 }
 
 func (m *matcher) str(s span) string { return m.text[s.off : s.off+s.n] }
@@ -105,25 +164,25 @@ func compile(r *Robots, members []uint32) *matcher {
 	for _, gi := range members {
 		n += int(r.groups[gi].rules[1] - r.groups[gi].rules[0])
 	}
-	m := &matcher{text: r.text, prefixes: make([]prefixEntry, 0, n)}
+	c := compiler{m: &matcher{text: r.text}, prefixes: make([]exactEntry, 0, n)}
 	for _, gi := range members {
 		g := &r.groups[gi]
 		for j := g.rules[0]; j < g.rules[1]; j++ {
 			rl := &r.rules[j]
 			ref := ruleRef{prio: int32(rl.pattern.n), idx: int32(j), allow: rl.allow}
-			m.add(rl.pattern, ref)
+			c.add(rl.pattern, ref)
 			if r.dialect == Google && rl.allow {
 				if dir, ok := indexHTMLDir(r.str(rl.pattern)); ok {
 					// Google: "/d/index.html" also allows "/d/", as if
 					// "/d/$" were written.
 					ref.prio = int32(dir + 1)
-					m.exact = append(m.exact, exactEntry{span{rl.pattern.off, uint32(dir)}, ref})
+					c.exact = append(c.exact, exactEntry{span{rl.pattern.off, uint32(dir)}, ref})
 				}
 			}
 		}
 	}
-	m.build()
-	return m
+	c.build()
+	return c.m
 }
 
 // indexHTMLDir reports whether the last path segment of the Allow pattern p
@@ -137,9 +196,16 @@ func indexHTMLDir(p string) (int, bool) {
 	return slash + 1, true
 }
 
+type compiler struct {
+	m        *matcher
+	prefixes []exactEntry // the literal of each prefix rule, with the rule
+	exact    []exactEntry
+	wild     []wildEntry
+}
+
 // add files the rule with pattern sp under the kind of rule it is.
-func (m *matcher) add(sp span, ref ruleRef) {
-	pat := m.str(sp)
+func (c *compiler) add(sp span, ref ruleRef) {
+	pat := c.m.str(sp)
 	if pat == "" {
 		return // an empty pattern matches nothing (RFC 9309 §2.2.2)
 	}
@@ -147,62 +213,54 @@ func (m *matcher) add(sp span, ref ruleRef) {
 	star := strings.IndexByte(body, '*')
 	switch {
 	case star < 0 && anchored:
-		m.exact = append(m.exact, exactEntry{span{sp.off, uint32(len(body))}, ref})
+		c.exact = append(c.exact, exactEntry{span{sp.off, uint32(len(body))}, ref})
 	case star < 0:
-		m.prefixes = append(m.prefixes, prefixEntry{lit: span{sp.off, uint32(len(body))}, best: ref})
+		c.prefixes = append(c.prefixes, exactEntry{span{sp.off, uint32(len(body))}, ref})
 	case strings.Trim(body[star:], "*") == "":
 		// Only wildcards after the literal: a prefix rule ("/a*" and
 		// "/a*$" match what "/a" matches), ranked by its own length.
-		m.prefixes = append(m.prefixes, prefixEntry{lit: span{sp.off, uint32(star)}, best: ref})
+		c.prefixes = append(c.prefixes, exactEntry{span{sp.off, uint32(star)}, ref})
 	default:
-		m.wild = append(m.wild, wildEntry{pat: span{sp.off, uint32(len(body))}, anchored: anchored, ref: ref})
+		c.wild = append(c.wild, wildEntry{pat: span{sp.off, uint32(len(body))}, lit: int32(star), anchored: anchored, ref: ref})
 	}
 }
 
-// build sorts the rules filed by add, drops repeated ones, links prefix
-// rules into chains, and builds the automaton over wildcard rules.
-func (m *matcher) build() {
-	// Exact and prefix rules: sorted by literal, the best rule of each
-	// literal kept.
-	slices.SortFunc(m.exact, func(a, b exactEntry) int {
+// sortBest sorts entries by literal, the best rule first among equal
+// literals, and keeps that one.
+func (c *compiler) sortBest(es []exactEntry) []exactEntry {
+	m := c.m
+	slices.SortFunc(es, func(a, b exactEntry) int {
 		if c := strings.Compare(m.str(a.lit), m.str(b.lit)); c != 0 {
 			return c
 		}
 		return compareRank(a.ref, b.ref)
 	})
-	m.exact = slices.Clip(slices.CompactFunc(m.exact, func(a, b exactEntry) bool { return m.str(a.lit) == m.str(b.lit) }))
-	slices.SortFunc(m.prefixes, func(a, b prefixEntry) int {
-		if c := strings.Compare(m.str(a.lit), m.str(b.lit)); c != 0 {
-			return c
+	return slices.CompactFunc(es, func(a, b exactEntry) bool { return m.str(a.lit) == m.str(b.lit) })
+}
+
+// build sorts the rules filed by add, drops repeated ones, links the
+// literals into chains, and builds the automata of large wildcard groups.
+func (c *compiler) build() {
+	m := c.m
+	m.exact = slices.Clone(c.sortBest(c.exact))
+
+	prefixes := c.sortBest(c.prefixes)
+	m.prefixes.lits = make([]span, len(prefixes))
+	for i, e := range prefixes {
+		m.prefixes.lits[i] = e.lit
+	}
+	m.prefixes.link(m.text)
+	m.best = make([]ruleRef, len(prefixes))
+	for i, e := range prefixes {
+		m.best[i] = e.ref
+		if p := m.prefixes.parent[i]; p >= 0 && m.best[p].beats(e.ref) {
+			m.best[i] = m.best[p]
 		}
-		return compareRank(a.best, b.best)
-	})
-	m.prefixes = slices.CompactFunc(m.prefixes, func(a, b prefixEntry) bool { return m.str(a.lit) == m.str(b.lit) })
-	if len(m.prefixes) < cap(m.prefixes)*3/4 {
-		m.prefixes = slices.Clone(m.prefixes) // do not keep room sized for every rule
 	}
 
-	// Each prefix rule links to its longest proper prefix among them, and
-	// carries the best rule of its chain.
-	var chain []int32 // entries that are prefixes of the current one
-	for i := range m.prefixes {
-		p := &m.prefixes[i]
-		lit := m.str(p.lit)
-		for len(chain) > 0 && !strings.HasPrefix(lit, m.str(m.prefixes[chain[len(chain)-1]].lit)) {
-			chain = chain[:len(chain)-1]
-		}
-		p.parent = -1
-		if n := len(chain); n > 0 {
-			p.parent = chain[n-1]
-			if pb := m.prefixes[p.parent].best; pb.beats(p.best) {
-				p.best = pb
-			}
-		}
-		chain = append(chain, int32(i))
-	}
-
-	// Wildcard rules: repeated ones dropped, then best first.
-	slices.SortFunc(m.wild, func(a, b wildEntry) int {
+	// Wildcard rules: repeated ones dropped, then grouped by literal
+	// prefix, best first within a group.
+	slices.SortFunc(c.wild, func(a, b wildEntry) int {
 		if c := strings.Compare(m.str(a.pat), m.str(b.pat)); c != 0 {
 			return c
 		}
@@ -214,24 +272,41 @@ func (m *matcher) build() {
 		}
 		return compareRank(a.ref, b.ref)
 	})
-	m.wild = slices.CompactFunc(m.wild, func(a, b wildEntry) bool {
+	wild := slices.CompactFunc(c.wild, func(a, b wildEntry) bool {
 		return m.str(a.pat) == m.str(b.pat) && a.anchored == b.anchored
 	})
-	slices.SortStableFunc(m.wild, func(a, b wildEntry) int { return compareRank(a.ref, b.ref) })
-	m.wild = slices.Clip(m.wild)
-	if len(m.wild) > wildLinear {
-		m.buildFactors()
+	litOf := func(w wildEntry) string { return m.text[w.pat.off : w.pat.off+uint32(w.lit)] }
+	slices.SortStableFunc(wild, func(a, b wildEntry) int {
+		if c := strings.Compare(litOf(a), litOf(b)); c != 0 {
+			return c
+		}
+		return compareRank(a.ref, b.ref)
+	})
+	m.wild = slices.Clone(wild)
+	for i := 0; i < len(m.wild); {
+		j := i + 1
+		for j < len(m.wild) && litOf(m.wild[j]) == litOf(m.wild[i]) {
+			j++
+		}
+		m.wilds.lits = append(m.wilds.lits, span{m.wild[i].pat.off, uint32(m.wild[i].lit)})
+		g := wildGroup{lo: int32(i), hi: int32(j)}
+		if j-i > wildLinear {
+			g.buildFactors(m.text, m.wild[i:j])
+		}
+		m.groups = append(m.groups, g)
+		i = j
 	}
+	m.wilds.link(m.text)
 }
 
-// buildFactors picks a required literal for every wildcard rule (its
+// buildFactors picks a required literal for every rule of the group (its
 // longest literal after the first '*') and builds the automaton over them.
-func (m *matcher) buildFactors() {
+func (g *wildGroup) buildFactors(text string, rules []wildEntry) {
 	ids := map[string]int32{}
 	var factors []string
-	of := make([]int32, len(m.wild))
-	for i := range m.wild {
-		f := factor(m.str(m.wild[i].pat))
+	of := make([]int32, len(rules))
+	for i, w := range rules {
+		f := factor(text[w.pat.off : w.pat.off+w.pat.n])
 		id, ok := ids[f]
 		if !ok {
 			id = int32(len(factors))
@@ -240,21 +315,21 @@ func (m *matcher) buildFactors() {
 		}
 		of[i] = id
 	}
-	// Group the wildcard rules by factor, best first within each.
-	m.factorLo = make([]int32, len(factors)+1)
+	// The rules of each factor, best first.
+	g.factorLo = make([]int32, len(factors)+1)
 	for _, f := range of {
-		m.factorLo[f+1]++
+		g.factorLo[f+1]++
 	}
 	for f := range factors {
-		m.factorLo[f+1] += m.factorLo[f]
+		g.factorLo[f+1] += g.factorLo[f]
 	}
-	m.factorWild = make([]int32, len(m.wild))
-	next := slices.Clone(m.factorLo[:len(factors)])
+	g.factorWild = make([]int32, len(rules))
+	next := slices.Clone(g.factorLo[:len(factors)])
 	for i, f := range of {
-		m.factorWild[next[f]] = int32(i)
+		g.factorWild[next[f]] = int32(i)
 		next[f]++
 	}
-	m.ac = newACMachine(factors)
+	g.ac = newACMachine(factors)
 }
 
 // factor returns the longest literal after the first '*' of a wildcard
@@ -275,26 +350,8 @@ func factor(pat string) string {
 // match returns the rule that decides path, or noRule.
 func (m *matcher) match(path string) ruleRef {
 	best := noRule
-	if n := len(m.prefixes); n > 0 {
-		// i is the last entry not after path.
-		lo, hi := 0, n
-		for lo < hi {
-			h := int(uint(lo+hi) >> 1)
-			if m.str(m.prefixes[h].lit) <= path {
-				lo = h + 1
-			} else {
-				hi = h
-			}
-		}
-		if i := int32(lo - 1); i >= 0 {
-			l := commonPrefixLen(m.str(m.prefixes[i].lit), path)
-			for i >= 0 && int(m.prefixes[i].lit.n) > l {
-				i = m.prefixes[i].parent
-			}
-			if i >= 0 {
-				best = m.prefixes[i].best
-			}
-		}
+	if i := m.prefixes.deepest(m.text, path); i >= 0 {
+		best = m.best[i]
 	}
 	if n := len(m.exact); n > 0 {
 		lo, hi := 0, n
@@ -310,8 +367,10 @@ func (m *matcher) match(path string) ruleRef {
 			best = m.exact[lo].ref
 		}
 	}
-	if len(m.wild) > 0 && m.wild[0].ref.beats(best) {
-		best = m.matchWild(path, best)
+	for i := m.wilds.deepest(m.text, path); i >= 0; i = m.wilds.parent[i] {
+		if g := &m.groups[i]; m.wild[g.lo].ref.beats(best) {
+			best = m.matchGroup(g, path, best)
+		}
 	}
 	return best
 }
@@ -328,15 +387,17 @@ func commonPrefixLen(a, b string) int {
 	return i
 }
 
-// bitsPool holds bit sets for automata too large for matchWild's stack
+// bitsPool holds bit sets for automata too large for matchGroup's stack
 // buffer.
 var bitsPool = sync.Pool{New: func() any { return new([]uint64) }}
 
-// matchWild returns the best of best and the wildcard rules that match path.
-func (m *matcher) matchWild(path string, best ruleRef) ruleRef {
-	if m.ac == nil {
-		for i := range m.wild {
-			w := &m.wild[i]
+// matchGroup returns the best of best and the rules of g that match path.
+// Every rule of g has a literal prefix that starts path.
+func (m *matcher) matchGroup(g *wildGroup, path string, best ruleRef) ruleRef {
+	rules := m.wild[g.lo:g.hi]
+	if g.ac == nil {
+		for i := range rules {
+			w := &rules[i]
 			if !w.ref.beats(best) {
 				break
 			}
@@ -347,8 +408,8 @@ func (m *matcher) matchWild(path string, best ruleRef) ruleRef {
 		return best
 	}
 
-	nf := (len(m.factorLo) - 1 + 63) / 64
-	nw := (len(m.wild) + 63) / 64
+	nf := (len(g.factorLo) - 1 + 63) / 64
+	nw := (len(rules) + 63) / 64
 	var stack [64]uint64
 	var set []uint64
 	if nf+nw <= len(stack) {
@@ -363,12 +424,12 @@ func (m *matcher) matchWild(path string, best ruleRef) ruleRef {
 		clear(set)
 	}
 	found, cand := set[:nf], set[nf:]
-	m.ac.mark(path, found)
+	g.ac.mark(path, found)
 	for fw, word := range found {
 		for word != 0 {
 			f := fw*64 + bits.TrailingZeros64(word)
 			word &= word - 1
-			for _, w := range m.factorWild[m.factorLo[f]:m.factorLo[f+1]] {
+			for _, w := range g.factorWild[g.factorLo[f]:g.factorLo[f+1]] {
 				cand[w>>6] |= 1 << (w & 63)
 			}
 		}
@@ -376,7 +437,7 @@ func (m *matcher) matchWild(path string, best ruleRef) ruleRef {
 	// Candidates in index order are candidates best first.
 	for cw, word := range cand {
 		for word != 0 {
-			w := &m.wild[cw*64+bits.TrailingZeros64(word)]
+			w := &rules[cw*64+bits.TrailingZeros64(word)]
 			word &= word - 1
 			if !w.ref.beats(best) {
 				return best
@@ -389,11 +450,11 @@ func (m *matcher) matchWild(path string, best ruleRef) ruleRef {
 	return best
 }
 
-// matches reports whether the wildcard pattern pat (w's) matches path: the literal
-// before the first '*' is a prefix of path, the following literals occur in
-// order, and with an anchor the last one ends the path.
+// matches reports whether the wildcard pattern pat (w's) matches path: the
+// literal before the first '*' is a prefix of path, the following literals
+// occur in order, and with an anchor the last one ends the path.
 func (w *wildEntry) matches(pat, path string) bool {
-	star := strings.IndexByte(pat, '*')
+	star := int(w.lit)
 	if !strings.HasPrefix(path, pat[:star]) {
 		return false
 	}
