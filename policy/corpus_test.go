@@ -92,8 +92,8 @@ func agentsOf(r *policy.Robots) []string {
 	agents := append([]string(nil), corpusAgents...)
 	for _, g := range r.Groups() {
 		for _, a := range g.Agents {
-			if len(agents) < len(corpusAgents)+4 && a != "*" {
-				agents = append(agents, a)
+			if len(agents) < len(corpusAgents)+4 && a.Token != "*" {
+				agents = append(agents, a.Token)
 			}
 		}
 	}

@@ -95,4 +95,15 @@
 // Request-rate ([Group.RequestRate]); the file carries Sitemap URLs
 // ([Robots.Sitemaps]) and the Host line ([Robots.Host]). Lines the dialect
 // does not interpret are kept, with their line numbers ([Robots.Unknown]).
+//
+// A Crawl-delay or Request-rate line applies to the user-agent lines above
+// it in its group. Since such lines do not end a group, in
+//
+//	User-agent: a
+//	Crawl-delay: 5
+//	User-agent: b
+//	Disallow: /x
+//
+// both a and b follow "Disallow: /x" (as RFC 9309 and Google have it), but
+// only a has a crawl-delay (as the file's author meant).
 package policy

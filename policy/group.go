@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,17 +14,17 @@ import (
 // group (RFC 9309 §2.2.1). Get one with Robots.Group and reuse it to check
 // many URLs for the same agent. A Group is safe for concurrent use.
 type Group struct {
-	agent string // "*", a lower-case token, or "" for no group
+	agent      string  // "*", a lower-case token, or "" for no group
+	crawlDelay float64 // seconds; negative when absent
+	rate       Rate
 	*rules
 }
 
 // rules is what Groups with the same member groups share.
 type rules struct {
-	r          *Robots
-	members    []uint32 // indices of Robots.groups, in file order
-	line       int      // first user-agent line of the first member; 0 for none
-	crawlDelay float64  // seconds; negative when absent
-	rate       Rate
+	r       *Robots
+	members []uint32 // indices of Robots.groups, in file order
+	line    int      // first user-agent line of the first member; 0 for none
 
 	once sync.Once
 	m    *matcher
@@ -65,7 +66,7 @@ func (r *Robots) buildIndex() {
 	}
 	// Tokens named by the same groups share their rules.
 	shared := map[string]*rules{}
-	newGroup := func(agent string, m []uint32) *Group {
+	newGroup := func(agent string, m []uint32, named func(*agent) bool) *Group {
 		var kb []byte
 		for _, i := range m {
 			kb = strconv.AppendUint(append(kb, ','), uint64(i), 10)
@@ -75,26 +76,38 @@ func (r *Robots) buildIndex() {
 			rs = r.newRules(m)
 			shared[string(kb)] = rs
 		}
-		return &Group{agent: agent, rules: rs}
+		g := &Group{agent: agent, crawlDelay: -1, rules: rs}
+		for _, gi := range m {
+			src := &r.groups[gi]
+			for i := src.agents[0]; i < src.agents[1]; i++ {
+				if a := &r.agents[i]; named(a) {
+					a.merge(&g.crawlDelay, &g.rate)
+				}
+			}
+		}
+		return g
+	}
+	byToken := func(tok string) func(*agent) bool {
+		return func(a *agent) bool { return !a.star && r.str(a.token) == tok }
 	}
 	var idx agentIndex
 	if len(members) <= fewTokens {
 		for tok, m := range members {
-			idx.few = append(idx.few, newGroup(tok, m))
+			idx.few = append(idx.few, newGroup(tok, m, byToken(tok)))
 		}
 	} else {
 		idx.byToken = make(map[string]*Group, len(members))
 		for tok, m := range members {
-			idx.byToken[tok] = newGroup(tok, m)
+			idx.byToken[tok] = newGroup(tok, m, byToken(tok))
 		}
 	}
 	if star != nil {
-		idx.star = newGroup("*", star)
+		idx.star = newGroup("*", star, func(a *agent) bool { return a.star })
 	} else {
-		idx.star = newGroup("", nil)
+		idx.star = newGroup("", nil, nil)
 	}
 	if empty != nil && r.dialect == Google {
-		idx.empty = newGroup("", empty)
+		idx.empty = newGroup("", empty, byToken(""))
 	}
 	r.index = idx
 }
@@ -109,16 +122,9 @@ func appendGroup(list []uint32, i uint32) []uint32 {
 }
 
 func (r *Robots) newRules(members []uint32) *rules {
-	g := &rules{r: r, members: members, crawlDelay: -1}
+	g := &rules{r: r, members: members}
 	if len(members) > 0 {
 		g.line = int(r.groups[members[0]].line)
-	}
-	for _, i := range members {
-		src := &r.groups[i]
-		g.crawlDelay = max(g.crawlDelay, src.crawlDelay)
-		if src.rate.Per != 0 && (g.rate.Per == 0 || src.rate.slower(g.rate)) {
-			g.rate = src.rate
-		}
 	}
 	return g
 }
@@ -180,8 +186,9 @@ func (g *Group) Agent() string { return g.agent }
 // group applies.
 func (g *Group) Line() int { return g.line }
 
-// CrawlDelay returns the group's Crawl-delay. When several merged groups
-// give one, it is the longest.
+// CrawlDelay returns the Crawl-delay that applies to the group's agent: that
+// of a Crawl-delay line below one of its user-agent lines, in the same
+// group. When there are several, it is the longest.
 func (g *Group) CrawlDelay() (time.Duration, bool) {
 	if g.crawlDelay < 0 {
 		return 0, false
@@ -189,8 +196,8 @@ func (g *Group) CrawlDelay() (time.Duration, bool) {
 	return seconds(g.crawlDelay), true
 }
 
-// RequestRate returns the group's Request-rate. When several merged groups
-// give one, it is the slowest.
+// RequestRate returns the Request-rate that applies to the group's agent,
+// found as CrawlDelay is. When there are several, it is the slowest.
 func (g *Group) RequestRate() (Rate, bool) {
 	return g.rate, g.rate.Per != 0
 }
@@ -220,10 +227,34 @@ func (g *Group) Allowed(target string) bool {
 // target is compared as given, so it must already be percent-encoded (as
 // net/url's URL.RequestURI returns it).
 func (g *Group) Decide(target string) Decision {
+	path, slash := pathOf(target)
+	return g.decide(path, slash)
+}
+
+// DecideURL is Decide for a parsed URL: its escaped path and its query, as
+// sent in a request (URL.RequestURI), without building that string.
+func (g *Group) DecideURL(u *url.URL) Decision {
+	if u.Opaque != "" {
+		return g.Decide(u.RequestURI())
+	}
+	path := u.EscapedPath()
+	if u.RawQuery == "" && !u.ForceQuery {
+		if path == "" {
+			return g.decide("/", false)
+		}
+		return g.decide(path, path[0] != '/')
+	}
+	var buf [256]byte
+	b := append(append(append(buf[:0], path...), '?'), u.RawQuery...)
+	return g.decide(unsafe.String(unsafe.SliceData(b), len(b)), path == "" || path[0] != '/') // b is not retained
+}
+
+// decide decides path (with its query), which is missing its leading "/"
+// when slash is true.
+func (g *Group) decide(path string, slash bool) Decision {
 	if len(g.members) == 0 {
 		return Decision{Allowed: true, Reason: ReasonNoGroup}
 	}
-	path, slash := pathOf(target)
 	var buf [256]byte
 	if g.r.dialect == RFC9309 {
 		if slash || needsCanonical(path, false) {

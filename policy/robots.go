@@ -39,18 +39,29 @@ type rule struct {
 // group is one group of the file: consecutive user-agent lines and the
 // rules that follow them.
 type group struct {
-	line       uint32    // first user-agent line
-	agents     [2]uint32 // range of Robots.agents
-	rules      [2]uint32 // range of Robots.rules
-	crawlDelay float64   // seconds; negative when absent
-	rate       Rate      // zero when absent
+	line   uint32    // first user-agent line
+	agents [2]uint32 // range of Robots.agents
+	rules  [2]uint32 // range of Robots.rules
 }
 
+// agent is a user-agent line, with the Crawl-delay and Request-rate lines
+// that apply to it: those below it in its group.
 type agent struct {
-	token span // lower-case product token; empty when the value has none
-	line  uint32
-	group uint32
-	star  bool
+	token      span // lower-case product token; empty when the value has none
+	line       uint32
+	group      uint32
+	star       bool
+	crawlDelay float64 // seconds; negative when absent
+	rate       Rate    // zero when absent
+}
+
+// merge folds the extension values of a into the running values d and rt:
+// the politest wins, the longest delay and the slowest rate.
+func (a *agent) merge(d *float64, rt *Rate) {
+	*d = max(*d, a.crawlDelay)
+	if a.rate.Per != 0 && (rt.Per == 0 || a.rate.slower(*rt)) {
+		*rt = a.rate
+	}
 }
 
 // directive is a "key: value" line kept for callers.
@@ -134,13 +145,20 @@ func (r *Robots) Unknown() []Directive {
 }
 
 // A GroupInfo describes one group of the file as written: its user-agent
-// lines and the lines that follow them. Groups that name the same agent are
+// lines and the rules that follow them. Groups that name the same agent are
 // listed separately, as in the file; a crawler follows their union (see
 // Robots.Group).
 type GroupInfo struct {
-	Line        int      // line of the first user-agent line
-	Agents      []string // product tokens, lower-case; "*" for the "*" group
-	Rules       []Rule
+	Line   int // line of the first user-agent line
+	Agents []AgentInfo
+	Rules  []Rule
+}
+
+// An AgentInfo is a user-agent line and the extension lines that apply to
+// it.
+type AgentInfo struct {
+	Token       string // lower-case product token; "*" for the "*" group
+	Line        int
 	CrawlDelay  time.Duration // zero when absent
 	RequestRate Rate          // zero when absent
 }
@@ -150,16 +168,16 @@ func (r *Robots) Groups() []GroupInfo {
 	out := make([]GroupInfo, len(r.groups))
 	for i := range r.groups {
 		g := &r.groups[i]
-		info := GroupInfo{Line: int(g.line), RequestRate: g.rate}
-		if g.crawlDelay >= 0 {
-			info.CrawlDelay = seconds(g.crawlDelay)
-		}
+		info := GroupInfo{Line: int(g.line)}
 		for _, a := range r.agents[g.agents[0]:g.agents[1]] {
+			ai := AgentInfo{Token: r.str(a.token), Line: int(a.line), RequestRate: a.rate}
 			if a.star {
-				info.Agents = append(info.Agents, "*")
-			} else {
-				info.Agents = append(info.Agents, r.str(a.token))
+				ai.Token = "*"
 			}
+			if a.crawlDelay >= 0 {
+				ai.CrawlDelay = seconds(a.crawlDelay)
+			}
+			info.Agents = append(info.Agents, ai)
 		}
 		for j := g.rules[0]; j < g.rules[1]; j++ {
 			info.Rules = append(info.Rules, r.rule(int32(j)))
@@ -222,20 +240,20 @@ func (b *builder) UserAgent(line int, value []byte) {
 	if !b.taking {
 		n := uint32(len(b.rules))
 		b.groups = append(b.groups, group{
-			line:       uint32(line),
-			agents:     [2]uint32{uint32(len(b.agents)), uint32(len(b.agents))},
-			rules:      [2]uint32{n, n},
-			crawlDelay: -1,
+			line:   uint32(line),
+			agents: [2]uint32{uint32(len(b.agents)), uint32(len(b.agents))},
+			rules:  [2]uint32{n, n},
 		})
 		b.taking = true
 	}
 	g := &b.groups[len(b.groups)-1]
 	tok, star := groupToken(value)
 	b.agents = append(b.agents, agent{
-		token: b.addLower(tok),
-		line:  uint32(line),
-		group: uint32(len(b.groups) - 1),
-		star:  star,
+		token:      b.addLower(tok),
+		line:       uint32(line),
+		group:      uint32(len(b.groups) - 1),
+		star:       star,
+		crawlDelay: -1,
 	})
 	g.agents[1] = uint32(len(b.agents))
 }
@@ -267,20 +285,27 @@ func (b *builder) Sitemap(line int, url []byte) {
 }
 
 func (b *builder) Other(line int, key, value []byte) {
-	var g *group
+	// Crawl-delay and Request-rate apply to the user-agent lines above them
+	// in their group. (A later user-agent line still joins the group, for
+	// its rules: other records do not end a group, RFC 9309 §2.2.4.)
+	var agents []agent
 	if len(b.groups) > 0 {
-		g = &b.groups[len(b.groups)-1]
+		agents = b.agents[b.groups[len(b.groups)-1].agents[0]:]
 	}
 	switch {
 	case equalFold(key, "crawl-delay"):
-		if d, ok := parseCrawlDelay(value); ok && g != nil {
-			g.crawlDelay = max(g.crawlDelay, d) // the politest of several
+		if d, ok := parseCrawlDelay(value); ok && agents != nil {
+			for i := range agents {
+				agents[i].crawlDelay = max(agents[i].crawlDelay, d)
+			}
 			return
 		}
 	case equalFold(key, "request-rate"):
-		if rt, ok := parseRequestRate(value); ok && g != nil {
-			if g.rate.Per == 0 || rt.slower(g.rate) {
-				g.rate = rt
+		if rt, ok := parseRequestRate(value); ok && agents != nil {
+			for i := range agents {
+				if a := &agents[i]; a.rate.Per == 0 || rt.slower(a.rate) {
+					a.rate = rt
+				}
 			}
 			return
 		}

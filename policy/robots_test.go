@@ -107,8 +107,9 @@ func TestGroupData(t *testing.T) {
 		t.Errorf("Unknown() = %+v, want %+v", got, want)
 	}
 	groups := r.Groups()
-	if len(groups) != 2 || fmt.Sprint(groups[1].Agents) != "[foobot barbot]" || groups[1].Line != 8 ||
-		len(groups[0].Rules) != 2 || groups[0].CrawlDelay != 2500*time.Millisecond {
+	wantAgents := []policy.AgentInfo{{Token: "foobot", Line: 8, CrawlDelay: time.Second}, {Token: "barbot", Line: 9, CrawlDelay: time.Second}}
+	if len(groups) != 2 || fmt.Sprint(groups[1].Agents) != fmt.Sprint(wantAgents) || groups[1].Line != 8 ||
+		len(groups[0].Rules) != 2 || groups[0].Agents[0].CrawlDelay != 2500*time.Millisecond {
 		t.Errorf("Groups() = %+v", groups)
 	}
 }
@@ -142,6 +143,15 @@ func TestCrawlDelayAndRequestRateValues(t *testing.T) {
 		if rt, _ := g.RequestRate(); rt != tc.rate {
 			t.Errorf("%q: RequestRate() = %+v, want %+v", tc.line, rt, tc.rate)
 		}
+	}
+	// A Crawl-delay applies to the user-agent lines above it in its group,
+	// though the group goes on: other records do not end groups.
+	r := policy.Parse([]byte("user-agent: a\ncrawl-delay: 9\n\nuser-agent: b\ncrawl-delay: 2\ndisallow: /x\n"))
+	if d, _ := r.Group("a").CrawlDelay(); d != 9*time.Second {
+		t.Errorf("a: crawl-delay %v, want 9s", d)
+	}
+	if d, _ := r.Group("b").CrawlDelay(); d != 2*time.Second || r.Allowed("a", "/x") {
+		t.Errorf("b: crawl-delay %v, want 2s; a must follow the group's Disallow", d)
 	}
 	// Several groups: the politest value wins.
 	g := policy.Parse([]byte("user-agent: a\ncrawl-delay: 1\nrequest-rate: 1/1\nuser-agent: a\ncrawl-delay: 3\nrequest-rate: 1/2\n")).Group("a")
