@@ -2,6 +2,8 @@ package policy_test
 
 import (
 	"fmt"
+	"net/url"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -285,5 +287,33 @@ func TestGoogleDialectDifferences(t *testing.T) {
 				t.Errorf("%v: %q: Allowed(%q, %q) = %v, want %v", c.d, tc.robots, tc.agent, tc.url, got, c.want)
 			}
 		}
+	}
+}
+
+// TestDecideURL: deciding a parsed URL gives what deciding its request URI
+// gives, in both dialects.
+func TestDecideURL(t *testing.T) {
+	n := 0
+	for _, s := range loadSites(t, filepath.Join("testdata", "corpus"), 50) {
+		for _, d := range []policy.Dialect{policy.RFC9309, policy.Google} {
+			r := policy.ParseWith(s.body, d)
+			urls := append(s.urls, "https://example.com", "https://example.com?q=1", "https://example.com/a?", "//example.com/x")
+			for _, raw := range urls {
+				u, err := url.Parse(raw)
+				if err != nil {
+					continue
+				}
+				for _, a := range corpusAgents {
+					g := r.Group(a)
+					if got, want := g.DecideURL(u), g.Decide(u.RequestURI()); got != want {
+						t.Errorf("%s %v %s: DecideURL = %v, Decide(RequestURI) = %v", s.name, d, raw, got, want)
+					}
+					n++
+				}
+			}
+		}
+	}
+	if n < 10000 {
+		t.Errorf("only %d checks", n)
 	}
 }
