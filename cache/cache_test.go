@@ -1,0 +1,211 @@
+package cache_test
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/gregjones/httpcache"
+	"github.com/gregjones/httpcache/diskcache"
+
+	"github.com/robotsguard/robotsguard/cache"
+)
+
+// httpcache's backends are Stores.
+var (
+	_ cache.Store = httpcache.NewMemoryCache()
+	_ cache.Store = (*diskcache.Cache)(nil)
+)
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func entry(status int, fields ...string) *cache.Entry {
+	h := http.Header{}
+	for i := 0; i+1 < len(fields); i += 2 {
+		h.Add(fields[i], fields[i+1])
+	}
+	return &cache.Entry{Status: status, Header: h, Requested: t0.Add(-2 * time.Second), Received: t0}
+}
+
+func httpDate(t time.Time) string { return t.Format(http.TimeFormat) }
+
+// TestLifetimeAndAge checks the RFC 9111 §4.2 arithmetic under a Strict
+// policy (no floor), with the 24-hour cap.
+func TestLifetimeAndAge(t *testing.T) {
+	strict := cache.Policy{Strict: true}
+	tests := []struct {
+		name     string
+		e        *cache.Entry
+		lifetime time.Duration
+		age      time.Duration // at t0 + 10s
+	}{
+		{"max-age", entry(200, "Cache-Control", "max-age=600"), 600 * time.Second, 12 * time.Second},
+		{"max-age=0", entry(200, "Cache-Control", "max-age=0"), 0, 12 * time.Second},
+		{"max-age over Expires", entry(200, "Cache-Control", "max-age=60", "Expires", httpDate(t0.Add(time.Hour))), time.Minute, 12 * time.Second},
+		{"Expires minus Date", entry(200, "Date", httpDate(t0.Add(-time.Minute)), "Expires", httpDate(t0.Add(time.Hour))), 61 * time.Minute, 70 * time.Second},
+		{"Expires in the past", entry(200, "Date", httpDate(t0), "Expires", httpDate(t0.Add(-time.Hour))), 0, 12 * time.Second},
+		{"invalid Expires", entry(200, "Expires", "0"), 0, 12 * time.Second},
+		{"capped at 24h", entry(200, "Cache-Control", "max-age=999999999"), 24 * time.Hour, 12 * time.Second},
+		{"Age plus response delay", entry(200, "Cache-Control", "max-age=600", "Age", "100"), 600 * time.Second, 112 * time.Second},
+		{"Age too large", entry(200, "Cache-Control", "max-age=600", "Age", "99999999999999999999"), 600 * time.Second, (1<<31 + 12) * time.Second},
+		{"heuristic from Last-Modified", entry(200, "Date", httpDate(t0), "Last-Modified", httpDate(t0.Add(-10*time.Hour))), time.Hour, 12 * time.Second},
+		{"heuristic without Last-Modified", entry(404), 24 * time.Hour, 12 * time.Second},
+		{"403 is not heuristically cacheable", entry(403), 0, 12 * time.Second},
+		{"no-cache", entry(200, "Cache-Control", "no-cache, max-age=600"), 0, 12 * time.Second},
+		{"no-store", entry(200, "Cache-Control", "no-store"), 0, 12 * time.Second},
+		{"unparsable Cache-Control", entry(200, "Cache-Control", "max-age=\"60"), 0, 12 * time.Second},
+		{"two Cache-Control fields", entry(200, "Cache-Control", "public", "Cache-Control", "max-age=30"), 30 * time.Second, 12 * time.Second},
+	}
+	for _, tc := range tests {
+		if got := strict.Lifetime(tc.e); got != tc.lifetime {
+			t.Errorf("%s: Lifetime = %v, want %v", tc.name, got, tc.lifetime)
+		}
+		if got := strict.Age(tc.e, t0.Add(10*time.Second)); got != tc.age {
+			t.Errorf("%s: Age = %v, want %v", tc.name, got, tc.age)
+		}
+		fresh := tc.lifetime > tc.age
+		if got := strict.Fresh(tc.e, t0.Add(10*time.Second)); got != fresh {
+			t.Errorf("%s: Fresh = %v, want %v", tc.name, got, fresh)
+		}
+	}
+}
+
+func TestFloorAndStale(t *testing.T) {
+	var p cache.Policy
+	e := entry(200, "Cache-Control", "max-age=0")
+	if got := p.FreshUntil(e); !got.Equal(t0.Add(time.Minute)) {
+		t.Errorf("FreshUntil = %v, want one minute after receipt", got)
+	}
+	if !p.Storable(entry(200, "Cache-Control", "no-store")) || (cache.Policy{Strict: true}).Storable(entry(200, "Cache-Control", "no-store")) {
+		t.Error("no-store: storable unless Strict")
+	}
+	if !p.UsableStale(e, t0.Add(29*24*time.Hour)) || p.UsableStale(e, t0.Add(30*24*time.Hour)) {
+		t.Error("a copy stands in for 30 days after its last success")
+	}
+	mr := entry(200, "Cache-Control", "max-age=60, must-revalidate")
+	if !p.UsableStale(mr, t0.Add(time.Hour)) || (cache.Policy{Strict: true}).UsableStale(mr, t0.Add(time.Hour)) {
+		t.Error("must-revalidate forbids stale use only when Strict")
+	}
+	if p.UsableStale(&cache.Entry{Received: t0}, t0) {
+		t.Error("an entry without a response cannot stand in")
+	}
+	failing := &cache.Entry{Failures: 3, FailingSince: t0}
+	if p.LongUnreachable(failing, t0.Add(29*24*time.Hour)) || !p.LongUnreachable(failing, t0.Add(30*24*time.Hour)) {
+		t.Error("LongUnreachable after 30 days of failures")
+	}
+}
+
+func TestRevalidated(t *testing.T) {
+	e := entry(200, "ETag", `"a"`, "Cache-Control", "max-age=60", "Last-Modified", httpDate(t0.Add(-time.Hour)))
+	e.Body = []byte("User-agent: *\n")
+	e.Failures, e.Err = 2, "boom"
+	if v := e.Validators(); v.Get("If-None-Match") != `"a"` || v.Get("If-Modified-Since") != httpDate(t0.Add(-time.Hour)) {
+		t.Errorf("Validators() = %v", v)
+	}
+	n := e.Revalidated(http.Header{"Cache-Control": {"max-age=3600"}, "Content-Type": {"x"}}, t0.Add(time.Hour), t0.Add(time.Hour+time.Second))
+	if n.Header.Get("Cache-Control") != "max-age=3600" || n.Header.Get("Etag") != `"a"` || n.Header.Get("Content-Type") != "" ||
+		!bytes.Equal(n.Body, e.Body) || n.Failures != 0 || n.Err != "" || !n.Received.Equal(t0.Add(time.Hour+time.Second)) {
+		t.Errorf("Revalidated = %+v", n)
+	}
+	if e.Header.Get("Cache-Control") != "max-age=60" {
+		t.Error("Revalidated changed the original entry")
+	}
+}
+
+func TestEntryRoundTrip(t *testing.T) {
+	e := &cache.Entry{
+		Status: 200, Body: []byte("User-agent: *\nDisallow: /x\n"),
+		Header:    http.Header{"Etag": {`"v1"`}, "Cache-Control": {"max-age=60", "public"}},
+		Requested: t0, Received: t0.Add(time.Second),
+		Failures: 1, FailingSince: t0.Add(time.Hour), RetryAt: t0.Add(2 * time.Hour), Err: "status 503",
+	}
+	b, err := e.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got cache.Entry
+	if err := got.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Header, e.Header) || !bytes.Equal(got.Body, e.Body) || got.Status != 200 ||
+		!got.Received.Equal(e.Received) || !got.RetryAt.Equal(e.RetryAt) || got.Failures != 1 || got.Err != e.Err || !got.Requested.Equal(t0) {
+		t.Errorf("round trip: %+v, want %+v", got, e)
+	}
+	for i := range b { // every truncation fails cleanly
+		if err := new(cache.Entry).UnmarshalBinary(b[:i]); err == nil {
+			t.Fatalf("UnmarshalBinary of %d of %d bytes succeeded", i, len(b))
+		}
+	}
+}
+
+// FuzzUnmarshal: entries come from shared stores; no input panics, and
+// what decodes encodes back to the same bytes.
+func FuzzUnmarshal(f *testing.F) {
+	e := entry(200, "Etag", "x")
+	e.Body = []byte("User-agent: *\n")
+	b, _ := e.MarshalBinary()
+	f.Add(b)
+	f.Add([]byte("RG\x01"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var e cache.Entry
+		if e.UnmarshalBinary(data) != nil {
+			return
+		}
+		again, _ := e.MarshalBinary()
+		var e2 cache.Entry
+		if err := e2.UnmarshalBinary(again); err != nil || !reflect.DeepEqual(e, e2) {
+			t.Fatalf("re-encoding changed the entry: %v", err)
+		}
+	})
+}
+
+func TestLRU(t *testing.T) {
+	c := cache.NewLRU[string](10, func(v int) int64 { return int64(v) })
+	c.Set("a", 4)
+	c.Set("b", 4)
+	c.Get("a") // a is now the most recently used
+	c.Set("c", 4)
+	if _, ok := c.Get("b"); ok {
+		t.Error("b should have been evicted")
+	}
+	if _, ok := c.Get("a"); !ok {
+		t.Error("a was used more recently than b")
+	}
+	if c.Len() != 2 || c.Size() != 8 {
+		t.Errorf("Len %d Size %d", c.Len(), c.Size())
+	}
+	c.Set("a", 6) // replace
+	if v, _ := c.Get("a"); v != 6 || c.Size() != 10 {
+		t.Errorf("replace: %v, size %d", v, c.Size())
+	}
+	c.Set("huge", 11)
+	if _, ok := c.Get("huge"); ok || c.Len() != 2 {
+		t.Error("a value larger than the bound is not kept")
+	}
+	c.Delete("a")
+	if c.Len() != 1 || c.Size() != 4 {
+		t.Errorf("after Delete: Len %d Size %d", c.Len(), c.Size())
+	}
+}
+
+func TestMemoryStoreBound(t *testing.T) {
+	s := cache.NewMemoryStore(10 << 10)
+	for i := range 100 {
+		s.Set(fmt.Sprint(i), make([]byte, 1000))
+	}
+	n := 0
+	for i := range 100 {
+		if _, ok := s.Get(fmt.Sprint(i)); ok {
+			n++
+		}
+	}
+	if n == 0 || n > 10 {
+		t.Errorf("%d entries of 1000 bytes kept in 10 KiB", n)
+	}
+	if _, ok := s.Get("99"); !ok {
+		t.Error("the latest entry was evicted")
+	}
+}

@@ -1,0 +1,226 @@
+package cache
+
+import (
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pquerna/cachecontrol/cacheobject"
+)
+
+// Default values of the Policy fields.
+const (
+	DefaultMaxAge     = 24 * time.Hour      // RFC 9309 §2.4
+	DefaultMinAge     = time.Minute         // floor for no-cache, no-store and max-age=0
+	DefaultStaleLimit = 30 * 24 * time.Hour // RFC 9309 §2.3.1.4, Google's 30 days
+)
+
+// heuristicFraction is the share of the time since Last-Modified that a
+// response without explicit freshness stays fresh (RFC 9111 §4.2.2).
+const heuristicFraction = 10
+
+// A Policy decides how long an Entry's response is fresh: RFC 9111 §4.2,
+// bounded as RFC 9309 §2.4 asks. Its zero value is the default policy.
+type Policy struct {
+	// MaxAge caps the freshness lifetime of every response: RFC 9309 says
+	// not to use a cached robots.txt for more than 24 hours while it can be
+	// fetched. Zero means DefaultMaxAge.
+	MaxAge time.Duration
+
+	// MinAge is the least freshness lifetime a response gets, so that a
+	// robots.txt served with "no-cache", "no-store" or "max-age=0" is not
+	// fetched again before every page, which would double the load a
+	// crawler puts on a site. Such responses are revalidated (with
+	// If-None-Match or If-Modified-Since) at most once per MinAge. Zero
+	// means DefaultMinAge; ignored when Strict.
+	MinAge time.Duration
+
+	// StaleLimit is how long after its last successful fetch a stored copy
+	// is still used while the robots.txt is unreachable (5xx, network
+	// errors). Zero means DefaultStaleLimit.
+	StaleLimit time.Duration
+
+	// Strict applies RFC 9111 without a floor: "no-cache" and "max-age=0"
+	// responses are revalidated on every use, "no-store" responses are not
+	// stored, and a "must-revalidate" response is not used stale when the
+	// robots.txt is unreachable.
+	Strict bool
+}
+
+func (p Policy) maxAge() time.Duration {
+	if p.MaxAge <= 0 {
+		return DefaultMaxAge
+	}
+	return p.MaxAge
+}
+
+func (p Policy) minAge() time.Duration {
+	switch {
+	case p.Strict:
+		return 0
+	case p.MinAge <= 0:
+		return DefaultMinAge
+	}
+	return min(p.MinAge, p.maxAge())
+}
+
+func (p Policy) staleLimit() time.Duration {
+	if p.StaleLimit <= 0 {
+		return DefaultStaleLimit
+	}
+	return p.StaleLimit
+}
+
+// directives parses the Cache-Control fields of h. A field that does not
+// parse makes the response stale, the most restrictive reading (RFC 9111
+// §4.2.1).
+func directives(h http.Header) (cc *cacheobject.ResponseCacheDirectives, ok bool) {
+	vs := h.Values("Cache-Control")
+	if len(vs) == 0 {
+		return &cacheobject.ResponseCacheDirectives{MaxAge: -1, SMaxAge: -1}, true
+	}
+	cc, err := cacheobject.ParseResponseCacheControl(strings.Join(vs, ", "))
+	if err != nil {
+		return nil, false
+	}
+	return cc, true
+}
+
+// Lifetime returns the freshness lifetime of the entry's response (RFC 9111
+// §4.2.1), then capped at MaxAge and raised to MinAge:
+//   - max-age (including 0), over Expires;
+//   - Expires minus Date; an Expires that does not parse means already
+//     expired;
+//   - otherwise, for a status that is cacheable by default, a tenth of the
+//     time since Last-Modified (RFC 9111 §4.2.2), or MaxAge without
+//     Last-Modified;
+//   - no-cache and no-store make it zero, as does a Cache-Control field
+//     that does not parse.
+func (p Policy) Lifetime(e *Entry) time.Duration {
+	return min(max(p.rawLifetime(e), p.minAge()), p.maxAge())
+}
+
+func (p Policy) rawLifetime(e *Entry) time.Duration {
+	h := e.Header
+	cc, ok := directives(h)
+	if !ok || cc.NoCachePresent || cc.NoStore {
+		return 0
+	}
+	if cc.MaxAge >= 0 {
+		return time.Duration(cc.MaxAge) * time.Second
+	}
+	if exp := h.Get("Expires"); exp != "" {
+		t, err := http.ParseTime(exp)
+		if err != nil {
+			return 0
+		}
+		return max(t.Sub(e.date()), 0)
+	}
+	if !heuristicallyCacheable(e.Status) {
+		return 0
+	}
+	if lm, err := http.ParseTime(h.Get("Last-Modified")); err == nil {
+		return max(e.date().Sub(lm)/heuristicFraction, 0)
+	}
+	return p.maxAge()
+}
+
+// heuristicallyCacheable reports whether responses with this status may be
+// given a heuristic freshness lifetime (RFC 9110 §15.1). A final 3xx after
+// too many redirects counts as the 404 it stands for.
+func heuristicallyCacheable(status int) bool {
+	switch status {
+	case 200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501:
+		return true
+	}
+	return status >= 300 && status < 400
+}
+
+// Age returns the current age of the entry's response at now (RFC 9111
+// §4.2.3): the corrected initial age from Age, Date and the request and
+// response times, plus the time since it was received.
+func (p Policy) Age(e *Entry, now time.Time) time.Duration {
+	return e.initialAge() + max(now.Sub(e.Received), 0)
+}
+
+// FreshUntil returns the time at which the entry's response stops being
+// fresh. Unless the policy is Strict, that is at least MinAge after it was
+// received, whatever its Age.
+func (p Policy) FreshUntil(e *Entry) time.Time {
+	t := e.Received.Add(p.Lifetime(e) - e.initialAge())
+	if floor := e.Received.Add(p.minAge()); t.Before(floor) {
+		return floor
+	}
+	return t
+}
+
+// Fresh reports whether the entry's response is fresh at now.
+func (p Policy) Fresh(e *Entry, now time.Time) bool {
+	return e.Status != 0 && now.Before(p.FreshUntil(e))
+}
+
+// Storable reports whether the entry may be stored for later use. Only a
+// Strict policy refuses: "no-store" responses.
+func (p Policy) Storable(e *Entry) bool {
+	if !p.Strict {
+		return true
+	}
+	cc, ok := directives(e.Header)
+	return !ok || !cc.NoStore
+}
+
+// UsableStale reports whether the entry's response, stale, may still stand
+// in for a robots.txt that is unreachable at now: it was last fetched
+// successfully less than StaleLimit ago and, under a Strict policy, does not
+// say must-revalidate.
+func (p Policy) UsableStale(e *Entry, now time.Time) bool {
+	if e.Status == 0 || now.Sub(e.Received) >= p.staleLimit() {
+		return false
+	}
+	if p.Strict {
+		if cc, ok := directives(e.Header); ok && (cc.MustRevalidate || cc.NoCachePresent) {
+			return false
+		}
+	}
+	return true
+}
+
+// LongUnreachable reports whether, at now, the entry's robots.txt has been
+// unreachable for StaleLimit or longer: RFC 9309 §2.3.1.4 then lets a
+// crawler treat it as unavailable.
+func (p Policy) LongUnreachable(e *Entry, now time.Time) bool {
+	return e.Failures > 0 && now.Sub(e.FailingSince) >= p.staleLimit()
+}
+
+// date returns the Date of the entry's response, or the time it was
+// received when it has none that parses.
+func (e *Entry) date() time.Time {
+	if d, err := http.ParseTime(e.Header.Get("Date")); err == nil {
+		return d
+	}
+	return e.Received
+}
+
+// initialAge is corrected_initial_age of RFC 9111 §4.2.3.
+func (e *Entry) initialAge() time.Duration {
+	apparent := max(e.Received.Sub(e.date()), 0)
+	corrected := ageValue(e.Header) + max(e.Received.Sub(e.Requested), 0)
+	return max(apparent, corrected)
+}
+
+// ageValue parses the Age field: delta-seconds, too large values capped as
+// RFC 9111 §1.2.2 says; a field that does not parse counts as 0.
+func ageValue(h http.Header) time.Duration {
+	v := strings.TrimSpace(h.Get("Age"))
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			n = math.MaxInt32 + 1
+		} else {
+			return 0
+		}
+	}
+	return time.Duration(min(n, math.MaxInt32+1)) * time.Second
+}
