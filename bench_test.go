@@ -1,0 +1,64 @@
+package robotsguard_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/robotsguard/robotsguard"
+)
+
+// BenchmarkOverhead is the cost the Transport adds to an allowed request
+// whose robots.txt is cached, against the bare base transport, in one run:
+//
+//	go test -run '^$' -bench Overhead -benchmem -count 6 | tee out.txt
+//	benchstat -col /transport out.txt
+//
+// base=static answers without I/O, so its robotsguard-minus-bare is the
+// whole overhead; base=loopback sends real requests to a local server.
+func BenchmarkOverhead(b *testing.B) {
+	robots := "User-agent: *\nDisallow: /private/\nDisallow: /*.pdf$\nAllow: /private/press/\n"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			io.WriteString(w, robots)
+			return
+		}
+		io.WriteString(w, "ok")
+	}))
+	defer srv.Close()
+	loopback := &http.Transport{MaxIdleConnsPerHost: 4}
+	defer loopback.CloseIdleConnections()
+
+	bases := []struct {
+		name string
+		rt   http.RoundTripper
+		url  string
+	}{
+		{"static", staticRoundTripper{robots}, "http://example.com/articles/2026/robots-and-you?page=2"},
+		{"loopback", loopback, srv.URL + "/articles/2026/robots-and-you?page=2"},
+	}
+	for _, base := range bases {
+		req, _ := http.NewRequest(http.MethodGet, base.url, nil)
+		send := func(b *testing.B, rt http.RoundTripper) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				resp, err := rt.RoundTrip(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}
+		b.Run("base="+base.name+"/transport=bare", func(b *testing.B) { send(b, base.rt) })
+		b.Run("base="+base.name+"/transport=robotsguard", func(b *testing.B) {
+			tr := &robotsguard.Transport{Base: base.rt, UserAgent: "BenchBot/1.0", Delay: -1}
+			if _, err := tr.RoundTrip(req); err != nil { // fetch and cache the robots.txt
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			send(b, tr)
+		})
+	}
+}

@@ -1,0 +1,52 @@
+// Package robotsguard makes an http.Client obey robots.txt. Its Transport
+// fetches and caches each origin's robots.txt (RFC 9309, with HTTP caching
+// per RFC 9111), refuses disallowed requests before they leave the process,
+// and paces the requests to every origin:
+//
+//	client := &http.Client{Transport: &robotsguard.Transport{UserAgent: "FooBot/1.0 (+https://example.com/bot)"}}
+//	resp, err := client.Get("https://example.com/private/report")
+//	if errors.Is(err, robotsguard.ErrDisallowed) {
+//		var d *robotsguard.DisallowedError
+//		errors.As(err, &d) // d.Reason, d.Decision.Rule.Line, ...
+//	}
+//
+// Because an http.Client calls its Transport for every redirect, redirect
+// targets are checked too. Requests for /robots.txt itself pass through.
+//
+// # Fetching
+//
+// The robots.txt of an origin (scheme, host and port; hosts compared
+// lower-case and in punycode, default ports dropped) is fetched once, even
+// by a thousand concurrent requests, through the Base transport. Redirects
+// are followed five hops, across hosts; the rules then apply to the
+// original origin. What a status means is the StatusPolicy's call:
+//
+//	2xx                       the rules apply (the first 500 KiB are read)
+//	3xx after 5 redirects,    unavailable: everything allowed
+//	4xx except 429            (RFC 9309 §2.3.1.3; the 1996 draft disallows on
+//	                           401 and 403: Koster1996StatusPolicy)
+//	5xx, 429, network errors, unreachable: nothing allowed, but a cached copy
+//	timeouts, truncated body   of the file stands in for up to 30 days
+//	                           (RFC 9309 §2.3.1.4)
+//
+// Failed fetches are retried with go-retryablehttp (exponential back-off,
+// Retry-After honoured); after a failed fetch, the next waits a minute,
+// doubling up to an hour. A robots.txt unreachable for 30 days with no copy
+// is then treated as unavailable, unless DisallowWhileUnreachable is set.
+//
+// # Caching
+//
+// Fetched files are kept, parsed, in an in-memory LRU bounded in bytes, and
+// optionally in a shared Store. How long one is used is RFC 9111 freshness
+// (max-age, Expires, Age, heuristics on Last-Modified), capped at 24 hours
+// and raised to one minute; a stale file is revalidated with If-None-Match
+// and If-Modified-Since. See package cache.
+//
+// # Pacing
+//
+// Requests to one origin are spaced by its robots.txt's Crawl-delay (or
+// Request-rate) for the agent, capped at MaxDelay, or by Delay (one second
+// by default). A 429 or 503 response pushes the next request back by its
+// Retry-After, or by a doubling pause. Waits end with the request's
+// context, and fail at once when the context's deadline comes first.
+package robotsguard

@@ -1,0 +1,100 @@
+package robotsguard
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/robotsguard/robotsguard/policy"
+)
+
+// ErrDisallowed is the error of every request the Transport refuses:
+// errors.Is(err, ErrDisallowed) holds for it, and errors.As finds a
+// *DisallowedError with the details.
+var ErrDisallowed = errors.New("robotsguard: disallowed by robots.txt")
+
+// Reason tells why the Transport refused a request.
+type Reason uint8
+
+const (
+	// ReasonRule: a rule of the origin's robots.txt disallows the URL;
+	// DisallowedError.Decision names it.
+	ReasonRule Reason = iota + 1
+	// ReasonUnreachable: the robots.txt could not be fetched (a 5xx, a
+	// network error, a timeout, a truncated body) and no copy of it can
+	// stand in, so nothing may be fetched (RFC 9309 §2.3.1.4);
+	// DisallowedError.Err says why.
+	ReasonUnreachable
+	// ReasonStatus: the StatusPolicy disallows everything for the status
+	// the robots.txt was served with (e.g. 401 or 403 under
+	// Koster1996StatusPolicy).
+	ReasonStatus
+)
+
+var reasonNames = [...]string{
+	ReasonRule:        "disallowed by a rule",
+	ReasonUnreachable: "robots.txt unreachable",
+	ReasonStatus:      "robots.txt status disallows all",
+}
+
+func (r Reason) String() string {
+	if int(r) < len(reasonNames) && reasonNames[r] != "" {
+		return reasonNames[r]
+	}
+	return "Reason(" + strconv.Itoa(int(r)) + ")"
+}
+
+// A DisallowedError is a refused request: no byte of it was sent.
+type DisallowedError struct {
+	Method    string
+	URL       string // the request's URL
+	Agent     string // the product token the decision was made for
+	RobotsURL string // the robots.txt that decided
+	Reason    Reason
+	// Decision is the policy's verdict when Reason is ReasonRule: the
+	// rule, its line, and the group followed.
+	Decision policy.Decision
+	// Status is the status code the robots.txt was last served with, or
+	// 0 when it never was.
+	Status int
+	// Err is why the robots.txt is unreachable, for ReasonUnreachable.
+	Err error
+}
+
+func (e *DisallowedError) Error() string {
+	head := fmt.Sprintf("robotsguard: %s %s disallowed for %q", e.Method, e.URL, e.Agent)
+	switch e.Reason {
+	case ReasonRule:
+		return fmt.Sprintf("%s by %s line %d %q (group %q)", head, e.RobotsURL, e.Decision.Rule.Line, e.Decision.Rule.String(), e.Decision.Agent)
+	case ReasonUnreachable:
+		return fmt.Sprintf("%s: %s unreachable: %v", head, e.RobotsURL, e.Err)
+	case ReasonStatus:
+		return fmt.Sprintf("%s: %s answered status %d, which disallows everything", head, e.RobotsURL, e.Status)
+	}
+	return head
+}
+
+// Is reports whether target is ErrDisallowed.
+func (e *DisallowedError) Is(target error) bool { return target == ErrDisallowed }
+
+// Unwrap returns the fetch error of an unreachable robots.txt, or nil.
+func (e *DisallowedError) Unwrap() error { return e.Err }
+
+// A FetchError is why a robots.txt could not be fetched.
+type FetchError struct {
+	URL    string // the robots.txt
+	Status int    // the last status received, or 0
+	Err    error  // the transport error, or nil when Status says it all
+}
+
+func (e *FetchError) Error() string {
+	switch {
+	case e.Err != nil && e.Status != 0:
+		return fmt.Sprintf("fetching %s: status %d: %v", e.URL, e.Status, e.Err)
+	case e.Err != nil:
+		return fmt.Sprintf("fetching %s: %v", e.URL, e.Err)
+	}
+	return fmt.Sprintf("fetching %s: status %d", e.URL, e.Status)
+}
+
+func (e *FetchError) Unwrap() error { return e.Err }

@@ -1,0 +1,214 @@
+package robotsguard
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/robotsguard/robotsguard/cache"
+)
+
+// Access is what a robots.txt response allows.
+type Access uint8
+
+const (
+	// UseRules: the rules of the file decide (a 2xx response).
+	UseRules Access = iota
+	// AllowAll: the file is unavailable, so there are no restrictions
+	// (RFC 9309 §2.3.1.3). Cached like any response.
+	AllowAll
+	// DisallowAll: nothing may be fetched. Cached like any response.
+	DisallowAll
+	// Unreachable: a server error; nothing may be fetched for now, but a
+	// cached copy of the file stands in for it, and the fetch is tried
+	// again later (RFC 9309 §2.3.1.4).
+	Unreachable
+)
+
+// A StatusPolicy tells what the status code of a robots.txt response means,
+// after redirects. Transport.StatusPolicy plugs one in.
+type StatusPolicy func(status int) Access
+
+// DefaultStatusPolicy reads statuses as RFC 9309 §2.3.1 and Google do: 2xx
+// is UseRules; 3xx (the end of a redirect chain that is too long or leaves
+// HTTP) and 4xx are AllowAll, except 429 Too Many Requests, which like 5xx
+// and anything else is Unreachable.
+func DefaultStatusPolicy(status int) Access {
+	switch {
+	case status >= 200 && status < 300:
+		return UseRules
+	case status == http.StatusTooManyRequests:
+		return Unreachable
+	case status >= 300 && status < 500:
+		return AllowAll
+	}
+	return Unreachable
+}
+
+// Koster1996StatusPolicy is DefaultStatusPolicy, except that 401
+// Unauthorized and 403 Forbidden disallow everything, as the 1996 draft of
+// the protocol says (section 3.1).
+func Koster1996StatusPolicy(status int) Access {
+	if status == http.StatusUnauthorized || status == http.StatusForbidden {
+		return DisallowAll
+	}
+	return DefaultStatusPolicy(status)
+}
+
+// fetchResult is the outcome of one fetch of a robots.txt.
+type fetchResult struct {
+	entry *cache.Entry
+	err   error // why the fetch failed; nil when entry holds a usable response
+}
+
+// Backing off after failed fetches: no new fetch before a minute, doubling
+// up to an hour, or the server's Retry-After, honoured up to a day.
+const (
+	failureBackoffMin = time.Minute
+	failureBackoffMax = time.Hour
+	maxRetryAfter     = 24 * time.Hour
+)
+
+// fetch fetches the robots.txt of o, revalidating old when it has a usable
+// response, and returns the new entry.
+func (t *Transport) fetch(ctx context.Context, o origin, userAgent string, old *cache.Entry) fetchResult {
+	robotsURL := o.robotsURL()
+	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, robotsURL, nil)
+	if err != nil {
+		return t.failed(old, nil, &FetchError{URL: robotsURL, Err: err})
+	}
+	if userAgent != "" {
+		req.Header.Set("User-Agent", userAgent)
+	}
+	if old != nil {
+		for k, v := range old.Validators() {
+			req.Header[k] = v
+		}
+	}
+	var requested time.Time
+	client := t.retryClient(func() { requested = t.now() })
+	resp, err := client.Do(req)
+	received := t.now()
+	if err != nil {
+		return t.failed(old, nil, &FetchError{URL: robotsURL, Err: err})
+	}
+	defer resp.Body.Close()
+
+	if resp.StatusCode == http.StatusNotModified && old != nil && old.Status != 0 {
+		return fetchResult{entry: old.Revalidated(resp.Header, requested, received)}
+	}
+	access := t.statusPolicy()(resp.StatusCode)
+	if access == Unreachable {
+		return t.failed(old, resp, &FetchError{URL: robotsURL, Status: resp.StatusCode})
+	}
+	e := &cache.Entry{
+		Status:    resp.StatusCode,
+		Header:    cache.KeepCaching(resp.Header),
+		Requested: requested,
+		Received:  received,
+	}
+	if access == UseRules {
+		// Read at most one byte more than the parser reads, so that it
+		// knows the file was cut; the rest is never downloaded.
+		e.Body, err = io.ReadAll(io.LimitReader(resp.Body, int64(t.maxSize())+1))
+		if err != nil {
+			// Incomplete data is a server error (Google's spec).
+			return t.failed(old, nil, &FetchError{URL: robotsURL, Status: resp.StatusCode, Err: fmt.Errorf("reading body: %w", err)})
+		}
+	}
+	return fetchResult{entry: e}
+}
+
+// failed returns old updated with one more failure: the usable response it
+// holds is kept, and the next fetch waits for a back-off.
+func (t *Transport) failed(old *cache.Entry, resp *http.Response, err error) fetchResult {
+	now := t.now()
+	var e cache.Entry
+	if old != nil {
+		e = *old
+	}
+	if e.Failures == 0 {
+		e.FailingSince = now
+	}
+	e.Failures++
+	e.Err = err.Error()
+	wait := failureBackoffMin << min(e.Failures-1, 10)
+	wait = min(wait, failureBackoffMax)
+	if resp != nil {
+		if ra, ok := parseRetryAfter(resp.Header.Get("Retry-After"), now); ok {
+			wait = max(wait, min(ra, maxRetryAfter))
+		}
+	}
+	e.RetryAt = now.Add(wait)
+	return fetchResult{entry: &e, err: err}
+}
+
+// retryClient returns the client that fetches robots.txt files, retrying
+// with back-off through go-retryablehttp; onAttempt runs before each
+// attempt.
+func (t *Transport) retryClient(onAttempt func()) *retryablehttp.Client {
+	waitMax := t.retryWaitMax
+	return &retryablehttp.Client{
+		HTTPClient: &http.Client{
+			// The base transport, not the Transport itself: robots.txt
+			// is not subject to robots.txt. The wrapper hides the base's
+			// CloseIdleConnections from the retry client, which calls it
+			// after a failure and would drop the connections of every
+			// origin.
+			Transport:     struct{ http.RoundTripper }{t.base()},
+			CheckRedirect: t.checkRedirect,
+		},
+		RetryMax:       t.retryMax(),
+		RetryWaitMin:   t.retryWaitMin,
+		RetryWaitMax:   waitMax,
+		RequestLogHook: func(retryablehttp.Logger, *http.Request, int) { onAttempt() },
+		CheckRetry: func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+			if resp != nil {
+				// A server that asks for a long pause gets it: no retry
+				// now, the back-off after the failure honours it.
+				if ra, ok := parseRetryAfter(resp.Header.Get("Retry-After"), t.now()); ok && ra > waitMax {
+					return false, nil
+				}
+			}
+			return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
+		},
+		Backoff:      retryablehttp.DefaultBackoff,          // honours Retry-After, at most waitMax (see CheckRetry)
+		ErrorHandler: retryablehttp.PassthroughErrorHandler, // the last response is ours to read
+		// Logger nil: silent.
+	}
+}
+
+// checkRedirect follows at most maxRedirects redirects, to HTTP(S) URLs
+// only, across hosts (RFC 9309 §2.3.1.2). Past that the 3xx response is the
+// final one, and the StatusPolicy reads it (as unavailable, by default).
+func (t *Transport) checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) > t.maxRedirects() {
+		return http.ErrUseLastResponse
+	}
+	if s := strings.ToLower(req.URL.Scheme); s != "http" && s != "https" {
+		return http.ErrUseLastResponse
+	}
+	return nil
+}
+
+// parseRetryAfter reads a Retry-After field (RFC 9110 §10.2.3): a number
+// of seconds or an HTTP date.
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.ParseUint(v, 10, 64); err == nil {
+		return time.Duration(min(n, uint64(maxRetryAfter/time.Second))) * time.Second, true
+	}
+	if d, err := http.ParseTime(v); err == nil {
+		return max(d.Sub(now), 0), true
+	}
+	return 0, false
+}

@@ -1,0 +1,168 @@
+package robotsguard
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// pacers space the requests to each origin: a golang.org/x/time/rate
+// limiter per origin (one request per interval, no bursts), and a back-off
+// after 429 and 503 responses.
+//
+// A limiter that has been idle for its interval is in the same state as a
+// new one, so idle pacers are dropped (every sweepEvery uses) without
+// changing any delay: memory stays bounded by the origins in use.
+type pacers struct {
+	mu   sync.Mutex // guards m and ops, and the fields of every pacer
+	m    map[origin]*pacer
+	ops  int
+	idle time.Duration // a pacer idle this long (and past its interval and back-off) is dropped
+}
+
+type pacer struct {
+	lim       *rate.Limiter
+	every     time.Duration
+	notBefore time.Time // end of the back-off
+	strikes   int       // 429 and 503 responses in a row
+	last      time.Time // latest time a request was scheduled for
+}
+
+const sweepEvery = 1024
+
+// reserve schedules a request to o at now, with requests spaced by every
+// (none when every <= 0). It returns the delay before the request may be
+// sent and, when there is one, the reservation to cancel if the request is
+// not sent.
+func (ps *pacers) reserve(o origin, every time.Duration, now time.Time) (time.Duration, *rate.Reservation) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.m == nil {
+		ps.m = map[origin]*pacer{}
+	}
+	if ps.ops++; ps.ops%sweepEvery == 0 {
+		ps.sweep(now)
+	}
+	p := ps.m[o]
+	if p == nil {
+		if every <= 0 {
+			return 0, nil // no pacing and no back-off: nothing to keep
+		}
+		p = &pacer{lim: rate.NewLimiter(rate.Every(every), 1), every: every}
+		ps.m[o] = p
+	}
+	// Reservations are made at the end of any back-off, so that requests
+	// queued during it leave one interval apart after it.
+	at := now
+	if p.notBefore.After(at) {
+		at = p.notBefore
+	}
+	p.last = at
+	if every <= 0 && !at.After(now) {
+		return 0, nil
+	}
+	if every != p.every {
+		limit := rate.Inf
+		if every > 0 {
+			limit = rate.Every(every)
+		}
+		p.lim.SetLimitAt(at, limit)
+		p.every = every
+	}
+	r := p.lim.ReserveN(at, 1)
+	delay := r.DelayFrom(now)
+	if t := now.Add(delay); t.After(p.last) {
+		p.last = t
+	}
+	return delay, r
+}
+
+// backoff records a 429 or 503 response from o: the next request waits for
+// the Retry-After the response gives, or else for twice as long as after
+// the previous one in a row (starting from the interval, at least a
+// second), never more than max.
+func (ps *pacers) backoff(o origin, retryAfter string, now time.Time, max time.Duration) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	p := ps.m[o]
+	if p == nil {
+		p = &pacer{lim: rate.NewLimiter(rate.Inf, 1), last: now}
+		ps.m[o] = p
+	}
+	p.strikes++
+	wait, ok := parseRetryAfter(retryAfter, now)
+	if !ok {
+		base := p.every
+		if base < time.Second {
+			base = time.Second
+		}
+		wait = base << min(p.strikes-1, 20)
+	}
+	if wait > max || wait < 0 {
+		wait = max
+	}
+	if t := now.Add(wait); t.After(p.notBefore) {
+		p.notBefore = t
+	}
+}
+
+// succeeded records a response from o that asked for no back-off.
+func (ps *pacers) succeeded(o origin) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if p := ps.m[o]; p != nil {
+		p.strikes = 0
+	}
+}
+
+// sweep drops the pacers that have been idle past their interval, their
+// back-off and ps.idle.
+func (ps *pacers) sweep(now time.Time) {
+	for o, p := range ps.m {
+		if now.Sub(p.last) > max(p.every, ps.idle) && now.After(p.notBefore) {
+			delete(ps.m, o)
+		}
+	}
+}
+
+// len returns the number of pacers held.
+func (ps *pacers) len() int {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return len(ps.m)
+}
+
+// pace waits until a request to o may be sent. It fails at once, giving the
+// slot back, when ctx's deadline comes before that time, and stops waiting
+// when ctx is done.
+func (t *Transport) pace(ctx context.Context, o origin, every time.Duration) error {
+	now := t.now()
+	delay, r := t.pacers.reserve(o, every, now)
+	if delay <= 0 {
+		return nil
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < delay { // deadlines are real time, whatever t.Now is
+		r.CancelAt(now)
+		return fmt.Errorf("robotsguard: next request to %s allowed in %v, after the request's deadline: %w", o, delay, context.DeadlineExceeded)
+	}
+	if err := t.sleep(ctx, delay); err != nil {
+		r.CancelAt(t.now())
+		return fmt.Errorf("robotsguard: waiting %v to pace requests to %s: %w", delay, o, err)
+	}
+	return nil
+}
+
+// sleepContext waits for d or until ctx is done.
+func sleepContext(ctx context.Context, d time.Duration) error {
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,219 @@
+package robotsguard_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/robotsguard/robotsguard"
+)
+
+// The harness records pauses instead of sleeping, and moves its clock by
+// them, so these tests assert the exact pauses between requests.
+
+func TestPacing(t *testing.T) {
+	tests := []struct {
+		name      string
+		robots    string
+		configure func(*robotsguard.Transport)
+		want      []time.Duration // pauses taken by three requests
+	}{
+		{"crawl-delay of the agent's group", "User-agent: *\nCrawl-delay: 9\n\nUser-agent: TestBot\nCrawl-delay: 2\n",
+			nil, []time.Duration{2 * time.Second, 2 * time.Second}},
+		{"fractional crawl-delay", "User-agent: *\nCrawl-delay: 0.5\n", nil, []time.Duration{500 * time.Millisecond, 500 * time.Millisecond}},
+		{"request-rate", "User-agent: *\nRequest-rate: 1/5s\n", nil, []time.Duration{5 * time.Second, 5 * time.Second}},
+		{"crawl-delay capped by MaxDelay", "User-agent: *\nCrawl-delay: 3600\n",
+			func(tr *robotsguard.Transport) { tr.MaxDelay = 10 * time.Second }, []time.Duration{10 * time.Second, 10 * time.Second}},
+		{"crawl-delay capped by the default MaxDelay", "User-agent: *\nCrawl-delay: 3600\n",
+			nil, []time.Duration{30 * time.Second, 30 * time.Second}},
+		{"Delay when the file sets none", "User-agent: *\nDisallow: /x\n",
+			func(tr *robotsguard.Transport) { tr.Delay = 3 * time.Second }, []time.Duration{3 * time.Second, 3 * time.Second}},
+		{"default Delay", "User-agent: *\nDisallow: /x\n",
+			func(tr *robotsguard.Transport) { tr.Delay = 0 }, []time.Duration{time.Second, time.Second}},
+		{"negative Delay: no pause", "User-agent: *\nDisallow: /x\n", nil, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSite(t, robotsTxt(tc.robots))
+			var cfg []func(*robotsguard.Transport)
+			if tc.configure != nil {
+				cfg = append(cfg, tc.configure)
+			}
+			h := newHarness(t, cfg...)
+			for i := range 3 {
+				h.allowed(fmt.Sprintf("%s/p%d", s.URL, i))
+			}
+			if got := h.sleeps(); !slices.Equal(got, tc.want) {
+				t.Errorf("pauses %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPacingPerOrigin: origins are paced independently.
+func TestPacingPerOrigin(t *testing.T) {
+	a := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 4\n"))
+	b := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 4\n"))
+	h := newHarness(t)
+	h.allowed(a.URL + "/1")
+	h.allowed(b.URL + "/1")
+	h.clock.Advance(time.Second)
+	h.allowed(a.URL + "/2")
+	if got := h.sleeps(); !slices.Equal(got, []time.Duration{3 * time.Second}) {
+		t.Errorf("pauses %v, want one of 3s for a's second request", got)
+	}
+}
+
+// TestConcurrentRequestsSpaced: requests to one origin sent at once leave
+// one interval apart.
+func TestConcurrentRequestsSpaced(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 2\n"))
+	h := newHarness(t)
+	var mu sync.Mutex
+	var pauses []time.Duration
+	robotsguard.SetSleep(h.tr, func(ctx context.Context, d time.Duration) error {
+		mu.Lock()
+		pauses = append(pauses, d)
+		mu.Unlock()
+		return nil // the clock stands still: every request is scheduled at the same instant
+	})
+	h.allowed(s.URL + "/warm")
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h.allowed(fmt.Sprintf("%s/p%d", s.URL, i))
+		}()
+	}
+	wg.Wait()
+	slices.Sort(pauses)
+	if want := []time.Duration{2 * time.Second, 4 * time.Second, 6 * time.Second, 8 * time.Second}; !slices.Equal(pauses, want) {
+		t.Errorf("pauses %v, want %v", pauses, want)
+	}
+}
+
+func TestBackoffAfter429And503(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 1\n"))
+	var answer []int // statuses to answer, in order; then 200
+	var retryAfter string
+	var mu sync.Mutex
+	s.pages = func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(answer) > 0 {
+			if retryAfter != "" {
+				w.Header().Set("Retry-After", retryAfter)
+			}
+			w.WriteHeader(answer[0])
+			answer = answer[1:]
+		}
+	}
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.MaxBackoff = time.Minute })
+	set := func(ra string, codes ...int) {
+		mu.Lock()
+		retryAfter, answer = ra, codes
+		mu.Unlock()
+	}
+	run := func(n int) []time.Duration {
+		for i := range n {
+			h.allowed(fmt.Sprintf("%s/p%d", s.URL, i))
+		}
+		return h.sleeps()
+	}
+	run(1)
+
+	set("7", 429)
+	if got := run(2); !slices.Equal(got, []time.Duration{time.Second, 7 * time.Second}) {
+		t.Errorf("after a 429 with Retry-After: 7, pauses %v, want [1s 7s]", got)
+	}
+	set("", 503, 503, 503)
+	if got := run(4); !slices.Equal(got, []time.Duration{time.Second, time.Second, 2 * time.Second, 4 * time.Second}) {
+		t.Errorf("after three 503s, pauses %v, want doubling [1s 1s 2s 4s]", got)
+	}
+	if got := run(1); !slices.Equal(got, []time.Duration{time.Second}) {
+		t.Errorf("after a success, pause %v, want the crawl-delay again", got)
+	}
+	set("86400", 429)
+	if got := run(2); !slices.Equal(got, []time.Duration{time.Second, time.Minute}) {
+		t.Errorf("Retry-After beyond MaxBackoff: pauses %v, want [1s 1m]", got)
+	}
+	date := h.clock.Now().Add(30 * time.Second).Format(http.TimeFormat)
+	set(date, 503)
+	if got := run(2); !slices.Equal(got, []time.Duration{time.Second, 29 * time.Second}) {
+		t.Errorf("Retry-After as a date 30s ahead: pauses %v, want [1s 29s]", got)
+	}
+}
+
+// TestPacingDeadline: a request whose deadline comes before its turn
+// fails at once, without sleeping, and gives its turn back.
+func TestPacingDeadline(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 10\n"))
+	h := newHarness(t)
+	h.allowed(s.URL + "/1")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := h.do(ctx, s.URL+"/2")
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, robotsguard.ErrDisallowed) {
+		t.Fatalf("err %v, want context.DeadlineExceeded", err)
+	}
+	if got := h.sleeps(); len(got) != 0 {
+		t.Errorf("slept %v before failing", got)
+	}
+	h.allowed(s.URL + "/3")
+	if got := h.sleeps(); !slices.Equal(got, []time.Duration{10 * time.Second}) {
+		t.Errorf("pauses %v: the failed request's turn was not given back", got)
+	}
+	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/1", "/3"}) {
+		t.Errorf("origin saw %q", got)
+	}
+}
+
+// TestPacingCancelled: a request cancelled during its pause returns the
+// context's error, unsent.
+func TestPacingCancelled(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 10\n"))
+	h := newHarness(t)
+	h.allowed(s.URL + "/1")
+	ctx, cancel := context.WithCancel(context.Background())
+	robotsguard.SetSleep(h.tr, func(context.Context, time.Duration) error {
+		cancel()
+		return ctx.Err()
+	})
+	if _, err := h.do(ctx, s.URL+"/2"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/1"}) {
+		t.Errorf("origin saw %q", got)
+	}
+}
+
+// TestPacersEvicted: pacing state of idle origins is dropped, so it does
+// not grow with the number of origins crawled, and dropping it changes no
+// pause.
+func TestPacersEvicted(t *testing.T) {
+	h := newHarness(t, func(tr *robotsguard.Transport) {
+		tr.Base = staticRoundTripper{"User-agent: *\nCrawl-delay: 2\n"}
+	})
+	for i := range 5000 {
+		h.allowed(fmt.Sprintf("http://host%d.example/", i))
+		h.clock.Advance(time.Second)
+	}
+	if n := robotsguard.Pacers(h.tr); n > 1100 {
+		t.Errorf("%d pacers after crawling 5000 origins one after another", n)
+	}
+	if got := h.sleeps(); len(got) != 0 {
+		t.Errorf("pauses %v, want none: each origin was requested once", got)
+	}
+	// An evicted origin is paced as a new one; a recent one still waits.
+	h.allowed("http://host0.example/again")
+	h.allowed("http://host4999.example/again")
+	if got := h.sleeps(); !slices.Equal(got, []time.Duration{time.Second}) {
+		t.Errorf("pauses %v, want 1s for host4999 only", got)
+	}
+}

@@ -1,0 +1,510 @@
+package robotsguard_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/robotsguard/robotsguard"
+	"github.com/robotsguard/robotsguard/cache"
+	"github.com/robotsguard/robotsguard/policy"
+)
+
+const rules = "User-agent: *\nDisallow: /private/\n\nUser-agent: TestBot\nDisallow: /secret\nAllow: /secret/ok\n"
+
+func TestEnforcesRules(t *testing.T) {
+	s := newSite(t, robotsTxt(rules))
+	h := newHarness(t)
+	h.allowed(s.URL + "/")
+	h.allowed(s.URL + "/private/x") // TestBot has its own group
+	h.allowed(s.URL + "/secret/ok/1")
+	d := h.refused(s.URL+"/secret/plans?id=1", robotsguard.ReasonRule)
+
+	want := robotsguard.DisallowedError{
+		Method: "GET", URL: s.URL + "/secret/plans?id=1", Agent: "TestBot",
+		RobotsURL: s.URL + "/robots.txt", Reason: robotsguard.ReasonRule, Status: 200,
+		Decision: policy.Decision{Allowed: false, Reason: policy.ReasonRule, Agent: "testbot", GroupLine: 4,
+			Rule: policy.Rule{Pattern: "/secret", Line: 5}},
+	}
+	if *d != want {
+		t.Errorf("refusal\n\t%+v, want\n\t%+v", *d, want)
+	}
+	wantMsg := fmt.Sprintf(`robotsguard: GET %s/secret/plans?id=1 disallowed for "TestBot" by %s/robots.txt line 5 "Disallow: /secret" (group "testbot")`, s.URL, s.URL)
+	if d.Error() != wantMsg {
+		t.Errorf("message %q, want %q", d.Error(), wantMsg)
+	}
+	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/", "/private/x", "/secret/ok/1"}) {
+		t.Errorf("origin saw %q", got)
+	}
+}
+
+// closeRecorder is a request body that records whether it was closed.
+type closeRecorder struct {
+	io.Reader
+	closed atomic.Bool
+}
+
+func (c *closeRecorder) Close() error { c.closed.Store(true); return nil }
+
+// TestRefusalClosesBody: the RoundTripper contract asks the transport to
+// close the body of a request it does not send.
+func TestRefusalClosesBody(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /upload\n"))
+	h := newHarness(t)
+	body := &closeRecorder{Reader: strings.NewReader("data")}
+	req, _ := http.NewRequest(http.MethodPost, s.URL+"/upload", body)
+	_, err := h.client.Do(req)
+	if !errors.Is(err, robotsguard.ErrDisallowed) || !body.closed.Load() {
+		t.Errorf("err %v, body closed %v; want ErrDisallowed and a closed body", err, body.closed.Load())
+	}
+	if n := s.count("/upload"); n != 0 {
+		t.Errorf("origin got %d requests for /upload", n)
+	}
+}
+
+// TestRedirectTargetsChecked: http.Client calls RoundTrip for every hop, so
+// a redirect into a disallowed path, on the same origin or another, is
+// refused before the hop is sent.
+func TestRedirectTargetsChecked(t *testing.T) {
+	other := newSite(t, robotsTxt("User-agent: *\nDisallow: /closed\n"))
+	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\n"))
+	s.pages = func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/to-private":
+			http.Redirect(w, r, "/private/x", http.StatusFound)
+		case "/to-other":
+			http.Redirect(w, r, other.URL+"/closed/y", http.StatusMovedPermanently)
+		case "/to-other-open":
+			http.Redirect(w, r, other.URL+"/open", http.StatusFound)
+		default:
+			io.WriteString(w, "ok")
+		}
+	}
+	h := newHarness(t)
+	d := h.refused(s.URL+"/to-private", robotsguard.ReasonRule)
+	if d.URL != s.URL+"/private/x" {
+		t.Errorf("refused %s, want the redirect target", d.URL)
+	}
+	d = h.refused(s.URL+"/to-other", robotsguard.ReasonRule)
+	if d.URL != other.URL+"/closed/y" || d.RobotsURL != other.URL+"/robots.txt" {
+		t.Errorf("refused %s by %s, want the other origin's target and robots.txt", d.URL, d.RobotsURL)
+	}
+	h.allowed(s.URL + "/to-other-open")
+	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/to-private", "/to-other", "/to-other-open"}) {
+		t.Errorf("origin saw %q", got)
+	}
+	if got := other.seen(); !slices.Equal(got, []string{"/robots.txt", "/open"}) {
+		t.Errorf("other origin saw %q", got)
+	}
+}
+
+// TestQueryMatchedAndNotReordered: the query is part of the match, and the
+// request goes out with its query exactly as given.
+func TestQueryMatchedAndNotReordered(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /search?q=\nDisallow: /*&sort=\nDisallow: /*b=2&a=1\n"))
+	h := newHarness(t)
+	h.refused(s.URL+"/search?q=robots", robotsguard.ReasonRule)
+	h.refused(s.URL+"/list?page=2&sort=asc", robotsguard.ReasonRule)
+	h.refused(s.URL+"/x?b=2&a=1", robotsguard.ReasonRule)
+	h.allowed(s.URL + "/search?lang=en&q=robots")
+	h.allowed(s.URL + "/x?a=1&b=2")
+	h.allowed(s.URL + "/x?z=%2F&y=1")
+	want := []string{"/robots.txt", "/search?lang=en&q=robots", "/x?a=1&b=2", "/x?z=%2F&y=1"}
+	if got := s.seen(); !slices.Equal(got, want) {
+		t.Errorf("origin saw %q, want %q", got, want)
+	}
+}
+
+// TestRobotsTxtPassesThrough: requests for /robots.txt are not checked,
+// even when the file disallows everything.
+func TestRobotsTxtPassesThrough(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /\n"))
+	h := newHarness(t)
+	body, err := h.get(s.URL + "/robots.txt")
+	if err != nil || !strings.Contains(body, "Disallow: /") {
+		t.Fatalf("GET /robots.txt: %q, %v", body, err)
+	}
+	h.refused(s.URL+"/", robotsguard.ReasonRule)
+	// One robots.txt request from the client, one fetch by the transport.
+	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/robots.txt"}) {
+		t.Errorf("origin saw %q", got)
+	}
+}
+
+// TestAgentFromRequestHeader: without UserAgent, each request's
+// User-Agent header selects the group, and is sent for the robots.txt.
+func TestAgentFromRequestHeader(t *testing.T) {
+	s := newSite(t, robotsTxt(rules))
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.UserAgent = "" })
+	req, _ := http.NewRequest(http.MethodGet, s.URL+"/secret", nil)
+	req.Header.Set("User-Agent", "Mozilla/5.0 (compatible; TestBot/2.0)")
+	_, err := h.client.Do(req)
+	var d *robotsguard.DisallowedError
+	if !errors.As(err, &d) || d.Agent != "TestBot" {
+		t.Fatalf("TestBot on /secret: %v", err)
+	}
+	if ua := s.lastRobotsRequest().Header.Get("User-Agent"); ua != "Mozilla/5.0 (compatible; TestBot/2.0)" {
+		t.Errorf("robots.txt fetched with User-Agent %q", ua)
+	}
+	req.Header.Set("User-Agent", "OtherBot/1.0")
+	if resp, err := h.client.Do(req); err != nil {
+		t.Errorf("OtherBot on /secret: %v", err)
+	} else {
+		resp.Body.Close()
+	}
+	if n := s.count("/robots.txt"); n != 1 {
+		t.Errorf("robots.txt fetched %d times, want once for both agents", n)
+	}
+}
+
+func TestRobotsFetchSendsUserAgent(t *testing.T) {
+	s := newSite(t, robotsTxt(rules))
+	h := newHarness(t)
+	h.allowed(s.URL + "/")
+	if ua := s.lastRobotsRequest().Header.Get("User-Agent"); ua != h.tr.UserAgent {
+		t.Errorf("robots.txt fetched with User-Agent %q, want %q", ua, h.tr.UserAgent)
+	}
+}
+
+// TestHerd: a thousand concurrent requests to a cold origin cause exactly
+// one robots.txt request; all of them wait for it and then proceed.
+func TestHerd(t *testing.T) {
+	release := make(chan struct{})
+	var arrived atomic.Int32
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		arrived.Add(1)
+		<-release
+		io.WriteString(w, "User-agent: *\nDisallow: /no\n")
+	})
+	h := newHarness(t, func(tr *robotsguard.Transport) {
+		tr.Base = &http.Transport{MaxConnsPerHost: 8}
+	})
+	const n = 1000
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			path := "/page"
+			if i%10 == 0 {
+				path = "/no"
+			}
+			_, err := h.get(s.URL + path)
+			if (path == "/no") != errors.Is(err, robotsguard.ErrDisallowed) || path != "/no" && err != nil {
+				errs <- fmt.Errorf("%s: %v", path, err)
+			}
+		}()
+	}
+	// Let the requests pile up on the single fetch before releasing it.
+	for arrived.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	close(release)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if got := s.count("/robots.txt"); got != 1 {
+		t.Errorf("robots.txt requested %d times, want 1", got)
+	}
+	if got := s.count("/page"); got != n-n/10 {
+		t.Errorf("origin got %d page requests, want %d", got, n-n/10)
+	}
+	if got := s.count("/no"); got != 0 {
+		t.Errorf("origin got %d disallowed requests", got)
+	}
+}
+
+// TestContextCancelledWhileFetching: a request whose context ends while
+// the robots.txt is being fetched returns at once with the context's
+// error; the fetch goes on and serves the next request.
+func TestContextCancelledWhileFetching(t *testing.T) {
+	release := make(chan struct{})
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		<-release
+		io.WriteString(w, "User-agent: *\nDisallow: /no\n")
+	})
+	h := newHarness(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() {
+		_, err := h.do(ctx, s.URL+"/page")
+		done <- err
+	}()
+	for s.count("/robots.txt") == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) || errors.Is(err, robotsguard.ErrDisallowed) {
+		t.Fatalf("cancelled request: %v, want context.Canceled", err)
+	}
+	close(release)
+	h.allowed(s.URL + "/page")
+	h.refused(s.URL+"/no", robotsguard.ReasonRule)
+	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/page"}) {
+		t.Errorf("origin saw %q", got)
+	}
+}
+
+func TestStatusCodes(t *testing.T) {
+	tests := []struct {
+		name     string
+		robots   http.HandlerFunc
+		policy   robotsguard.StatusPolicy
+		refused  robotsguard.Reason // 0: allowed
+		requests int                // robots.txt requests the origin sees
+	}{
+		{"200 rules", robotsTxt("User-agent: *\nDisallow: /page\n"), nil, robotsguard.ReasonRule, 1},
+		{"200 HTML", robotsTxt("<html><body>Not here</body></html>"), nil, 0, 1},
+		{"204 empty", status(204), nil, 0, 1},
+		{"404 unavailable", status(404), nil, 0, 1},
+		{"410 unavailable", status(410), nil, 0, 1},
+		{"401 unavailable", status(401), nil, 0, 1},
+		{"403 unavailable", status(403), nil, 0, 1},
+		{"403 under the 1996 draft", status(403), robotsguard.Koster1996StatusPolicy, robotsguard.ReasonStatus, 1},
+		{"401 under the 1996 draft", status(401), robotsguard.Koster1996StatusPolicy, robotsguard.ReasonStatus, 1},
+		{"404 under the 1996 draft", status(404), robotsguard.Koster1996StatusPolicy, 0, 1},
+		{"429 unreachable", status(429), nil, robotsguard.ReasonUnreachable, 3},
+		{"500 unreachable, retried", status(500), nil, robotsguard.ReasonUnreachable, 3},
+		{"503 unreachable, retried", status(503), nil, robotsguard.ReasonUnreachable, 3},
+		{"503 with a long Retry-After: no retry", status(503, "Retry-After: 3600"), nil, robotsguard.ReasonUnreachable, 1},
+		{"501 unreachable, not retried", status(501), nil, robotsguard.ReasonUnreachable, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSite(t, tc.robots)
+			h := newHarness(t, func(tr *robotsguard.Transport) { tr.StatusPolicy = tc.policy })
+			if tc.refused == 0 {
+				h.allowed(s.URL + "/page")
+			} else {
+				h.refused(s.URL+"/page", tc.refused)
+			}
+			if got := s.count("/robots.txt"); got != tc.requests {
+				t.Errorf("robots.txt requested %d times, want %d", got, tc.requests)
+			}
+			if tc.refused == 0 && s.count("/page") != 1 || tc.refused != 0 && s.count("/page") != 0 {
+				t.Errorf("origin saw %q", s.seen())
+			}
+		})
+	}
+}
+
+func TestUnreachableErrors(t *testing.T) {
+	t.Run("network error", func(t *testing.T) {
+		s := newSite(t, nil)
+		url := s.URL
+		s.Close()
+		h := newHarness(t)
+		d := h.refused(url+"/page", robotsguard.ReasonUnreachable)
+		var fe *robotsguard.FetchError
+		if !errors.As(d, &fe) || fe.URL != url+"/robots.txt" || fe.Err == nil {
+			t.Errorf("refusal %v: want a FetchError with the network error", d)
+		}
+	})
+	t.Run("truncated body", func(t *testing.T) {
+		s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", "1000")
+			io.WriteString(w, "User-agent: *\nAllow: /\n") // then the connection closes
+		})
+		h := newHarness(t, func(tr *robotsguard.Transport) { tr.RetryMax = -1 })
+		d := h.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
+		if !errors.Is(d, io.ErrUnexpectedEOF) {
+			t.Errorf("refusal %v: want io.ErrUnexpectedEOF inside", d)
+		}
+		if got := s.seen(); !slices.Equal(got, []string{"/robots.txt"}) {
+			t.Errorf("origin saw %q", got)
+		}
+	})
+	t.Run("timeout", func(t *testing.T) {
+		release := make(chan struct{})
+		defer close(release)
+		s := newSite(t, func(w http.ResponseWriter, r *http.Request) { <-release })
+		h := newHarness(t, func(tr *robotsguard.Transport) {
+			tr.FetchTimeout = 50 * time.Millisecond
+			tr.RetryMax = -1
+		})
+		d := h.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
+		if !errors.Is(d, context.DeadlineExceeded) {
+			t.Errorf("refusal %v: want context.DeadlineExceeded inside", d)
+		}
+	})
+}
+
+// TestBodyCap: only the parser's size limit of a robots.txt is read; a
+// body that never ends does not hang the fetch, and rules past the limit
+// are not applied.
+func TestBodyCap(t *testing.T) {
+	var written atomic.Int64
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "User-agent: *\nDisallow: /early\n")
+		line := []byte(strings.Repeat("#", 1023) + "\n")
+		for written.Load() < 1<<30 { // 1 GiB, unless the client hangs up
+			n, err := w.Write(line)
+			written.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+	})
+	h := newHarness(t)
+	h.refused(s.URL+"/early", robotsguard.ReasonRule)
+	h.allowed(s.URL + "/late")
+	if w := written.Load(); w >= 1<<30 {
+		t.Errorf("the server wrote all of its %d bytes: the body was read to the end", w)
+	}
+}
+
+// TestRedirects: the robots.txt fetch follows up to five redirects, across
+// hosts, and the rules found apply to the original origin; more, a loop,
+// or a redirect out of HTTP make the file unavailable.
+func TestRedirects(t *testing.T) {
+	target := newSite(t, robotsTxt("User-agent: *\nDisallow: /blocked\n"))
+	chain := func(hops int, last string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			n := 0
+			fmt.Sscan(r.URL.Query().Get("hop"), &n)
+			if n < hops-1 {
+				http.Redirect(w, r, fmt.Sprintf("/robots.txt?hop=%d", n+1), http.StatusFound)
+				return
+			}
+			http.Redirect(w, r, last, http.StatusMovedPermanently)
+		}
+	}
+	tests := []struct {
+		name    string
+		robots  http.HandlerFunc
+		blocked bool // whether /blocked is refused: the target's rules apply
+		fetches int  // robots.txt requests to the first origin
+	}{
+		{"one hop to another host", chain(1, target.URL+"/robots.txt"), true, 1},
+		{"five hops", chain(5, target.URL+"/robots.txt"), true, 5},
+		{"six hops: unavailable", chain(6, target.URL+"/robots.txt"), false, 6},
+		{"loop: unavailable", chain(1, "/robots.txt"), false, 6},
+		{"to ftp: unavailable", chain(1, "ftp://example.com/robots.txt"), false, 1},
+		{"3xx without Location: unavailable", status(302), false, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSite(t, tc.robots)
+			h := newHarness(t)
+			if tc.blocked {
+				d := h.refused(s.URL+"/blocked", robotsguard.ReasonRule)
+				if d.RobotsURL != s.URL+"/robots.txt" {
+					t.Errorf("rules attributed to %s, want the original origin", d.RobotsURL)
+				}
+			} else {
+				h.allowed(s.URL + "/blocked")
+			}
+			if got := countQuery(s, "/robots.txt"); got != tc.fetches {
+				t.Errorf("origin saw %q, want %d robots.txt requests", s.seen(), tc.fetches)
+			}
+		})
+	}
+}
+
+// countQuery counts the requests whose URI starts with prefix (a path and
+// any query).
+func countQuery(s *site, prefix string) int {
+	n := 0
+	for _, u := range s.seen() {
+		if strings.HasPrefix(u, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestUnsupportedURLs: only http and https URLs with a host can be checked;
+// anything else fails without being sent.
+func TestUnsupportedURLs(t *testing.T) {
+	h := newHarness(t)
+	for _, u := range []string{"ftp://example.com/x", "http:///x", "file:///etc/passwd"} {
+		req, err := http.NewRequest(http.MethodGet, u, nil)
+		if err != nil {
+			continue
+		}
+		if _, err := h.tr.RoundTrip(req); err == nil {
+			t.Errorf("%s: no error", u)
+		}
+	}
+}
+
+func TestOriginKey(t *testing.T) {
+	tests := []struct{ url, want string }{
+		{"http://example.com/a", "http://example.com"},
+		{"http://Example.COM:80/a", "http://example.com"},
+		{"https://example.com:443/", "https://example.com"},
+		{"https://example.com:80/", "https://example.com:80"},
+		{"http://example.com:8181/", "http://example.com:8181"},
+		{"http://example.com:08181/", "http://example.com:8181"},
+		{"HTTP://example.com/", "http://example.com"},
+		{"http://www.müller.eu/", "http://www.xn--mller-kva.eu"},
+		{"http://www.MÜLLER.eu:80/", "http://www.xn--mller-kva.eu"},
+		{"http://212.96.82.21/robots.txt", "http://212.96.82.21"},
+		{"http://[2001:DB8::1]:8080/", "http://[2001:db8::1]:8080"},
+		{"http://[2001:db8::1]:80/", "http://[2001:db8::1]"},
+	}
+	for _, tc := range tests {
+		if got, err := robotsguard.OriginOf(tc.url); err != nil || got != tc.want {
+			t.Errorf("origin of %s = %q, %v; want %q", tc.url, got, err, tc.want)
+		}
+	}
+}
+
+// TestStoreShared: a second Transport sharing the Store uses the robots.txt
+// the first fetched, without fetching it.
+func TestStoreShared(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n", "Cache-Control: max-age=3600"))
+	store := cache.NewMemoryStore(1 << 20)
+	h1 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
+	h1.allowed(s.URL + "/yes")
+	h2 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
+	h2.refused(s.URL+"/no", robotsguard.ReasonRule)
+	if n := s.count("/robots.txt"); n != 1 {
+		t.Errorf("robots.txt fetched %d times, want once for both transports", n)
+	}
+	// Past its freshness, the second revalidates it.
+	h2.clock.Advance(2 * time.Hour)
+	h2.refused(s.URL+"/no", robotsguard.ReasonRule)
+	if n := s.count("/robots.txt"); n != 2 {
+		t.Errorf("robots.txt fetched %d times, want a second fetch once stale", n)
+	}
+}
+
+// TestStoreCorruptEntry: an entry that does not decode is dropped and the
+// robots.txt fetched.
+func TestStoreCorruptEntry(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n"))
+	store := cache.NewMemoryStore(1 << 20)
+	store.Set(s.URL, []byte("RG\x01garbage"))
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
+	h.refused(s.URL+"/no", robotsguard.ReasonRule)
+	if n := s.count("/robots.txt"); n != 1 {
+		t.Errorf("robots.txt fetched %d times", n)
+	}
+}
+
+// TestZeroValue: the zero Transport works.
+func TestZeroValue(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n"))
+	client := &http.Client{Transport: &robotsguard.Transport{}}
+	resp, err := client.Get(s.URL + "/yes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if _, err := client.Get(s.URL + "/no"); !errors.Is(err, robotsguard.ErrDisallowed) {
+		t.Errorf("GET /no: %v", err)
+	}
+}
