@@ -47,7 +47,7 @@ func (r Reason) String() string {
 // A DisallowedError is a refused request: no byte of it was sent.
 type DisallowedError struct {
 	Method    string
-	URL       string // the request's URL
+	URL       string // the request's URL, its password redacted
 	Agent     string // the product token the decision was made for
 	RobotsURL string // the robots.txt that decided
 	Reason    Reason
@@ -57,7 +57,10 @@ type DisallowedError struct {
 	// Status is the status code the robots.txt was last served with, or
 	// 0 when it never was.
 	Status int
-	// Err is why the robots.txt is unreachable, for ReasonUnreachable.
+	// Err is why the robots.txt is unreachable, for ReasonUnreachable:
+	// usually a *FetchError. It is not returned by Unwrap, so that a
+	// refusal never passes for the error it holds (a fetch's timeout is not
+	// the request's).
 	Err error
 }
 
@@ -76,9 +79,6 @@ func (e *DisallowedError) Error() string {
 
 // Is reports whether target is ErrDisallowed.
 func (e *DisallowedError) Is(target error) bool { return target == ErrDisallowed }
-
-// Unwrap returns the fetch error of an unreachable robots.txt, or nil.
-func (e *DisallowedError) Unwrap() error { return e.Err }
 
 // A FetchError is why a robots.txt could not be fetched.
 type FetchError struct {

@@ -76,12 +76,19 @@ const (
 )
 
 // fetch fetches the robots.txt of o, revalidating old when it has a usable
-// response, and returns the new entry.
-func (t *Transport) fetch(ctx context.Context, o origin, userAgent string, old *cache.Entry) fetchResult {
-	robotsURL := o.robotsURL()
-	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, robotsURL, nil)
+// response, and returns the new entry. When dial is not empty the file is
+// fetched from that host, with o's host in the Host header.
+func (t *Transport) fetch(ctx context.Context, o origin, dial, userAgent string, old *cache.Entry) fetchResult {
+	robotsURL, fetchURL := o.robotsURL(), o.robotsURL()
+	if dial != "" {
+		fetchURL = origin{https: o.https, host: dial}.robotsURL()
+	}
+	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, fetchURL, nil)
 	if err != nil {
 		return t.failed(old, nil, &FetchError{URL: robotsURL, Err: err})
+	}
+	if dial != "" {
+		req.Host = o.host
 	}
 	if userAgent != "" {
 		req.Header.Set("User-Agent", userAgent)
@@ -96,6 +103,9 @@ func (t *Transport) fetch(ctx context.Context, o origin, userAgent string, old *
 	resp, err := client.Do(req)
 	received := t.now()
 	if err != nil {
+		if resp != nil {
+			resp.Body.Close() // retryablehttp may return both
+		}
 		return t.failed(old, nil, &FetchError{URL: robotsURL, Err: err})
 	}
 	defer resp.Body.Close()

@@ -2,7 +2,7 @@ package robotsguard
 
 import (
 	"errors"
-	"net"
+	"net/http"
 	"net/url"
 	"strings"
 
@@ -32,45 +32,90 @@ func (o origin) robotsURL() string { return o.String() + "/robots.txt" }
 var (
 	errNoHost = errors.New("robotsguard: URL has no host")
 	errScheme = errors.New("robotsguard: only http and https URLs can be checked against robots.txt")
+	errOpaque = errors.New("robotsguard: a URL whose Opaque names a host (absolute-form request target) cannot be checked")
 )
 
 // originOf returns the origin of u. It allocates only when the host is not
 // already in canonical form.
 func originOf(u *url.URL) (origin, error) {
+	return originAt(u.Scheme, u.Host)
+}
+
+// requestOrigin returns the origin a request is for, and the host to
+// connect to for its robots.txt. The origin is that of the Host header
+// when the request sets one (req.Host) that differs from the URL's host:
+// the server answers as that host, whichever address is dialled.
+func requestOrigin(req *http.Request) (o origin, dial string, err error) {
+	u := req.URL
+	if strings.HasPrefix(u.Opaque, "//") {
+		return o, "", errOpaque
+	}
+	if req.Host == "" || req.Host == u.Host {
+		o, err = originAt(u.Scheme, u.Host)
+		return o, "", err
+	}
+	if _, err := originAt(u.Scheme, u.Host); err != nil {
+		return o, "", err
+	}
+	o, err = originAt(u.Scheme, req.Host)
+	return o, u.Host, err
+}
+
+// originAt returns the origin of a URL with the given scheme and host
+// ("host" or "host:port").
+func originAt(scheme, hostport string) (origin, error) {
 	var o origin
 	switch {
-	case u.Scheme == "https" || strings.EqualFold(u.Scheme, "https"):
+	case scheme == "https" || strings.EqualFold(scheme, "https"):
 		o.https = true
-	case u.Scheme == "http" || strings.EqualFold(u.Scheme, "http"):
+	case scheme == "http" || strings.EqualFold(scheme, "http"):
 	default:
 		return o, errScheme
 	}
-	if u.Host == "" {
+	if hostport == "" {
 		return o, errNoHost
 	}
-	if canonicalHost(u.Host, o.https) {
-		o.host = u.Host
+	if canonicalHost(hostport, o.https) {
+		o.host = hostport
 		return o, nil
 	}
-	host, port := u.Hostname(), u.Port()
+	host, port := hostport, ""
+	if i := strings.LastIndexByte(hostport, ':'); i >= 0 && !strings.Contains(hostport[i:], "]") {
+		host, port = hostport[:i], hostport[i+1:]
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
 	if host == "" {
 		return o, errNoHost
 	}
-	if strings.Contains(host, ":") { // IPv6 literal
+	switch {
+	case strings.Contains(host, ":"): // IPv6 literal
 		host = "[" + strings.ToLower(host) + "]"
-	} else {
+	case isASCII(host):
+		// ASCII names are only lower-cased: IDNA's rules (STD3) would
+		// refuse names that HTTP clients accept, such as "my_host".
+		host = strings.ToLower(host)
+	default:
 		h, err := idna.Lookup.ToASCII(host)
 		if err != nil {
-			return o, &url.Error{Op: "robotsguard: host", URL: u.Host, Err: err}
+			return o, &url.Error{Op: "robotsguard: host", URL: hostport, Err: err}
 		}
 		host = h
 	}
 	port = strings.TrimLeft(port, "0")
 	if port != "" && !(o.https && port == "443") && !(!o.https && port == "80") {
-		host = net.JoinHostPort(strings.Trim(host, "[]"), port)
+		host += ":" + port
 	}
 	o.host = host
 	return o, nil
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // canonicalHost reports whether h ("host" or "host:port") is already an

@@ -18,6 +18,7 @@ import (
 // Defaults of the Transport fields.
 const (
 	DefaultCacheSize    = 64 << 20 // bytes of parsed robots.txt files kept in memory
+	MinCacheSize        = 16 << 20
 	DefaultDelay        = time.Second
 	DefaultMaxDelay     = 30 * time.Second
 	DefaultMaxBackoff   = 10 * time.Minute
@@ -75,7 +76,9 @@ type Transport struct {
 
 	// CacheSize bounds the memory held by parsed robots.txt files, in
 	// bytes; the least recently used origins are dropped first. Zero
-	// means DefaultCacheSize.
+	// means DefaultCacheSize; values below MinCacheSize mean MinCacheSize,
+	// and the bound is at least eight times Parser's MaxSize, so that a few
+	// of the largest files fit.
 	CacheSize int64
 
 	// Store, if not nil, shares fetched robots.txt files with other
@@ -142,9 +145,13 @@ func (t *Transport) init() {
 			t.token = policy.ProductToken(t.UserAgent)
 		}
 		size := t.CacheSize
-		if size <= 0 {
+		switch {
+		case size == 0:
 			size = DefaultCacheSize
+		case size < MinCacheSize:
+			size = MinCacheSize
 		}
+		size = max(size, 8*int64(t.maxSize())) // room for a few files of the largest size
 		t.states = cache.NewLRU[origin](size, (*originState).memSize)
 		t.pacers.idle = time.Minute
 		if t.sleep == nil {
@@ -207,23 +214,27 @@ func (t *Transport) maxRedirects() int { return orDefault(t.MaxRedirects, Defaul
 // waits. As the http.RoundTripper contract asks, it does not change req,
 // and closes req.Body when it does not send it.
 //
-// Requests for /robots.txt itself are sent as they are.
+// GET and HEAD requests for /robots.txt itself are sent as they are.
+//
+// The origin of a request is that of its URL, or of its Host header when
+// req.Host names another host: the robots.txt of that host decides, fetched
+// from the URL's address with the same Host header.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	t.init()
 	if req.URL == nil {
 		closeBody(req)
 		return nil, errors.New("robotsguard: nil Request.URL")
 	}
-	o, err := originOf(req.URL)
+	o, dial, err := requestOrigin(req)
 	if err != nil {
 		closeBody(req)
 		return nil, err
 	}
-	if req.URL.Path == "/robots.txt" && req.URL.RawQuery == "" {
+	if isRobotsTxt(req) {
 		return t.base().RoundTrip(req)
 	}
 	ctx := req.Context()
-	st, err := t.robots(ctx, o, req)
+	st, err := t.robots(ctx, o, dial, req)
 	if err != nil {
 		closeBody(req)
 		return nil, err
@@ -248,6 +259,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
+// isRobotsTxt reports whether req fetches /robots.txt, and nothing else.
+func isRobotsTxt(req *http.Request) bool {
+	return (req.Method == "" || req.Method == http.MethodGet || req.Method == http.MethodHead) &&
+		req.URL.Opaque == "" && req.URL.RequestURI() == "/robots.txt"
+}
+
 func closeBody(req *http.Request) {
 	if req.Body != nil {
 		req.Body.Close()
@@ -267,7 +284,7 @@ func (t *Transport) agent(req *http.Request) string {
 func (t *Transport) check(req *http.Request, st *originState, now time.Time) (time.Duration, error) {
 	refuse := func(r Reason) *DisallowedError {
 		return &DisallowedError{
-			Method: req.Method, URL: req.URL.String(), Agent: t.agent(req),
+			Method: req.Method, URL: req.URL.Redacted(), Agent: t.agent(req),
 			RobotsURL: st.origin.robotsURL(), Reason: r, Status: st.entry.Status,
 		}
 	}
@@ -344,13 +361,10 @@ type originState struct {
 	group  *policy.Group  // the group of the Transport's UserAgent
 	every  time.Duration  // the interval that group asks for
 	until  time.Time      // used without a new fetch until then
+	size   int64          // memory held, for the cache bound
 }
 
-// memSize approximates the memory the state holds: the body, parsed and
-// compiled, and a fixed overhead.
-func (st *originState) memSize() int64 {
-	return 4*int64(len(st.entry.Body)) + 1024
-}
+func (st *originState) memSize() int64 { return st.size }
 
 // newState builds the state of origin o from entry e.
 func (t *Transport) newState(o origin, e *cache.Entry, err error) *originState {
@@ -364,9 +378,17 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error) *originState {
 			st.robots = t.Parser.Parse(e.Body)
 			if t.UserAgent != "" {
 				st.group = st.robots.Group(t.UserAgent)
+				st.group.Allowed("/") // build its matcher now, to count it
 				st.every = t.interval(st.group)
 			}
 		}
+	}
+	// The body is kept (to revalidate and share the entry) besides its
+	// parsed form. Matchers built later, for agents other than UserAgent,
+	// are not counted.
+	st.size = int64(len(e.Body)) + 1024
+	if st.robots != nil {
+		st.size += int64(st.robots.MemSize())
 	}
 	if e.Failures > 0 {
 		st.until = e.RetryAt
@@ -377,9 +399,10 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error) *originState {
 }
 
 // robots returns the state of origin o's robots.txt, fetching the file
-// when the cache has no usable state. Concurrent requests for an origin
-// share one fetch; each stops waiting when its own context ends.
-func (t *Transport) robots(ctx context.Context, o origin, req *http.Request) (*originState, error) {
+// (from host dial, if not empty) when the cache has no usable state.
+// Concurrent requests for an origin share one fetch; each stops waiting
+// when its own context ends.
+func (t *Transport) robots(ctx context.Context, o origin, dial string, req *http.Request) (*originState, error) {
 	if st, ok := t.states.Get(o); ok && t.now().Before(st.until) {
 		return st, nil
 	}
@@ -387,11 +410,11 @@ func (t *Transport) robots(ctx context.Context, o origin, req *http.Request) (*o
 	if ua == "" {
 		ua = req.Header.Get("User-Agent")
 	}
-	// The fetch outlives the request that started it: others may wait on
-	// it. It keeps the request's context values, not its cancellation.
-	fctx := context.WithoutCancel(ctx)
+	// The fetch outlives the request that started it, as others may wait
+	// on it, so it takes neither its cancellation nor its values (such as
+	// an httptrace.ClientTrace that belongs to that request).
 	ch := t.flight.DoChan(o.String(), func() (any, error) {
-		return t.refresh(fctx, o, ua), nil
+		return t.refresh(context.Background(), o, dial, ua), nil
 	})
 	select {
 	case r := <-ch:
@@ -403,7 +426,7 @@ func (t *Transport) robots(ctx context.Context, o origin, req *http.Request) (*o
 
 // refresh fetches o's robots.txt, unless a usable state appeared meanwhile
 // (in memory or in the Store), and caches the result.
-func (t *Transport) refresh(ctx context.Context, o origin, ua string) *originState {
+func (t *Transport) refresh(ctx context.Context, o origin, dial, ua string) *originState {
 	now := t.now()
 	var old *cache.Entry
 	if st, ok := t.states.Get(o); ok {
@@ -411,7 +434,9 @@ func (t *Transport) refresh(ctx context.Context, o origin, ua string) *originSta
 			return st
 		}
 		old = st.entry
-	} else if e := t.load(o); e != nil {
+	}
+	// Another Transport sharing the Store may have fetched it since.
+	if e := t.load(o, now); e != nil && (old == nil || e.Received.After(old.Received)) {
 		st := t.newState(o, e, nil)
 		if now.Before(st.until) {
 			t.states.Set(o, st)
@@ -421,24 +446,39 @@ func (t *Transport) refresh(ctx context.Context, o origin, ua string) *originSta
 	}
 	ctx, cancel := context.WithTimeout(ctx, orDefault(t.FetchTimeout, DefaultFetchTimeout))
 	defer cancel()
-	res := t.fetch(ctx, o, ua, old)
+	res := t.fetch(ctx, o, dial, ua, old)
 	st := t.newState(o, res.entry, res.err)
 	if res.err != nil {
 		t.log(slog.LevelWarn, "robots.txt fetch failed", o, "error", res.err, "failures", res.entry.Failures, "retry_at", res.entry.RetryAt)
 	} else {
 		t.log(slog.LevelDebug, "robots.txt fetched", o, "status", res.entry.Status, "bytes", len(res.entry.Body), "fresh_until", st.until)
 	}
-	if t.CachePolicy.Storable(res.entry) {
-		t.states.Set(o, st)
-		t.save(o, res.entry)
-	} else {
+	if !t.CachePolicy.Storable(res.entry) {
 		t.states.Delete(o)
+		return st
 	}
+	t.states.Set(o, st)
+	if res.err != nil {
+		// A failure does not replace a newer success another process
+		// stored meanwhile.
+		if e := t.load(o, t.now()); e != nil && e.Received.After(res.entry.Received) {
+			return st
+		}
+	}
+	t.save(o, res.entry)
 	return st
 }
 
-// load reads o's entry from the Store, if there is one.
-func (t *Transport) load(o origin) *cache.Entry {
+// maxSkew is how far ahead of the clock an entry in the Store may have been
+// received: clocks of a fleet differ a little.
+const maxSkew = 5 * time.Minute
+
+// load reads o's entry from the Store, if there is one. An entry is data
+// from elsewhere: one received further ahead of now than maxSkew is
+// ignored, other times ahead of now are brought back to now (a retry
+// time, to the longest back-off), so that a skewed clock or a bad entry
+// cannot keep a copy fresh, or an origin blocked, for long.
+func (t *Transport) load(o origin, now time.Time) *cache.Entry {
 	if t.Store == nil {
 		return nil
 	}
@@ -451,6 +491,18 @@ func (t *Transport) load(o origin) *cache.Entry {
 		t.log(slog.LevelWarn, "dropping unreadable cache entry", o, "error", err)
 		t.Store.Delete(o.String())
 		return nil
+	}
+	if e.Received.Sub(now) > maxSkew || e.FailingSince.Sub(now) > maxSkew {
+		t.log(slog.LevelWarn, "ignoring cache entry from the future", o, "received", e.Received)
+		return nil
+	}
+	for _, tm := range []*time.Time{&e.Requested, &e.Received, &e.FailingSince} {
+		if tm.After(now) {
+			*tm = now
+		}
+	}
+	if limit := now.Add(maxRetryAfter); e.RetryAt.After(limit) {
+		e.RetryAt = limit
 	}
 	return &e
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -308,7 +309,7 @@ func TestUnreachableErrors(t *testing.T) {
 		h := newHarness(t)
 		d := h.refused(url+"/page", robotsguard.ReasonUnreachable)
 		var fe *robotsguard.FetchError
-		if !errors.As(d, &fe) || fe.URL != url+"/robots.txt" || fe.Err == nil {
+		if !errors.As(d.Err, &fe) || fe.URL != url+"/robots.txt" || fe.Err == nil {
 			t.Errorf("refusal %v: want a FetchError with the network error", d)
 		}
 	})
@@ -319,7 +320,7 @@ func TestUnreachableErrors(t *testing.T) {
 		})
 		h := newHarness(t, func(tr *robotsguard.Transport) { tr.RetryMax = -1 })
 		d := h.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
-		if !errors.Is(d, io.ErrUnexpectedEOF) {
+		if !errors.Is(d.Err, io.ErrUnexpectedEOF) {
 			t.Errorf("refusal %v: want io.ErrUnexpectedEOF inside", d)
 		}
 		if got := s.seen(); !slices.Equal(got, []string{"/robots.txt"}) {
@@ -335,8 +336,8 @@ func TestUnreachableErrors(t *testing.T) {
 			tr.RetryMax = -1
 		})
 		d := h.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
-		if !errors.Is(d, context.DeadlineExceeded) {
-			t.Errorf("refusal %v: want context.DeadlineExceeded inside", d)
+		if !errors.Is(d.Err, context.DeadlineExceeded) || errors.Is(d, context.DeadlineExceeded) {
+			t.Errorf("refusal %v: want context.DeadlineExceeded in Err, and not matched by the refusal", d)
 		}
 	})
 }
@@ -347,14 +348,18 @@ func TestUnreachableErrors(t *testing.T) {
 func TestBodyCap(t *testing.T) {
 	var written atomic.Int64
 	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "User-agent: *\nDisallow: /early\n")
-		line := []byte(strings.Repeat("#", 1023) + "\n")
-		for written.Load() < 1<<30 { // 1 GiB, unless the client hangs up
-			n, err := w.Write(line)
+		write := func(s string) bool {
+			n, err := io.WriteString(w, s)
 			written.Add(int64(n))
-			if err != nil {
-				return
-			}
+			return err == nil
+		}
+		write("User-agent: *\nDisallow: /early\n")
+		line := strings.Repeat("#", 1023) + "\n"
+		for written.Load() < 600<<10 {
+			write(line)
+		}
+		write("Disallow: /late\n")                  // past 500 KiB
+		for written.Load() < 1<<30 && write(line) { // 1 GiB, unless the client hangs up
 		}
 	})
 	h := newHarness(t)
@@ -482,16 +487,80 @@ func TestStoreShared(t *testing.T) {
 	}
 }
 
-// TestStoreCorruptEntry: an entry that does not decode is dropped and the
+// recordingStore is a Store that records deletions.
+type recordingStore struct {
+	cache.Store
+	mu      sync.Mutex
+	deleted []string
+}
+
+func (r *recordingStore) Delete(key string) {
+	r.mu.Lock()
+	r.deleted = append(r.deleted, key)
+	r.mu.Unlock()
+	r.Store.Delete(key)
+}
+
+// TestStoreCorruptEntry: an entry that does not decode is deleted and the
 // robots.txt fetched.
 func TestStoreCorruptEntry(t *testing.T) {
 	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n"))
-	store := cache.NewMemoryStore(1 << 20)
+	store := &recordingStore{Store: cache.NewMemoryStore(1 << 20)}
 	store.Set(s.URL, []byte("RG\x01garbage"))
 	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
 	h.refused(s.URL+"/no", robotsguard.ReasonRule)
 	if n := s.count("/robots.txt"); n != 1 {
 		t.Errorf("robots.txt fetched %d times", n)
+	}
+	if !slices.Equal(store.deleted, []string{s.URL}) {
+		t.Errorf("deleted %q, want the corrupt entry", store.deleted)
+	}
+}
+
+// TestStoreFresherEntry: a Transport whose copy is stale takes a fresher
+// one from the Store, stored by another Transport, instead of fetching.
+func TestStoreFresherEntry(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n", "Cache-Control: max-age=3600"))
+	store := cache.NewMemoryStore(1 << 20)
+	h1 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
+	h2 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
+	h1.allowed(s.URL + "/a") // fetch 1, shared
+	h2.allowed(s.URL + "/a") // from the store
+	h1.clock.Advance(61 * time.Minute)
+	h1.allowed(s.URL + "/b") // fetch 2, shared
+	h2.clock.Advance(61 * time.Minute)
+	h2.allowed(s.URL + "/b") // stale in memory, fresh in the store
+	if n := s.count("/robots.txt"); n != 2 {
+		t.Errorf("robots.txt fetched %d times, want 2", n)
+	}
+}
+
+// TestStoreEntryFromTheFuture: an entry received further ahead of the
+// clock than fleet clocks differ is ignored; one a little ahead counts as
+// received now.
+func TestStoreEntryFromTheFuture(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n"))
+	store := cache.NewMemoryStore(1 << 20)
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
+	put := func(ahead time.Duration) {
+		at := h.clock.Now().Add(ahead)
+		e := &cache.Entry{Status: 200, Body: []byte("User-agent: *\nDisallow: /\n"),
+			Header: http.Header{"Cache-Control": {"max-age=60"}}, Requested: at, Received: at}
+		b, _ := e.MarshalBinary()
+		store.Set(s.URL, b)
+	}
+	put(365 * 24 * time.Hour)
+	h.allowed(s.URL + "/a") // the real file, fetched
+	if n := s.count("/robots.txt"); n != 1 {
+		t.Fatalf("robots.txt fetched %d times, want the year-ahead entry ignored", n)
+	}
+	h2 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
+	put(30 * time.Second)
+	h2.refused(s.URL+"/a", robotsguard.ReasonRule) // the stored copy, fresh a minute after its receipt
+	h2.clock.Advance(91 * time.Second)
+	h2.allowed(s.URL + "/a")
+	if n := s.count("/robots.txt"); n != 2 {
+		t.Errorf("robots.txt fetched %d times, want a second fetch once the stored copy is stale", n)
 	}
 }
 
@@ -506,5 +575,68 @@ func TestZeroValue(t *testing.T) {
 	resp.Body.Close()
 	if _, err := client.Get(s.URL + "/no"); !errors.Is(err, robotsguard.ErrDisallowed) {
 		t.Errorf("GET /no: %v", err)
+	}
+}
+
+// TestRefusalRedactsPassword: a refusal's URL, and so its message, never
+// holds the password of the request's URL.
+func TestRefusalRedactsPassword(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /\n"))
+	h := newHarness(t)
+	u := strings.Replace(s.URL, "http://", "http://user:hunter2@", 1) + "/x"
+	_, err := h.get(u)
+	if !errors.Is(err, robotsguard.ErrDisallowed) || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("refusal %v leaks the password or is not a refusal", err)
+	}
+}
+
+// TestNoBypass: a request can neither slip past the check as a request for
+// /robots.txt, nor through an Opaque URL naming another host.
+func TestNoBypass(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\nDisallow: /robots.txt\n"))
+	h := newHarness(t)
+	u, _ := url.Parse(s.URL + "/robots.txt")
+	u.Opaque = "/private/secret" // sent as the request path
+	if _, err := h.tr.RoundTrip(&http.Request{Method: "GET", URL: u, Header: http.Header{}}); !errors.Is(err, robotsguard.ErrDisallowed) {
+		t.Errorf("Opaque path behind /robots.txt: %v, want a refusal", err)
+	}
+	u2, _ := url.Parse(s.URL + "/x")
+	u2.Opaque = "//other.example/private"
+	if _, err := h.tr.RoundTrip(&http.Request{Method: "GET", URL: u2, Header: http.Header{}}); err == nil {
+		t.Error("an absolute-form Opaque URL was sent")
+	}
+	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt"}) {
+		t.Errorf("origin saw %q, want only the transport's robots.txt fetch", got)
+	}
+}
+
+// TestHostHeaderOrigin: a request that dials one address with another Host
+// is checked against the robots.txt of that Host, fetched from the same
+// address with the same Host header.
+func TestHostHeaderOrigin(t *testing.T) {
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Host == "victim.example" {
+			io.WriteString(w, "User-agent: *\nDisallow: /private\n")
+			return
+		}
+		io.WriteString(w, "User-agent: *\nAllow: /\n")
+	})
+	h := newHarness(t)
+	req, _ := http.NewRequest(http.MethodGet, s.URL+"/private", nil)
+	req.Host = "victim.example"
+	_, err := h.client.Do(req)
+	var d *robotsguard.DisallowedError
+	if !errors.As(err, &d) || d.RobotsURL != "http://victim.example/robots.txt" {
+		t.Fatalf("err %v, want a refusal by victim.example's robots.txt", err)
+	}
+	if r := s.lastRobotsRequest(); r.Host != "victim.example" {
+		t.Errorf("robots.txt fetched with Host %q", r.Host)
+	}
+	h.allowed(s.URL + "/private") // the address's own origin allows it
+}
+
+func TestUnderscoreHost(t *testing.T) {
+	if got, err := robotsguard.OriginOf("http://My_Host.Example.com/"); err != nil || got != "http://my_host.example.com" {
+		t.Errorf("origin %q, %v", got, err)
 	}
 }
