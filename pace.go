@@ -109,6 +109,14 @@ func (ps *pacers) backoff(o origin, retryAfter string, now time.Time, max time.D
 	}
 }
 
+// backedOffPast reports whether o is backing off beyond slot.
+func (ps *pacers) backedOffPast(o origin, slot time.Time) bool {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	p := ps.m[o]
+	return p != nil && p.notBefore.After(slot)
+}
+
 // succeeded records a response from o that asked for no back-off.
 func (ps *pacers) succeeded(o origin) {
 	ps.mu.Lock()
@@ -137,22 +145,28 @@ func (ps *pacers) len() int {
 
 // pace waits until a request to o may be sent. It fails at once, giving the
 // slot back, when ctx's deadline comes before that time, and stops waiting
-// when ctx is done.
+// when ctx is done. A back-off recorded while it waits (a 429 or 503 to
+// another request) pushes it back too.
 func (t *Transport) pace(ctx context.Context, o origin, every time.Duration) error {
-	now := t.now()
-	delay, r := t.pacers.reserve(o, every, now)
-	if delay <= 0 {
-		return nil
+	for {
+		now := t.now()
+		delay, r := t.pacers.reserve(o, every, now)
+		if delay <= 0 {
+			return nil
+		}
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < delay { // deadlines are real time, whatever t.Now is
+			r.CancelAt(now)
+			return fmt.Errorf("robotsguard: next request to %s allowed in %v, after the request's deadline: %w", o, delay, context.DeadlineExceeded)
+		}
+		if err := t.sleep(ctx, delay); err != nil {
+			r.CancelAt(t.now())
+			return fmt.Errorf("robotsguard: waiting %v to pace requests to %s: %w", delay, o, err)
+		}
+		if !t.pacers.backedOffPast(o, now.Add(delay)) {
+			return nil
+		}
+		// The slot fell inside a back-off: take a new one after it.
 	}
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < delay { // deadlines are real time, whatever t.Now is
-		r.CancelAt(now)
-		return fmt.Errorf("robotsguard: next request to %s allowed in %v, after the request's deadline: %w", o, delay, context.DeadlineExceeded)
-	}
-	if err := t.sleep(ctx, delay); err != nil {
-		r.CancelAt(t.now())
-		return fmt.Errorf("robotsguard: waiting %v to pace requests to %s: %w", delay, o, err)
-	}
-	return nil
 }
 
 // sleepContext waits for d or until ctx is done.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -215,5 +216,55 @@ func TestPacersEvicted(t *testing.T) {
 	h.allowed("http://host4999.example/again")
 	if got := h.sleeps(); !slices.Equal(got, []time.Duration{time.Second}) {
 		t.Errorf("pauses %v, want 1s for host4999 only", got)
+	}
+}
+
+// TestBackoffHoldsWaitingRequests: a 429 or 503 answered while other
+// requests wait for their turn pushes those back too.
+func TestBackoffHoldsWaitingRequests(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 1\n"))
+	s.pages = func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/b" {
+			w.Header().Set("Retry-After", "10")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	}
+	h := newHarness(t)
+	h.allowed(s.URL + "/warm")
+	start := h.clock.Now()
+	var calls atomic.Int32
+	release := make(chan struct{})
+	robotsguard.SetSleep(h.tr, func(ctx context.Context, d time.Duration) error {
+		h.mu.Lock()
+		h.slept = append(h.slept, d)
+		h.mu.Unlock()
+		if calls.Add(1) == 1 {
+			<-release // request a waits here while b goes out
+			return nil
+		}
+		h.clock.Advance(d)
+		return nil
+	})
+	done := make(chan error)
+	go func() {
+		_, err := h.get(s.URL + "/a")
+		done <- err
+	}()
+	for calls.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	h.allowed(s.URL + "/b") // waits 2s, then gets the 503
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := h.sleeps(); !slices.Equal(got, []time.Duration{time.Second, 2 * time.Second, 10 * time.Second}) {
+		t.Errorf("pauses %v, want a's 1s, b's 2s, then a held for the 10s back-off", got)
+	}
+	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/warm", "/b", "/a"}) {
+		t.Errorf("origin saw %q", got)
+	}
+	if at := h.clock.Now().Sub(start); at != 12*time.Second {
+		t.Errorf("a went out %v after the start, want 12s: b's slot at 2s plus 10s", at)
 	}
 }
