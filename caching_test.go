@@ -1,9 +1,12 @@
 package robotsguard_test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -240,17 +243,53 @@ func TestRetryAfterOnRobots(t *testing.T) {
 	}
 }
 
-// TestCacheSizeBound: the in-memory cache holds at most CacheSize bytes;
-// an evicted origin is fetched again.
+// TestCacheSizeBound: the in-memory cache holds at most CacheSize bytes of
+// parsed files (at least MinCacheSize); the least recently used origin is
+// dropped and fetched again when needed.
 func TestCacheSizeBound(t *testing.T) {
-	body := "User-agent: *\nDisallow: /private\n" + string(make([]byte, 10000))
-	a := newSite(t, robotsTxt(body))
-	b := newSite(t, robotsTxt(body))
-	h := newHarness(t, func(tr *robotsguard.Transport) { tr.CacheSize = 60000 }) // room for one
-	h.allowed(a.URL + "/1")
-	h.allowed(b.URL + "/1")
-	h.allowed(a.URL + "/2")
-	if na, nb := a.count("/robots.txt"), b.count("/robots.txt"); na != 2 || nb != 1 {
-		t.Errorf("robots.txt requests %d and %d, want a's fetched again after b evicted it", na, nb)
+	var sb strings.Builder
+	sb.WriteString("User-agent: *\n")
+	for i := 0; sb.Len() < 400<<10; i++ {
+		fmt.Fprintf(&sb, "Disallow: /section-%d/page\n", i)
 	}
+	base := &countingRoundTripper{robots: sb.String()}
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Base = base; tr.CacheSize = 1 })
+	// Each parsed file holds over a MiB: 30 origins overflow 16 MiB.
+	for i := range 30 {
+		h.allowed(fmt.Sprintf("http://site%d.example/", i))
+	}
+	h.allowed("http://site29.example/again")
+	h.allowed("http://site0.example/again")
+	if n := base.robotsFetches("site29.example"); n != 1 {
+		t.Errorf("the most recent origin was fetched %d times, want once", n)
+	}
+	if n := base.robotsFetches("site0.example"); n != 2 {
+		t.Errorf("the oldest origin was fetched %d times, want again after eviction", n)
+	}
+}
+
+// countingRoundTripper is a staticRoundTripper that counts robots.txt
+// requests by host.
+type countingRoundTripper struct {
+	robots string
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+func (c *countingRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Path == "/robots.txt" {
+		c.mu.Lock()
+		if c.counts == nil {
+			c.counts = map[string]int{}
+		}
+		c.counts[req.URL.Host]++
+		c.mu.Unlock()
+	}
+	return staticRoundTripper{c.robots}.RoundTrip(req)
+}
+
+func (c *countingRoundTripper) robotsFetches(host string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.counts[host]
 }

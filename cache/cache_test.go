@@ -48,12 +48,14 @@ func TestLifetimeAndAge(t *testing.T) {
 		{"Expires minus Date", entry(200, "Date", httpDate(t0.Add(-time.Minute)), "Expires", httpDate(t0.Add(time.Hour))), 61 * time.Minute, 70 * time.Second},
 		{"Expires in the past", entry(200, "Date", httpDate(t0), "Expires", httpDate(t0.Add(-time.Hour))), 0, 12 * time.Second},
 		{"invalid Expires", entry(200, "Expires", "0"), 0, 12 * time.Second},
-		{"capped at 24h", entry(200, "Cache-Control", "max-age=999999999"), 24 * time.Hour, 12 * time.Second},
+		{"long max-age", entry(200, "Cache-Control", "max-age=999999999"), 999999999 * time.Second, 12 * time.Second},
 		{"Age plus response delay", entry(200, "Cache-Control", "max-age=600", "Age", "100"), 600 * time.Second, 112 * time.Second},
 		{"Age too large", entry(200, "Cache-Control", "max-age=600", "Age", "99999999999999999999"), 600 * time.Second, (1<<31 + 12) * time.Second},
 		{"heuristic from Last-Modified", entry(200, "Date", httpDate(t0), "Last-Modified", httpDate(t0.Add(-10*time.Hour))), time.Hour, 12 * time.Second},
 		{"heuristic without Last-Modified", entry(404), 24 * time.Hour, 12 * time.Second},
 		{"403 is not heuristically cacheable", entry(403), 0, 12 * time.Second},
+		{"302 is not heuristically cacheable", entry(302), 0, 12 * time.Second},
+		{"max-age given twice: stale", entry(200, "Cache-Control", "max-age=0, MAX-AGE=3600"), 0, 12 * time.Second},
 		{"no-cache", entry(200, "Cache-Control", "no-cache, max-age=600"), 0, 12 * time.Second},
 		{"no-store", entry(200, "Cache-Control", "no-store"), 0, 12 * time.Second},
 		{"unparsable Cache-Control", entry(200, "Cache-Control", "max-age=\"60"), 0, 12 * time.Second},
@@ -69,6 +71,32 @@ func TestLifetimeAndAge(t *testing.T) {
 		fresh := tc.lifetime > tc.age
 		if got := strict.Fresh(tc.e, t0.Add(10*time.Second)); got != fresh {
 			t.Errorf("%s: Fresh = %v, want %v", tc.name, got, fresh)
+		}
+	}
+}
+
+// TestFreshUntil: the cap and the floor apply to what is left of the
+// lifetime when the response is received, not to the lifetime.
+func TestFreshUntil(t *testing.T) {
+	var p cache.Policy
+	strict := cache.Policy{Strict: true}
+	tests := []struct {
+		name   string
+		p      cache.Policy
+		e      *cache.Entry
+		window time.Duration // FreshUntil minus Received
+	}{
+		{"a year old CDN copy with a long max-age", p, entry(200, "Cache-Control", "max-age=31536000", "Age", "172800"), 24 * time.Hour},
+		{"same, Strict", strict, entry(200, "Cache-Control", "max-age=31536000", "Age", "172800"), 24 * time.Hour},
+		{"Age beyond max-age: the floor", p, entry(200, "Cache-Control", "max-age=60", "Age", "600"), time.Minute},
+		{"Age beyond max-age, Strict: stale on arrival", strict, entry(200, "Cache-Control", "max-age=60", "Age", "600"), 0},
+		{"max-age less the response delay", p, entry(200, "Cache-Control", "max-age=600"), 598 * time.Second},
+		{"403 without fields: heuristic, less the response delay", p, entry(403), 24*time.Hour - 2*time.Second},
+		{"403 without fields, Strict: stale", strict, entry(403), 0},
+	}
+	for _, tc := range tests {
+		if got := tc.p.FreshUntil(tc.e).Sub(tc.e.Received); got != tc.window {
+			t.Errorf("%s: fresh for %v after receipt, want %v", tc.name, got, tc.window)
 		}
 	}
 }
@@ -95,6 +123,9 @@ func TestFloorAndStale(t *testing.T) {
 	failing := &cache.Entry{Failures: 3, FailingSince: t0}
 	if p.LongUnreachable(failing, t0.Add(29*24*time.Hour)) || !p.LongUnreachable(failing, t0.Add(30*24*time.Hour)) {
 		t.Error("LongUnreachable after 30 days of failures")
+	}
+	if p.LongUnreachable(&cache.Entry{Failures: 2, FailingSince: t0}, t0.Add(60*24*time.Hour)) {
+		t.Error("two failures a month apart are not 30 days unreachable")
 	}
 }
 
@@ -131,7 +162,8 @@ func TestEntryRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got.Header, e.Header) || !bytes.Equal(got.Body, e.Body) || got.Status != 200 ||
-		!got.Received.Equal(e.Received) || !got.RetryAt.Equal(e.RetryAt) || got.Failures != 1 || got.Err != e.Err || !got.Requested.Equal(t0) {
+		!got.Received.Equal(e.Received) || !got.RetryAt.Equal(e.RetryAt) || !got.FailingSince.Equal(e.FailingSince) ||
+		got.Failures != 1 || got.Err != e.Err || !got.Requested.Equal(t0) {
 		t.Errorf("round trip: %+v, want %+v", got, e)
 	}
 	for i := range b { // every truncation fails cleanly

@@ -89,23 +89,23 @@ func directives(h http.Header) (cc *cacheobject.ResponseCacheDirectives, ok bool
 }
 
 // Lifetime returns the freshness lifetime of the entry's response (RFC 9111
-// §4.2.1), then capped at MaxAge and raised to MinAge:
-//   - max-age (including 0), over Expires;
+// §4.2.1):
+//   - max-age (including 0), over Expires; a response that gives max-age
+//     twice is stale (§4.2.1 allows that reading), as is one whose
+//     Cache-Control does not parse;
 //   - Expires minus Date; an Expires that does not parse means already
 //     expired;
-//   - otherwise, for a status that is cacheable by default, a tenth of the
-//     time since Last-Modified (RFC 9111 §4.2.2), or MaxAge without
-//     Last-Modified;
-//   - no-cache and no-store make it zero, as does a Cache-Control field
-//     that does not parse.
+//   - otherwise a heuristic lifetime (§4.2.2): a tenth of the time since
+//     Last-Modified, or MaxAge without Last-Modified. Under a Strict policy
+//     only statuses cacheable by default get one (RFC 9110 §15.1); else any
+//     usable response does, so that a 403 is not fetched every minute;
+//   - no-cache and no-store make it zero.
+//
+// FreshUntil applies MaxAge and MinAge to what is left of it.
 func (p Policy) Lifetime(e *Entry) time.Duration {
-	return min(max(p.rawLifetime(e), p.minAge()), p.maxAge())
-}
-
-func (p Policy) rawLifetime(e *Entry) time.Duration {
 	h := e.Header
 	cc, ok := directives(h)
-	if !ok || cc.NoCachePresent || cc.NoStore {
+	if !ok || cc.NoCachePresent || cc.NoStore || repeatedMaxAge(h) {
 		return 0
 	}
 	if cc.MaxAge >= 0 {
@@ -118,7 +118,7 @@ func (p Policy) rawLifetime(e *Entry) time.Duration {
 		}
 		return max(t.Sub(e.date()), 0)
 	}
-	if !heuristicallyCacheable(e.Status) {
+	if p.Strict && !heuristicallyCacheable(e.Status) {
 		return 0
 	}
 	if lm, err := http.ParseTime(h.Get("Last-Modified")); err == nil {
@@ -127,15 +127,29 @@ func (p Policy) rawLifetime(e *Entry) time.Duration {
 	return p.maxAge()
 }
 
+// repeatedMaxAge reports whether the Cache-Control fields of h give
+// max-age more than once.
+func repeatedMaxAge(h http.Header) bool {
+	n := 0
+	for _, v := range h.Values("Cache-Control") {
+		for _, d := range strings.Split(v, ",") {
+			name, _, _ := strings.Cut(strings.TrimSpace(d), "=")
+			if strings.EqualFold(strings.TrimSpace(name), "max-age") {
+				n++
+			}
+		}
+	}
+	return n > 1
+}
+
 // heuristicallyCacheable reports whether responses with this status may be
-// given a heuristic freshness lifetime (RFC 9110 §15.1). A final 3xx after
-// too many redirects counts as the 404 it stands for.
+// given a heuristic freshness lifetime (RFC 9110 §15.1).
 func heuristicallyCacheable(status int) bool {
 	switch status {
 	case 200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501:
 		return true
 	}
-	return status >= 300 && status < 400
+	return false
 }
 
 // Age returns the current age of the entry's response at now (RFC 9111
@@ -146,14 +160,13 @@ func (p Policy) Age(e *Entry, now time.Time) time.Duration {
 }
 
 // FreshUntil returns the time at which the entry's response stops being
-// fresh. Unless the policy is Strict, that is at least MinAge after it was
-// received, whatever its Age.
+// fresh: what is left of its lifetime when it was received (the lifetime
+// less its corrected initial age), capped at MaxAge, so that a copy is not
+// used without a new fetch for more than MaxAge, and, unless the policy is
+// Strict, raised to MinAge.
 func (p Policy) FreshUntil(e *Entry) time.Time {
-	t := e.Received.Add(p.Lifetime(e) - e.initialAge())
-	if floor := e.Received.Add(p.minAge()); t.Before(floor) {
-		return floor
-	}
-	return t
+	left := p.Lifetime(e) - e.initialAge()
+	return e.Received.Add(min(max(left, p.minAge()), p.maxAge()))
 }
 
 // Fresh reports whether the entry's response is fresh at now.
@@ -188,11 +201,16 @@ func (p Policy) UsableStale(e *Entry, now time.Time) bool {
 }
 
 // LongUnreachable reports whether, at now, the entry's robots.txt has been
-// unreachable for StaleLimit or longer: RFC 9309 §2.3.1.4 then lets a
-// crawler treat it as unavailable.
+// unreachable for StaleLimit or longer, over at least minLongFailures
+// fetches: RFC 9309 §2.3.1.4 then lets a crawler treat it as unavailable.
 func (p Policy) LongUnreachable(e *Entry, now time.Time) bool {
-	return e.Failures > 0 && now.Sub(e.FailingSince) >= p.staleLimit()
+	return e.Failures >= minLongFailures && now.Sub(e.FailingSince) >= p.staleLimit()
 }
+
+// minLongFailures is the number of failed fetches it takes, besides time,
+// to call a robots.txt long unreachable: one failure a month ago and one
+// now say little about the days between.
+const minLongFailures = 3
 
 // date returns the Date of the entry's response, or the time it was
 // received when it has none that parses.
