@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -27,7 +28,7 @@ type rules struct {
 	line    int      // first user-agent line of the first member; 0 for none
 
 	once sync.Once
-	m    *matcher
+	m    atomic.Pointer[matcher] // set once, by compile
 }
 
 // fewTokens is the number of distinct tokens up to which agentIndex keeps a
@@ -110,6 +111,7 @@ func (r *Robots) buildIndex() {
 		idx.empty = newGroup("", empty, byToken(""))
 	}
 	r.index = idx
+	r.indexed.Store(true)
 }
 
 // appendGroup adds group i to list unless it is already its last element
@@ -273,7 +275,7 @@ func (g *Group) decide(path string, slash bool) Decision {
 		path = unsafe.String(unsafe.SliceData(b), len(b)) // b is not retained
 	}
 	g.once.Do(g.compile)
-	best := g.m.match(path)
+	best := g.m.Load().match(path)
 	if best.idx < 0 {
 		return Decision{Allowed: true, Reason: ReasonNoMatch, Agent: g.agent, GroupLine: g.line}
 	}
@@ -281,5 +283,5 @@ func (g *Group) decide(path string, slash bool) Decision {
 }
 
 func (g *rules) compile() {
-	g.m = compile(g.r, g.members)
+	g.m.Store(compile(g.r, g.members))
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // This file is the matcher: given the rules of a group, it finds the rule
@@ -85,11 +86,32 @@ type matcher struct {
 // other literal of the set that is a prefix of it.
 type chain struct {
 	lits   []span
-	parent []int32 // -1: none
+	keys   []uint64 // key8 of each literal: ordered as the literals are
+	parent []int32  // -1: none
 }
 
-// link computes the parent links; lits must be sorted and distinct.
+// key8 returns the first eight bytes of s, zero-padded, as a big-endian
+// number. When key8(a) < key8(b), a < b: comparing keys orders literals
+// with one integer comparison, and strings are compared only among
+// literals with the same key.
+func key8(s string) uint64 {
+	var k uint64
+	for i := 0; i < 8; i++ {
+		k <<= 8
+		if i < len(s) {
+			k |= uint64(s[i])
+		}
+	}
+	return k
+}
+
+// link computes the keys and parent links; lits must be sorted and
+// distinct.
 func (c *chain) link(text string) {
+	c.keys = make([]uint64, len(c.lits))
+	for i, sp := range c.lits {
+		c.keys[i] = key8(text[sp.off : sp.off+sp.n])
+	}
 	c.parent = make([]int32, len(c.lits))
 	var stack []int32 // literals that are prefixes of the current one
 	for i, sp := range c.lits {
@@ -114,8 +136,29 @@ func (c *chain) link(text string) {
 // path has every literal that is a prefix of path among its prefixes, so
 // they are on its chain, at most as long as their common prefix.
 func (c *chain) deepest(text, path string) int32 {
-	lo, hi := 0, len(c.lits)
+	// Literals with a smaller key come before path, those with a larger
+	// one after it; among those with path's key, compare strings.
+	pk := key8(path)
+	lo, hi := 0, len(c.keys)
 	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if c.keys[h] <= pk {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	end := lo
+	lo = 0
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if c.keys[h] < pk {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	for hi = end; lo < hi; {
 		h := int(uint(lo+hi) >> 1)
 		if sp := c.lits[h]; text[sp.off:sp.off+sp.n] <= path {
 			lo = h + 1
@@ -157,6 +200,27 @@ type wildGroup struct {
 }
 
 func (m *matcher) str(s span) string { return m.text[s.off : s.off+s.n] }
+
+// memSize estimates the memory the matcher holds (its text is the
+// Robots').
+func (m *matcher) memSize() int {
+	n := int(unsafe.Sizeof(*m)) + m.prefixes.memSize() + m.wilds.memSize() +
+		cap(m.best)*int(unsafe.Sizeof(ruleRef{})) +
+		cap(m.exact)*int(unsafe.Sizeof(exactEntry{})) +
+		cap(m.wild)*int(unsafe.Sizeof(wildEntry{})) +
+		cap(m.groups)*int(unsafe.Sizeof(wildGroup{}))
+	for _, g := range m.groups {
+		n += 4 * (cap(g.factorLo) + cap(g.factorWild))
+		if a := g.ac; a != nil {
+			n += int(unsafe.Sizeof(*a)) + cap(a.nodes)*int(unsafe.Sizeof(acNode{})) + 4*cap(a.root) + 2*cap(a.delta)
+		}
+	}
+	return n
+}
+
+func (c *chain) memSize() int {
+	return cap(c.lits)*int(unsafe.Sizeof(span{})) + 8*cap(c.keys) + 4*cap(c.parent)
+}
 
 // compile builds the matcher for the rules of the given groups.
 func compile(r *Robots, members []uint32) *matcher {

@@ -3,7 +3,9 @@ package policy
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Robots is a parsed robots.txt. It is immutable once Parse returns and safe
@@ -22,7 +24,8 @@ type Robots struct {
 	truncated bool
 
 	indexOnce sync.Once
-	index     agentIndex
+	index     agentIndex  // set once, by buildIndex
+	indexed   atomic.Bool // whether index is set
 }
 
 // span locates a string in Robots.text.
@@ -124,6 +127,45 @@ func (r *Robots) Sitemaps() []string {
 // Host returns the value of the first Host line (a Yandex extension naming
 // the preferred host), or "".
 func (r *Robots) Host() string { return r.str(r.host.value) }
+
+// MemSize returns an estimate of the memory r holds, in bytes: the parsed
+// file, and the matchers built so far (one is built on the first query for
+// an agent's group). A cache of parsed files can bound itself with it.
+func (r *Robots) MemSize() int {
+	n := int(unsafe.Sizeof(*r)) + len(r.text) +
+		cap(r.rules)*int(unsafe.Sizeof(rule{})) +
+		cap(r.groups)*int(unsafe.Sizeof(group{})) +
+		cap(r.agents)*int(unsafe.Sizeof(agent{})) +
+		(cap(r.sitemaps)+cap(r.others))*int(unsafe.Sizeof(directive{}))
+	if !r.indexed.Load() {
+		return n
+	}
+	seen := map[*rules]bool{}
+	add := func(g *Group) {
+		if g == nil {
+			return
+		}
+		n += int(unsafe.Sizeof(*g)) + len(g.agent)
+		if seen[g.rules] {
+			return
+		}
+		seen[g.rules] = true
+		n += int(unsafe.Sizeof(*g.rules)) + 4*cap(g.members)
+		if m := g.m.Load(); m != nil {
+			n += m.memSize()
+		}
+	}
+	for _, g := range r.index.few {
+		add(g)
+	}
+	for _, g := range r.index.byToken {
+		add(g)
+		n += 48 // map slot
+	}
+	add(r.index.star)
+	add(r.index.empty)
+	return n
+}
 
 // A Directive is a line of the file that the dialect does not interpret.
 type Directive struct {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -316,4 +317,32 @@ func TestDecideURL(t *testing.T) {
 	if n < 10000 {
 		t.Errorf("only %d checks", n)
 	}
+}
+
+// TestMemSize: MemSize tracks the heap a parsed file and its matchers
+// hold, within a factor of two, over the corpus subset.
+func TestMemSize(t *testing.T) {
+	sites := loadSites(t, filepath.Join("testdata", "corpus"), 1)
+	heap := func() uint64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	before := heap()
+	kept := make([]*policy.Robots, len(sites))
+	for i, s := range sites {
+		kept[i] = policy.Parse(s.body)
+		kept[i].Allowed("Googlebot", "/")
+	}
+	held := float64(heap() - before)
+	est := 0
+	for _, r := range kept {
+		est += r.MemSize()
+	}
+	t.Logf("MemSize %d, held %.0f, ratio %.2f", est, held, float64(est)/held)
+	if ratio := float64(est) / held; ratio < 0.5 || ratio > 2 {
+		t.Errorf("MemSize totals %d bytes for %d files holding %.0f: ratio %.2f", est, len(kept), held, ratio)
+	}
+	runtime.KeepAlive(kept)
 }
