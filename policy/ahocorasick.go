@@ -16,11 +16,15 @@ type acMachine struct {
 	nodes []acNode
 	root  []int32 // the 256 transitions of the root (state 0), 0 where none; nil with a DFA
 
-	// DFA: delta[s*nclass+class[c]] is the state after byte c in state s.
+	// DFA: delta[s*nclass+class[c]] is the state after byte c in state s,
+	// with emitsFlag set when that state ends some string.
 	class  [256]uint8
 	nclass int
 	delta  []uint16
 }
+
+// emitsFlag marks DFA transitions into states that end a string.
+const emitsFlag = 1 << 15
 
 type acNode struct {
 	child, sibling int32 // first child, next sibling in byte order; 0 for none
@@ -145,7 +149,7 @@ func (a *acMachine) buildDFA(bfs []int32) bool {
 		}
 	}
 	n, nc := len(a.nodes), len(rep)
-	if n >= 1<<16 || n*nc > maxDFA {
+	if n >= emitsFlag || n*nc > maxDFA {
 		a.class = [256]uint8{}
 		return false
 	}
@@ -163,9 +167,13 @@ func (a *acMachine) buildDFA(bfs []int32) bool {
 			if s == 0 {
 				t = a.root[c]
 			} else if t = a.next(s, c); t == 0 {
-				t = int32(a.delta[int(a.nodes[s].fail)*nc+k]) // the fail state came earlier
+				t = int32(a.delta[int(a.nodes[s].fail)*nc+k] &^ emitsFlag) // the fail state came earlier
 			}
-			a.delta[int(s)*nc+k] = uint16(t)
+			v := uint16(t)
+			if a.nodes[t].out >= 0 || a.nodes[t].dict != 0 {
+				v |= emitsFlag
+			}
+			a.delta[int(s)*nc+k] = v
 		}
 	}
 	return true
@@ -176,8 +184,11 @@ func (a *acMachine) mark(s string, found []uint64) {
 	if a.delta != nil {
 		st, nc := 0, a.nclass
 		for i := 0; i < len(s); i++ {
-			st = int(a.delta[st*nc+int(a.class[s[i]])])
-			a.emit(int32(st), found)
+			v := a.delta[st*nc+int(a.class[s[i]])]
+			st = int(v &^ emitsFlag)
+			if v&emitsFlag != 0 {
+				a.emit(int32(st), found)
+			}
 		}
 		return
 	}

@@ -27,19 +27,26 @@ func PathOf(url string) string {
 // pathOf is PathOf without allocating: when slash is true the path is p with
 // a "/" in front of it.
 func pathOf(url string) (p string, slash bool) {
-	start := 0
-	if len(url) >= 2 && url[0] == '/' && url[1] == '/' {
-		start = 2 // scheme-relative: the authority follows
-	}
-	early := indexPathStart(url, start)
-	proto := index(url, "://", start)
-	if early >= 0 && (proto < 0 || early < proto) {
-		proto = -1 // "://" inside the path or query is not a scheme separator
-	}
-	if proto < 0 {
-		proto = start
-	} else {
-		proto += 3
+	start, proto := 0, 0
+	switch {
+	case strings.HasPrefix(url, "https://"):
+		proto = len("https://") // the common cases, without searching
+	case strings.HasPrefix(url, "http://"):
+		proto = len("http://")
+	default:
+		if len(url) >= 2 && url[0] == '/' && url[1] == '/' {
+			start = 2 // scheme-relative: the authority follows
+		}
+		early := indexPathStart(url, start)
+		proto = index(url, "://", start)
+		if early >= 0 && (proto < 0 || early < proto) {
+			proto = -1 // "://" inside the path or query is not a scheme separator
+		}
+		if proto < 0 {
+			proto = start
+		} else {
+			proto += 3
+		}
 	}
 	begin := indexPathStart(url, proto)
 	if begin < 0 {
