@@ -147,9 +147,8 @@ func (ps *pacers) len() int {
 // slot back, when ctx's deadline comes before that time, and stops waiting
 // when ctx is done. A back-off recorded while it waits (a 429 or 503 to
 // another request) pushes it back too.
-func (t *Transport) pace(ctx context.Context, o origin, every time.Duration) error {
-	for {
-		now := t.now()
+func (t *Transport) pace(ctx context.Context, o origin, every time.Duration, now time.Time) error {
+	for ; ; now = t.now() {
 		delay, r := t.pacers.reserve(o, every, now)
 		if delay <= 0 {
 			return nil

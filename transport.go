@@ -234,17 +234,21 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.base().RoundTrip(req)
 	}
 	ctx := req.Context()
-	st, err := t.robots(ctx, o, dial, req)
+	now := t.now() // once: reading the clock is not free
+	st, waited, err := t.robots(ctx, o, dial, req, now)
 	if err != nil {
 		closeBody(req)
 		return nil, err
 	}
-	every, err := t.check(req, st, t.now())
+	if waited {
+		now = t.now()
+	}
+	every, err := t.check(req, st, now)
 	if err != nil {
 		closeBody(req)
 		return nil, err
 	}
-	if err := t.pace(ctx, o, every); err != nil {
+	if err := t.pace(ctx, o, every, now); err != nil {
 		closeBody(req)
 		return nil, err
 	}
@@ -261,8 +265,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // isRobotsTxt reports whether req fetches /robots.txt, and nothing else.
 func isRobotsTxt(req *http.Request) bool {
+	u := req.URL
 	return (req.Method == "" || req.Method == http.MethodGet || req.Method == http.MethodHead) &&
-		req.URL.Opaque == "" && req.URL.RequestURI() == "/robots.txt"
+		u.Opaque == "" && u.RawQuery == "" && !u.ForceQuery && u.EscapedPath() == "/robots.txt"
 }
 
 func closeBody(req *http.Request) {
@@ -398,13 +403,13 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error) *originState {
 	return st
 }
 
-// robots returns the state of origin o's robots.txt, fetching the file
-// (from host dial, if not empty) when the cache has no usable state.
-// Concurrent requests for an origin share one fetch; each stops waiting
-// when its own context ends.
-func (t *Transport) robots(ctx context.Context, o origin, dial string, req *http.Request) (*originState, error) {
-	if st, ok := t.states.Get(o); ok && t.now().Before(st.until) {
-		return st, nil
+// robots returns the state of origin o's robots.txt at now, fetching the
+// file (from host dial, if not empty) when the cache has no usable state,
+// and whether it waited for a fetch. Concurrent requests for an origin
+// share one fetch; each stops waiting when its own context ends.
+func (t *Transport) robots(ctx context.Context, o origin, dial string, req *http.Request, now time.Time) (st *originState, waited bool, err error) {
+	if st, ok := t.states.Get(o); ok && now.Before(st.until) {
+		return st, false, nil
 	}
 	ua := t.UserAgent
 	if ua == "" {
@@ -418,9 +423,9 @@ func (t *Transport) robots(ctx context.Context, o origin, dial string, req *http
 	})
 	select {
 	case r := <-ch:
-		return r.Val.(*originState), nil
+		return r.Val.(*originState), true, nil
 	case <-ctx.Done():
-		return nil, fmt.Errorf("robotsguard: waiting for %s: %w", o.robotsURL(), ctx.Err())
+		return nil, true, fmt.Errorf("robotsguard: waiting for %s: %w", o.robotsURL(), ctx.Err())
 	}
 }
 
