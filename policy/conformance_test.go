@@ -99,42 +99,38 @@ type pathVector struct {
 	Expected string `json:"expected"`
 }
 
-func TestPathOfConformance(t *testing.T) {
-	var vs []pathVector
-	loadJSON(t, "google_path_test.json", &vs)
-	n := 0
-	for _, v := range vs {
-		if v.Function != "GetPathParamsQuery" {
-			continue
+// pathVectors returns the vectors of google_path_test.json for function,
+// which must number want.
+func pathVectors(t *testing.T, function string, want int) []pathVector {
+	var all, out []pathVector
+	loadJSON(t, "google_path_test.json", &all)
+	for _, v := range all {
+		if v.Function == function {
+			out = append(out, v)
 		}
-		n++
+	}
+	if len(out) != want {
+		t.Fatalf("%d %s vectors, want %d", len(out), function, want)
+	}
+	return out
+}
+
+func TestPathOfConformance(t *testing.T) {
+	for _, v := range pathVectors(t, "GetPathParamsQuery", 19) {
 		if got := policy.PathOf(v.Input); got != v.Expected {
 			t.Errorf("%s: PathOf(%q) = %q, want %q", v.ID, v.Input, got, v.Expected)
 		}
-	}
-	if n != 19 {
-		t.Errorf("ran %d PathOf vectors, want 19", n)
 	}
 }
 
 // TestGoogleEscapeConformance: the Google dialect normalises patterns as
 // MaybeEscapePattern does.
 func TestGoogleEscapeConformance(t *testing.T) {
-	var vs []pathVector
-	loadJSON(t, "google_path_test.json", &vs)
-	n := 0
-	for _, v := range vs {
-		if v.Function != "MaybeEscapePattern" {
-			continue
-		}
-		n++
+	for _, v := range pathVectors(t, "MaybeEscapePattern", 4) {
 		r := policy.ParseWith([]byte("user-agent: *\nallow: "+v.Input+"\n"), policy.Google)
 		if got := r.Groups()[0].Rules[0].Pattern; got != v.Expected {
 			t.Errorf("%s: pattern %q normalised to %q, want %q", v.ID, v.Input, got, v.Expected)
 		}
-	}
-	if n != 4 {
-		t.Errorf("ran %d escape vectors, want 4", n)
 	}
 }
 
