@@ -79,3 +79,22 @@ func BenchmarkWildcardFile(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkManyAgents parses a 500 KiB file of user-agent and Crawl-delay
+// lines in one group, and answers a first query: linear in the file.
+func BenchmarkManyAgents(b *testing.B) {
+	var sb strings.Builder
+	for i := 0; sb.Len() < policy.DefaultMaxSize-64; i++ {
+		name := []byte("bot") // product tokens hold letters only
+		for j := i; j > 0 || len(name) == 3; j /= 26 {
+			name = append(name, byte('a'+j%26))
+		}
+		fmt.Fprintf(&sb, "User-agent: %s\nCrawl-delay: %d\n", name, i%60)
+	}
+	sb.WriteString("Disallow: /x\n")
+	body := []byte(sb.String())
+	b.SetBytes(int64(len(body)))
+	for i := 0; i < b.N; i++ {
+		policy.Parse(body).Allowed("both", "/x")
+	}
+}

@@ -52,63 +52,67 @@ func (r *Robots) agentIndex() *agentIndex {
 }
 
 func (r *Robots) buildIndex() {
-	members := map[string][]uint32{}
-	var star, empty []uint32
-	for _, a := range r.agents {
+	// One pass over the user-agent lines: the groups naming each token,
+	// and the politest Crawl-delay and Request-rate that reach it.
+	type named struct {
+		groups []uint32
+		delay  float64
+		rate   Rate
+	}
+	tokens := map[string]*named{}
+	var order []string // tokens in file order
+	star, empty := &named{delay: -1}, &named{delay: -1}
+	for i := range r.agents {
+		a := &r.agents[i]
+		var n *named
 		switch {
 		case a.star:
-			star = appendGroup(star, a.group)
+			n = star
 		case a.token.n == 0:
-			empty = appendGroup(empty, a.group)
+			n = empty
 		default:
 			tok := r.str(a.token)
-			members[tok] = appendGroup(members[tok], a.group)
+			if n = tokens[tok]; n == nil {
+				n = &named{delay: -1}
+				tokens[tok] = n
+				order = append(order, tok)
+			}
 		}
+		n.groups = appendGroup(n.groups, a.group)
+		a.merge(&n.delay, &n.rate)
 	}
 	// Tokens named by the same groups share their rules.
 	shared := map[string]*rules{}
-	newGroup := func(agent string, m []uint32, named func(*agent) bool) *Group {
+	newGroup := func(agent string, n *named) *Group {
 		var kb []byte
-		for _, i := range m {
+		for _, i := range n.groups {
 			kb = strconv.AppendUint(append(kb, ','), uint64(i), 10)
 		}
 		rs := shared[string(kb)]
 		if rs == nil {
-			rs = r.newRules(m)
+			rs = r.newRules(n.groups)
 			shared[string(kb)] = rs
 		}
-		g := &Group{agent: agent, crawlDelay: -1, rules: rs}
-		for _, gi := range m {
-			src := &r.groups[gi]
-			for i := src.agents[0]; i < src.agents[1]; i++ {
-				if a := &r.agents[i]; named(a) {
-					a.merge(&g.crawlDelay, &g.rate)
-				}
-			}
-		}
-		return g
-	}
-	byToken := func(tok string) func(*agent) bool {
-		return func(a *agent) bool { return !a.star && r.str(a.token) == tok }
+		return &Group{agent: agent, crawlDelay: n.delay, rate: n.rate, rules: rs}
 	}
 	var idx agentIndex
-	if len(members) <= fewTokens {
-		for tok, m := range members {
-			idx.few = append(idx.few, newGroup(tok, m, byToken(tok)))
+	if len(order) <= fewTokens {
+		for _, tok := range order {
+			idx.few = append(idx.few, newGroup(tok, tokens[tok]))
 		}
 	} else {
-		idx.byToken = make(map[string]*Group, len(members))
-		for tok, m := range members {
-			idx.byToken[tok] = newGroup(tok, m, byToken(tok))
+		idx.byToken = make(map[string]*Group, len(order))
+		for _, tok := range order {
+			idx.byToken[tok] = newGroup(tok, tokens[tok])
 		}
 	}
-	if star != nil {
-		idx.star = newGroup("*", star, func(a *agent) bool { return a.star })
+	if star.groups != nil {
+		idx.star = newGroup("*", star)
 	} else {
-		idx.star = newGroup("", nil, nil)
+		idx.star = newGroup("", star)
 	}
-	if empty != nil && r.dialect == Google {
-		idx.empty = newGroup("", empty, byToken(""))
+	if empty.groups != nil && r.dialect == Google {
+		idx.empty = newGroup("", empty)
 	}
 	r.index = idx
 	r.indexed.Store(true)

@@ -246,9 +246,18 @@ type builder struct {
 	others   []directive
 	host     directive
 	hostSet  bool
+	exts     []extension
 	// taking is true while the current group still takes user-agent
 	// lines, that is before its first rule.
 	taking bool
+}
+
+// extension is a Crawl-delay or Request-rate line: it applies to the
+// agents of its group up to index upto (those above it).
+type extension struct {
+	upto  uint32
+	delay float64 // seconds; negative for a Request-rate line
+	rate  Rate
 }
 
 var builderPool = sync.Pool{New: func() any { return new(builder) }}
@@ -261,6 +270,7 @@ func (b *builder) reset() {
 		agents:   b.agents[:0],
 		sitemaps: b.sitemaps[:0],
 		others:   b.others[:0],
+		exts:     b.exts[:0],
 	}
 }
 
@@ -329,26 +339,18 @@ func (b *builder) Sitemap(line int, url []byte) {
 func (b *builder) Other(line int, key, value []byte) {
 	// Crawl-delay and Request-rate apply to the user-agent lines above them
 	// in their group. (A later user-agent line still joins the group, for
-	// its rules: other records do not end a group, RFC 9309 §2.2.4.)
-	var agents []agent
-	if len(b.groups) > 0 {
-		agents = b.agents[b.groups[len(b.groups)-1].agents[0]:]
-	}
+	// its rules: other records do not end a group, RFC 9309 §2.2.4.) They
+	// are recorded with the agents they reach, and applied by finish.
+	inGroup := len(b.groups) > 0
 	switch {
 	case equalFold(key, "crawl-delay"):
-		if d, ok := parseCrawlDelay(value); ok && agents != nil {
-			for i := range agents {
-				agents[i].crawlDelay = max(agents[i].crawlDelay, d)
-			}
+		if d, ok := parseCrawlDelay(value); ok && inGroup {
+			b.exts = append(b.exts, extension{upto: uint32(len(b.agents)), delay: d})
 			return
 		}
 	case equalFold(key, "request-rate"):
-		if rt, ok := parseRequestRate(value); ok && agents != nil {
-			for i := range agents {
-				if a := &agents[i]; a.rate.Per == 0 || rt.slower(a.rate) {
-					a.rate = rt
-				}
-			}
+		if rt, ok := parseRequestRate(value); ok && inGroup {
+			b.exts = append(b.exts, extension{upto: uint32(len(b.agents)), delay: -1, rate: rt})
 			return
 		}
 	case equalFold(key, "host"):
@@ -370,6 +372,7 @@ func (b *builder) other(line int, key, value []byte) {
 // finish returns the Robots built, with exactly sized copies of the scratch
 // slices.
 func (b *builder) finish(d Dialect) *Robots {
+	b.applyExtensions()
 	return &Robots{
 		dialect:  d,
 		text:     string(b.text),
@@ -379,6 +382,29 @@ func (b *builder) finish(d Dialect) *Robots {
 		sitemaps: slices.Clone(b.sitemaps),
 		others:   slices.Clone(b.others),
 		host:     b.host,
+	}
+}
+
+// applyExtensions gives every agent the Crawl-delay and Request-rate lines
+// that reach it, in one backward pass per group: the lines of a group come
+// in file order, each reaching at least the agents of the one before, so
+// walking the agents from the last, the lines that reach an agent are
+// those already met plus those whose reach starts there.
+func (b *builder) applyExtensions() {
+	i := len(b.exts) - 1
+	for gi := len(b.groups) - 1; gi >= 0; gi-- {
+		g := b.groups[gi]
+		d, rt := -1.0, Rate{}
+		for a := int(g.agents[1]) - 1; a >= int(g.agents[0]); a-- {
+			for ; i >= 0 && int(b.exts[i].upto) > a; i-- {
+				e := &b.exts[i]
+				d = max(d, e.delay)
+				if e.rate.Per != 0 && (rt.Per == 0 || e.rate.slower(rt)) {
+					rt = e.rate
+				}
+			}
+			b.agents[a].crawlDelay, b.agents[a].rate = d, rt
+		}
 	}
 }
 

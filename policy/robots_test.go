@@ -346,3 +346,30 @@ func TestMemSize(t *testing.T) {
 	}
 	runtime.KeepAlive(kept)
 }
+
+// TestManyAgents: a file of thousands of user-agent lines, each followed by
+// a Crawl-delay, in one group, gives each agent the delays below it, and
+// takes no longer than a linear pass (see BenchmarkManyAgents).
+func TestManyAgents(t *testing.T) {
+	// Product tokens hold letters only: name agent i in base 26.
+	name := func(i int) string {
+		b := []byte("bot")
+		for ; i > 0 || len(b) == 3; i /= 26 {
+			b = append(b, byte('a'+i%26))
+		}
+		return string(b)
+	}
+	var sb strings.Builder
+	const n = 12000 // about 420 KB: under the parse limit
+	for i := range n {
+		fmt.Fprintf(&sb, "User-agent: %s\nCrawl-delay: %d\n", name(i), n-i)
+	}
+	sb.WriteString("Disallow: /x\n")
+	r := policy.Parse([]byte(sb.String()))
+	for _, i := range []int{0, 1, n / 2, n - 1} {
+		g := r.Group(name(i))
+		if d, _ := g.CrawlDelay(); d != time.Duration(n-i)*time.Second || g.Allowed("/x") {
+			t.Errorf("%s: crawl-delay %v, want %ds; /x allowed %v", name(i), d, n-i, g.Allowed("/x"))
+		}
+	}
+}
