@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,6 +49,8 @@ func FuzzMatch(f *testing.F) {
 	for i, b := range bodies {
 		f.Add(string(b), "Googlebot", urls[i%len(urls)])
 	}
+	f.Add("user-agent: *\ndisallow: /*redirect=http%3A%2F%2F\n", "a", "/go?redirect=http%3A%2F%2Fx")
+	f.Add("user-agent: *\ndisallow: /\nallow: /*/index.html\n", "a", "/foo/")
 	f.Fuzz(func(t *testing.T, robots, agent, url string) {
 		for _, d := range []policy.Dialect{policy.RFC9309, policy.Google} {
 			r := policy.ParseWith([]byte(robots), d)
@@ -123,4 +126,36 @@ func countLines(b []byte) int {
 		}
 	}
 	return n
+}
+
+// TestLineBreakKinds: files whose lines end with CR only, LF only or CRLF
+// parse alike, and the CR-only file is not searched for LF on every line
+// (see BenchmarkParseLineBreaks).
+func TestLineBreakKinds(t *testing.T) {
+	var lf strings.Builder
+	lf.WriteString("User-agent: *\n")
+	for i := range 5000 {
+		fmt.Fprintf(&lf, "Disallow: /dir/%d/\n", i)
+	}
+	want := policy.Parse([]byte(lf.String())).Groups()
+	for _, nl := range []string{"\r", "\r\n"} {
+		got := policy.Parse([]byte(strings.ReplaceAll(lf.String(), "\n", nl))).Groups()
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("line break %q: groups differ from LF's", nl)
+		}
+	}
+}
+
+// BenchmarkParseLineBreaks parses 500 KiB files with each kind of line
+// break: the throughputs must be alike.
+func BenchmarkParseLineBreaks(b *testing.B) {
+	for _, nl := range []string{"\n", "\r", "\r\n"} {
+		body := []byte("User-agent: *" + nl + strings.Repeat("#"+nl, policy.DefaultMaxSize/(1+len(nl))-20))
+		b.Run(fmt.Sprintf("break=%q", nl), func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			for i := 0; i < b.N; i++ {
+				policy.Parse(body)
+			}
+		})
+	}
 }

@@ -140,30 +140,42 @@ func (s *scanner) run(body []byte) {
 	for i := 0; i < len(bom) && len(body) > 0 && body[0] == bom[i]; i++ {
 		body = body[1:]
 	}
-	line := 0
+	// Lines end at LF, CR or CRLF. The next LF and the next CR are found
+	// with the fast search, each again only once the line passes it, so
+	// that a file of one kind of line break is not searched for the other
+	// on every line.
+	line, pos := 0, 0
+	lf, cr := -2, -2 // index of the next LF and CR at or after pos; -1 for none, -2 for not searched
 	for {
-		// Lines end at LF, CR or CRLF. Find the next LF with the fast
-		// search, then look for an earlier CR within the line.
-		end := bytes.IndexByte(body, '\n')
-		seg := body
-		if end >= 0 {
-			seg = body[:end]
+		if lf != -1 && lf < pos {
+			lf = indexFrom(body, pos, '\n')
 		}
-		if cr := bytes.IndexByte(seg, '\r'); cr >= 0 {
+		if cr != -1 && cr < pos {
+			cr = indexFrom(body, pos, '\r')
+		}
+		end := lf
+		if cr >= 0 && (end < 0 || cr < end) {
 			end = cr
-			seg = body[:cr]
 		}
 		line++
-		s.line(line, seg)
 		if end < 0 {
+			s.line(line, body[pos:])
 			return
 		}
-		next := end + 1
-		if body[end] == '\r' && next < len(body) && body[next] == '\n' {
-			next++ // CRLF is one line break
+		s.line(line, body[pos:end])
+		pos = end + 1
+		if body[end] == '\r' && pos < len(body) && body[pos] == '\n' {
+			pos++ // CRLF is one line break
 		}
-		body = body[next:]
 	}
+}
+
+// indexFrom returns the index of the first c in b at or after from, or -1.
+func indexFrom(b []byte, from int, c byte) int {
+	if i := bytes.IndexByte(b[from:], c); i >= 0 {
+		return from + i
+	}
+	return -1
 }
 
 // line parses one line, without its line break.
