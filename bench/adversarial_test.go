@@ -98,3 +98,80 @@ func BenchmarkManyAgents(b *testing.B) {
 		policy.Parse(body).Allowed("both", "/x")
 	}
 }
+
+// adversarialFiles are robots.txt files built to make a matcher's query
+// cost grow with the number of rules, with a URL for each.
+func adversarialFiles() []struct {
+	name string
+	body []byte
+	url  string
+} {
+	var out []struct {
+		name string
+		body []byte
+		url  string
+	}
+	add := func(name string, body, url string) {
+		out = append(out, struct {
+			name string
+			body []byte
+			url  string
+		}{name, []byte(body), url})
+	}
+	var sb strings.Builder
+	// a. Thousands of rules sharing a long literal, each with its own end.
+	sb.WriteString("user-agent: *\n")
+	for i := 0; sb.Len() < policy.DefaultMaxSize-64; i++ {
+		fmt.Fprintf(&sb, "disallow: /*abcdefghijklmnop*%x$\n", i)
+	}
+	add("shared-literal", sb.String(), "/"+strings.Repeat("abcdefghijklmnoX", 120)+"abcdefghijklmnopZ")
+	// b. Literals that are suffixes of each other: long dictionary chains.
+	sb.Reset()
+	sb.WriteString("user-agent: *\n")
+	for i := 1; i < 1000; i++ {
+		fmt.Fprintf(&sb, "disallow: /*%s\n", strings.Repeat("a", i))
+	}
+	add("nested-literals", sb.String(), "/"+strings.Repeat("a", 2000))
+	// c. Literals over every byte value: an automaton too large for a table.
+	sb.Reset()
+	sb.WriteString("user-agent: *\n")
+	for c := 0x21; c < 0x7f; c++ {
+		if c == '#' || c == '*' || c == '$' {
+			continue
+		}
+		fmt.Fprintf(&sb, "disallow: /*Q%cR\ndisallow: /*P%cR\n", c, c)
+	}
+	add("wide-alphabet", sb.String(), "/"+strings.Repeat("Q~", 1000))
+	// d. Many literal prefixes of the path, each with a few wildcard rules.
+	sb.Reset()
+	sb.WriteString("user-agent: *\n")
+	for i := 1; i < 344; i++ {
+		for _, c := range "bcdefghi" {
+			fmt.Fprintf(&sb, "disallow: /%s*%c\n", strings.Repeat("a", i), c)
+		}
+	}
+	add("nested-prefixes", sb.String(), "/"+strings.Repeat("a", 2000))
+	return out
+}
+
+// BenchmarkAdversarialFiles is the query cost on those files.
+func BenchmarkAdversarialFiles(b *testing.B) {
+	for _, f := range adversarialFiles() {
+		ours := policy.Parse(f.body)
+		theirs, err := robotstxt.FromBytes(f.body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ours.Allowed("FooBot", f.url)
+		b.Run("file="+f.name+"/lib=robotsguard", func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				ours.Allowed("FooBot", f.url)
+			}
+		})
+		b.Run("file="+f.name+"/lib=temoto", func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				theirs.TestAgent(f.url, "FooBot")
+			}
+		})
+	}
+}

@@ -11,10 +11,12 @@ import (
 //
 // States are the nodes of the trie of the strings. When the transition
 // table fits in maxDFA entries it is precomputed (a DFA over byte classes);
-// otherwise transitions follow trie edges and failure links.
+// otherwise transitions follow trie edges (binary-searched) and failure
+// links.
 type acMachine struct {
 	nodes []acNode
-	root  []int32 // the 256 transitions of the root (state 0), 0 where none; nil with a DFA
+	edges []acEdge // transitions; nil with a DFA
+	root  []int32  // the 256 transitions of the root (state 0), 0 where none; nil with a DFA
 
 	// DFA: delta[s*nclass+class[c]] is the state after byte c in state s,
 	// with emitsFlag set when that state ends some string.
@@ -27,11 +29,15 @@ type acMachine struct {
 const emitsFlag = 1 << 15
 
 type acNode struct {
-	child, sibling int32 // first child, next sibling in byte order; 0 for none
 	fail           int32 // longest proper suffix of this state that is a state
 	dict           int32 // nearest state on the fail chain that ends a string; 0 if none
 	out            int32 // id of the string ending here, or -1
-	c              byte  // byte of the edge into this node
+	edgeLo, edgeHi int32 // its transitions in edges, sorted by byte
+}
+
+type acEdge struct {
+	to int32
+	c  byte
 }
 
 // maxDFA bounds the size of the DFA transition table, in entries (two bytes
@@ -47,12 +53,17 @@ func newACMachine(strs []string) *acMachine {
 		ids[i] = int32(i)
 		size += len(s)
 	}
-	// Insert in sorted order: siblings are then created in byte order, and
-	// a string shares the path of the previous one up to their common
-	// prefix.
-	slices.SortFunc(ids, func(a, b int32) int { return strings.Compare(strs[a], strs[b]) })
+	// Build the trie with sibling lists first. Inserting the strings in
+	// sorted order creates siblings in byte order, and a string shares
+	// the path of the previous one up to their common prefix.
+	type tnode struct {
+		child, sibling int32
+		c              byte
+	}
+	trie := make([]tnode, 1, size)
 	a := &acMachine{nodes: make([]acNode, 1, size)}
 	a.nodes[0].out = -1
+	slices.SortFunc(ids, func(x, y int32) int { return strings.Compare(strs[x], strs[y]) })
 	var path []int32 // path[d] is the node at depth d+1 of the previous string
 	prev := ""
 	for _, id := range ids {
@@ -64,16 +75,16 @@ func newACMachine(strs []string) *acMachine {
 			n = path[common-1]
 		}
 		for i := common; i < len(s); i++ {
-			next := int32(len(a.nodes))
-			a.nodes = append(a.nodes, acNode{out: -1, c: s[i]})
-			// The new child comes after its existing siblings.
-			if last := a.nodes[n].child; last == 0 {
-				a.nodes[n].child = next
+			next := int32(len(trie))
+			trie = append(trie, tnode{c: s[i]})
+			a.nodes = append(a.nodes, acNode{out: -1})
+			if last := trie[n].child; last == 0 {
+				trie[n].child = next
 			} else {
-				for a.nodes[last].sibling != 0 {
-					last = a.nodes[last].sibling
+				for trie[last].sibling != 0 {
+					last = trie[last].sibling
 				}
-				a.nodes[last].sibling = next
+				trie[last].sibling = next
 			}
 			path = append(path, next)
 			n = next
@@ -82,30 +93,38 @@ func newACMachine(strs []string) *acMachine {
 		prev = s
 	}
 
-	a.root = make([]int32, 256)
-	for ch := a.nodes[0].child; ch != 0; ch = a.nodes[ch].sibling {
-		a.root[a.nodes[ch].c] = ch
-	}
-
-	// Failure and dictionary links, breadth first; bfs is then the order
-	// the DFA is filled in.
-	bfs := make([]int32, 1, len(a.nodes))
+	// Lay the transitions out per node, breadth first.
+	bfs := make([]int32, 1, len(trie))
+	a.edges = make([]acEdge, 0, len(trie)-1)
 	for i := 0; i < len(bfs); i++ {
 		u := bfs[i]
-		for v := a.nodes[u].child; v != 0; v = a.nodes[v].sibling {
+		a.nodes[u].edgeLo = int32(len(a.edges))
+		for v := trie[u].child; v != 0; v = trie[v].sibling {
+			a.edges = append(a.edges, acEdge{to: v, c: trie[v].c})
 			bfs = append(bfs, v)
+		}
+		a.nodes[u].edgeHi = int32(len(a.edges))
+	}
+	a.root = make([]int32, 256)
+	for _, e := range a.edges[a.nodes[0].edgeLo:a.nodes[0].edgeHi] {
+		a.root[e.c] = e.to
+	}
+
+	// Failure and dictionary links, breadth first.
+	for _, u := range bfs {
+		for _, e := range a.edges[a.nodes[u].edgeLo:a.nodes[u].edgeHi] {
+			v := e.to
 			if u == 0 {
 				continue // fail = dict = 0
 			}
-			c := a.nodes[v].c
 			f := a.nodes[u].fail
-			for f != 0 && a.next(f, c) == 0 {
+			for f != 0 && a.next(f, e.c) == 0 {
 				f = a.nodes[f].fail
 			}
 			if f == 0 {
-				f = a.root[c]
+				f = a.root[e.c]
 			} else {
-				f = a.next(f, c)
+				f = a.next(f, e.c)
 			}
 			a.nodes[v].fail = f
 			if a.nodes[f].out >= 0 {
@@ -116,20 +135,33 @@ func newACMachine(strs []string) *acMachine {
 		}
 	}
 	if a.buildDFA(bfs) {
-		a.root = nil
+		a.root, a.edges = nil, nil
 	}
 	return a
 }
 
-// next returns the child of state n (not the root) on c, or 0.
+// next returns the transition of state n (not the root) on c, or 0.
 func (a *acMachine) next(n int32, c byte) int32 {
-	for ch := a.nodes[n].child; ch != 0; ch = a.nodes[ch].sibling {
-		if cc := a.nodes[ch].c; cc >= c {
-			if cc == c {
-				return ch
+	es := a.edges[a.nodes[n].edgeLo:a.nodes[n].edgeHi]
+	if len(es) <= 8 {
+		for _, e := range es {
+			if e.c == c {
+				return e.to
 			}
-			return 0
 		}
+		return 0
+	}
+	lo, hi := 0, len(es)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if es[h].c < c {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	if lo < len(es) && es[lo].c == c {
+		return es[lo].to
 	}
 	return 0
 }
@@ -138,14 +170,14 @@ func (a *acMachine) next(n int32, c byte) int32 {
 // reports whether it did. Bytes that appear in no string share class 0.
 func (a *acMachine) buildDFA(bfs []int32) bool {
 	rep := []byte{0} // a byte of each class
-	for _, nd := range a.nodes[1:] {
-		if a.class[nd.c] == 0 {
+	for _, e := range a.edges {
+		if a.class[e.c] == 0 {
 			if len(rep) == 256 {
 				a.class = [256]uint8{}
 				return false // every byte is used: no class is left for the others
 			}
-			a.class[nd.c] = uint8(len(rep))
-			rep = append(rep, nd.c)
+			a.class[e.c] = uint8(len(rep))
+			rep = append(rep, e.c)
 		}
 	}
 	n, nc := len(a.nodes), len(rep)
@@ -211,10 +243,15 @@ func (a *acMachine) mark(s string, found []uint64) {
 }
 
 // emit marks the strings that end at state st: its own, and those of the
-// states on its dictionary chain.
+// states on its dictionary chain. A string already marked had its chain
+// marked with it, so the walk stops there: each string is marked once,
+// whatever the length of the chains.
 func (a *acMachine) emit(st int32, found []uint64) {
 	for ; st != 0; st = a.nodes[st].dict {
 		if id := a.nodes[st].out; id >= 0 {
+			if found[id>>6]&(1<<(id&63)) != 0 {
+				return
+			}
 			found[id>>6] |= 1 << (id & 63)
 		}
 	}

@@ -227,11 +227,15 @@ func (g *Group) Allowed(target string) bool {
 }
 
 // Decide returns the verdict on target, with the rule that decided it.
+// target is an absolute URL ("https://example.com/a?b") or a path with an
+// optional query ("/a?b"). A path that starts with "//" is read as a
+// scheme-relative URL, whose first segment is a host: decide such paths
+// through an absolute URL, or with DecideURL.
 //
 // In the RFC9309 dialect, target is normalised as described in the package
 // documentation, and /robots.txt is always allowed. In the Google dialect
 // target is compared as given, so it must already be percent-encoded (as
-// net/url's URL.RequestURI returns it).
+// net/url's URL.String and URL.RequestURI give it).
 func (g *Group) Decide(target string) Decision {
 	path, slash := pathOf(target)
 	return g.decide(path, slash)

@@ -19,18 +19,18 @@ import (
 //     They are kept sorted; the last one not after the path is found by
 //     binary search, and all prefixes of the path are on its chain of
 //     ancestors (each entry links to its longest proper prefix), whose best
-//     rule is precomputed. Cost: O(log n + chain) string comparisons.
+//     rule is precomputed. Cost: O(log n + chain) comparisons.
 //   - exact rules, a literal followed by '$' ("/a/b$"): binary search for
 //     the path itself.
 //   - wildcard rules, with a literal after a '*' ("/*.php", "/a/*/b$"):
-//     grouped by the literal before their first '*', and these literals
-//     indexed like the prefix rules, so only the groups whose literal
-//     starts the path are looked at. Within a group rules are kept best
-//     first; a group of many has an Aho-Corasick automaton over one
-//     required literal of each rule ("factor"), which finds, in one pass
-//     over the path, the few that can match. Candidates are tried best
-//     first, and the first that matches decides its group. A rule that
-//     cannot beat the best match so far is never tried.
+//     kept best first. A path can only match a rule if it contains every
+//     literal of the rule. When there are many rules, an Aho-Corasick
+//     automaton over all their literals finds, in one pass over the path,
+//     which literals it contains; each rule is filed under its rarest
+//     literal ("factor"), so only the rules whose factor occurs are looked
+//     at, and only those with all their literals present are tried. Rules
+//     are tried best first; one that cannot beat the best match so far is
+//     never tried, and the first that matches decides.
 //
 // Trying one wildcard rule is linear in the path: its literals are found
 // left to right, each at its first occurrence, which is how a '*'-only
@@ -68,18 +68,26 @@ func compareRank(a, b ruleRef) int {
 	return 0
 }
 
-// wildLinear is the number of wildcard rules in a group up to which they
-// are tried one by one instead of through an automaton.
+// wildLinear is the number of wildcard rules up to which they are tried
+// one by one instead of through the automaton.
 const wildLinear = 8
 
 type matcher struct {
-	text     string       // Robots.text: every literal is a span of it
+	text     string       // Robots.text: literal rules are spans of it
 	prefixes chain        // literals of the prefix rules
 	best     []ruleRef    // best rule of each prefix literal and its ancestors
 	exact    []exactEntry // sorted by literal, distinct
-	wilds    chain        // literal prefixes of the wildcard rules
-	groups   []wildGroup  // the wildcard rules of each of those literals
-	wild     []wildEntry  // grouped as groups say, best first within a group
+	wild     []wildEntry  // best first
+
+	// With more than wildLinear wildcard rules: the automaton over their
+	// literals, the literals of each rule (segs[w.segLo:w.segHi]), and the
+	// rules filed under each literal as their factor, best first
+	// (byFactor[factorLo[f]:factorLo[f+1]]).
+	ac       *acMachine
+	nlits    int
+	segs     []int32
+	factorLo []int32
+	byFactor []int32
 }
 
 // chain is a sorted set of distinct literals, each linked to the longest
@@ -184,19 +192,11 @@ type exactEntry struct {
 }
 
 type wildEntry struct {
-	pat      span  // pattern without its end anchor; holds a '*'
-	lit      int32 // length of the literal before the first '*'
-	anchored bool  // the pattern ended with '$'
-	ref      ruleRef
-}
-
-// wildGroup is the wildcard rules that share a literal prefix.
-type wildGroup struct {
-	lo, hi int32      // range of matcher.wild, best first
-	ac     *acMachine // over the factors of the rules, when more than wildLinear
-	// factorWild[factorLo[f]:factorLo[f+1]] are the rules (offsets from
-	// lo) whose factor is f.
-	factorLo, factorWild []int32
+	pat          string // pattern without its end anchor; holds a '*'
+	lit          int32  // length of the literal before the first '*'
+	anchored     bool   // the pattern ended with '$'
+	ref          ruleRef
+	segLo, segHi int32 // its literals in matcher.segs, with an automaton
 }
 
 func (m *matcher) str(s span) string { return m.text[s.off : s.off+s.n] }
@@ -204,18 +204,30 @@ func (m *matcher) str(s span) string { return m.text[s.off : s.off+s.n] }
 // memSize estimates the memory the matcher holds (its text is the
 // Robots').
 func (m *matcher) memSize() int {
-	n := int(unsafe.Sizeof(*m)) + m.prefixes.memSize() + m.wilds.memSize() +
+	n := int(unsafe.Sizeof(*m)) + m.prefixes.memSize() +
 		cap(m.best)*int(unsafe.Sizeof(ruleRef{})) +
 		cap(m.exact)*int(unsafe.Sizeof(exactEntry{})) +
 		cap(m.wild)*int(unsafe.Sizeof(wildEntry{})) +
-		cap(m.groups)*int(unsafe.Sizeof(wildGroup{}))
-	for _, g := range m.groups {
-		n += 4 * (cap(g.factorLo) + cap(g.factorWild))
-		if a := g.ac; a != nil {
-			n += int(unsafe.Sizeof(*a)) + cap(a.nodes)*int(unsafe.Sizeof(acNode{})) + 4*cap(a.root) + 2*cap(a.delta)
+		4*(cap(m.segs)+cap(m.factorLo)+cap(m.byFactor))
+	for i := range m.wild {
+		if w := &m.wild[i]; !m.inText(w.pat) {
+			n += len(w.pat) // a variant, made at compile time
 		}
 	}
+	if a := m.ac; a != nil {
+		n += int(unsafe.Sizeof(*a)) + cap(a.nodes)*int(unsafe.Sizeof(acNode{})) +
+			cap(a.edges)*int(unsafe.Sizeof(acEdge{})) + 4*cap(a.root) + 2*cap(a.delta)
+	}
 	return n
+}
+
+// inText reports whether s is a substring of the matcher's text.
+func (m *matcher) inText(s string) bool {
+	if len(s) == 0 || len(m.text) == 0 {
+		return false
+	}
+	p, t := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.StringData(m.text)))
+	return p >= t && p < t+uintptr(len(m.text))
 }
 
 func (c *chain) memSize() int {
@@ -234,13 +246,26 @@ func compile(r *Robots, members []uint32) *matcher {
 		for j := g.rules[0]; j < g.rules[1]; j++ {
 			rl := &r.rules[j]
 			ref := ruleRef{prio: int32(rl.pattern.n), idx: int32(j), allow: rl.allow}
-			c.add(rl.pattern, ref)
+			sp := rl.pattern
+			if sp.n == 0 {
+				continue // an empty pattern matches nothing (RFC 9309 §2.2.2)
+			}
+			anchored := r.text[sp.off+sp.n-1] == '$'
+			if anchored {
+				sp.n--
+			}
+			c.add(sp, anchored, ref)
+			if r.dialect == RFC9309 {
+				for _, v := range queryVariants(c.m.str(sp)) {
+					c.addWild(v, anchored, ref)
+				}
+			}
 			if r.dialect == Google && rl.allow {
 				if dir, ok := indexHTMLDir(r.str(rl.pattern)); ok {
 					// Google: "/d/index.html" also allows "/d/", as if
 					// "/d/$" were written.
 					ref.prio = int32(dir + 1)
-					c.exact = append(c.exact, exactEntry{span{rl.pattern.off, uint32(dir)}, ref})
+					c.add(span{rl.pattern.off, uint32(dir)}, true, ref)
 				}
 			}
 		}
@@ -264,29 +289,29 @@ type compiler struct {
 	m        *matcher
 	prefixes []exactEntry // the literal of each prefix rule, with the rule
 	exact    []exactEntry
-	wild     []wildEntry
 }
 
-// add files the rule with pattern sp under the kind of rule it is.
-func (c *compiler) add(sp span, ref ruleRef) {
-	pat := c.m.str(sp)
-	if pat == "" {
-		return // an empty pattern matches nothing (RFC 9309 §2.2.2)
-	}
-	body, anchored := strings.CutSuffix(pat, "$")
+// add files the rule whose pattern, without any end anchor, is the text at
+// sp, under the kind of rule it is.
+func (c *compiler) add(sp span, anchored bool, ref ruleRef) {
+	body := c.m.str(sp)
 	star := strings.IndexByte(body, '*')
 	switch {
 	case star < 0 && anchored:
-		c.exact = append(c.exact, exactEntry{span{sp.off, uint32(len(body))}, ref})
+		c.exact = append(c.exact, exactEntry{sp, ref})
 	case star < 0:
-		c.prefixes = append(c.prefixes, exactEntry{span{sp.off, uint32(len(body))}, ref})
+		c.prefixes = append(c.prefixes, exactEntry{sp, ref})
 	case strings.Trim(body[star:], "*") == "":
 		// Only wildcards after the literal: a prefix rule ("/a*" and
 		// "/a*$" match what "/a" matches), ranked by its own length.
 		c.prefixes = append(c.prefixes, exactEntry{span{sp.off, uint32(star)}, ref})
 	default:
-		c.wild = append(c.wild, wildEntry{pat: span{sp.off, uint32(len(body))}, lit: int32(star), anchored: anchored, ref: ref})
+		c.addWild(body, anchored, ref)
 	}
+}
+
+func (c *compiler) addWild(pat string, anchored bool, ref ruleRef) {
+	c.m.wild = append(c.m.wild, wildEntry{pat: pat, lit: int32(strings.IndexByte(pat, '*')), anchored: anchored, ref: ref})
 }
 
 // sortBest sorts entries by literal, the best rule first among equal
@@ -303,7 +328,8 @@ func (c *compiler) sortBest(es []exactEntry) []exactEntry {
 }
 
 // build sorts the rules filed by add, drops repeated ones, links the
-// literals into chains, and builds the automata of large wildcard groups.
+// prefix literals into chains, and builds the automaton over the wildcard
+// rules.
 func (c *compiler) build() {
 	m := c.m
 	m.exact = slices.Clone(c.sortBest(c.exact))
@@ -322,10 +348,9 @@ func (c *compiler) build() {
 		}
 	}
 
-	// Wildcard rules: repeated ones dropped, then grouped by literal
-	// prefix, best first within a group.
-	slices.SortFunc(c.wild, func(a, b wildEntry) int {
-		if c := strings.Compare(m.str(a.pat), m.str(b.pat)); c != 0 {
+	// Wildcard rules: repeated ones dropped, then best first.
+	slices.SortFunc(m.wild, func(a, b wildEntry) int {
+		if c := strings.Compare(a.pat, b.pat); c != 0 {
 			return c
 		}
 		if a.anchored != b.anchored {
@@ -336,79 +361,80 @@ func (c *compiler) build() {
 		}
 		return compareRank(a.ref, b.ref)
 	})
-	wild := slices.CompactFunc(c.wild, func(a, b wildEntry) bool {
-		return m.str(a.pat) == m.str(b.pat) && a.anchored == b.anchored
-	})
-	litOf := func(w wildEntry) string { return m.text[w.pat.off : w.pat.off+uint32(w.lit)] }
-	slices.SortStableFunc(wild, func(a, b wildEntry) int {
-		if c := strings.Compare(litOf(a), litOf(b)); c != 0 {
-			return c
-		}
-		return compareRank(a.ref, b.ref)
-	})
-	m.wild = slices.Clone(wild)
-	for i := 0; i < len(m.wild); {
-		j := i + 1
-		for j < len(m.wild) && litOf(m.wild[j]) == litOf(m.wild[i]) {
-			j++
-		}
-		m.wilds.lits = append(m.wilds.lits, span{m.wild[i].pat.off, uint32(m.wild[i].lit)})
-		g := wildGroup{lo: int32(i), hi: int32(j)}
-		if j-i > wildLinear {
-			g.buildFactors(m.text, m.wild[i:j])
-		}
-		m.groups = append(m.groups, g)
-		i = j
+	m.wild = slices.CompactFunc(m.wild, func(a, b wildEntry) bool { return a.pat == b.pat && a.anchored == b.anchored })
+	slices.SortStableFunc(m.wild, func(a, b wildEntry) int { return compareRank(a.ref, b.ref) })
+	m.wild = slices.Clip(m.wild)
+	if len(m.wild) > wildLinear {
+		m.buildAutomaton()
 	}
-	m.wilds.link(m.text)
 }
 
-// buildFactors picks a required literal for every rule of the group (its
-// longest literal after the first '*') and builds the automaton over them.
-func (g *wildGroup) buildFactors(text string, rules []wildEntry) {
-	ids := map[string]int32{}
-	var factors []string
-	of := make([]int32, len(rules))
-	for i, w := range rules {
-		f := factor(text[w.pat.off : w.pat.off+w.pat.n])
-		id, ok := ids[f]
-		if !ok {
-			id = int32(len(factors))
-			ids[f] = id
-			factors = append(factors, f)
+// literals returns the literals a path must contain for the wildcard
+// pattern pat to match: the literal before the first '*', unless it is
+// only "/" or empty, and the non-empty literals between and after the
+// '*'s.
+func literals(pat string, lit int32) []string {
+	var out []string
+	if lit > 1 {
+		out = append(out, pat[:lit])
+	}
+	for _, seg := range strings.Split(pat[lit+1:], "*") {
+		if seg != "" {
+			out = append(out, seg)
 		}
-		of[i] = id
 	}
-	// The rules of each factor, best first.
-	g.factorLo = make([]int32, len(factors)+1)
-	for _, f := range of {
-		g.factorLo[f+1]++
+	return out
+}
+
+// buildAutomaton files every wildcard rule under its rarest literal (the
+// one fewest rules hold; the longest of those) and builds the automaton
+// over all the literals.
+func (m *matcher) buildAutomaton() {
+	ids := map[string]int32{}
+	var lits []string
+	var freq []int32
+	for i := range m.wild {
+		w := &m.wild[i]
+		w.segLo = int32(len(m.segs))
+		for _, l := range literals(w.pat, w.lit) {
+			id, ok := ids[l]
+			if !ok {
+				id = int32(len(lits))
+				ids[l] = id
+				lits = append(lits, l)
+				freq = append(freq, 0)
+			}
+			if !slices.Contains(m.segs[w.segLo:], id) {
+				m.segs = append(m.segs, id)
+				freq[id]++
+			}
+		}
+		w.segHi = int32(len(m.segs))
 	}
-	for f := range factors {
-		g.factorLo[f+1] += g.factorLo[f]
+	factorOf := make([]int32, len(m.wild))
+	m.factorLo = make([]int32, len(lits)+1)
+	for i := range m.wild {
+		w := &m.wild[i]
+		f := m.segs[w.segLo]
+		for _, id := range m.segs[w.segLo+1 : w.segHi] {
+			if freq[id] < freq[f] || freq[id] == freq[f] && len(lits[id]) > len(lits[f]) {
+				f = id
+			}
+		}
+		factorOf[i] = f
+		m.factorLo[f+1]++
 	}
-	g.factorWild = make([]int32, len(rules))
-	next := slices.Clone(g.factorLo[:len(factors)])
-	for i, f := range of {
-		g.factorWild[next[f]] = int32(i)
+	for f := range lits {
+		m.factorLo[f+1] += m.factorLo[f]
+	}
+	m.byFactor = make([]int32, len(m.wild))
+	next := slices.Clone(m.factorLo[:len(lits)])
+	for i, f := range factorOf { // in rule order: best first within a factor
+		m.byFactor[next[f]] = int32(i)
 		next[f]++
 	}
-	g.ac = newACMachine(factors)
-}
-
-// factor returns the longest literal after the first '*' of a wildcard
-// pattern. Every path the pattern matches contains it.
-func factor(pat string) string {
-	var best string
-	rest := pat[strings.IndexByte(pat, '*')+1:]
-	for rest != "" {
-		seg, after, _ := strings.Cut(rest, "*")
-		if len(seg) > len(best) {
-			best = seg
-		}
-		rest = after
-	}
-	return best
+	m.nlits = len(lits)
+	m.ac = newACMachine(lits)
 }
 
 // match returns the rule that decides path, or noRule.
@@ -431,10 +457,8 @@ func (m *matcher) match(path string) ruleRef {
 			best = m.exact[lo].ref
 		}
 	}
-	for i := m.wilds.deepest(m.text, path); i >= 0; i = m.wilds.parent[i] {
-		if g := &m.groups[i]; m.wild[g.lo].ref.beats(best) {
-			best = m.matchGroup(g, path, best)
-		}
+	if len(m.wild) > 0 && m.wild[0].ref.beats(best) {
+		best = m.matchWild(path, best)
 	}
 	return best
 }
@@ -451,62 +475,74 @@ func commonPrefixLen(a, b string) int {
 	return i
 }
 
-// bitsPool holds bit sets for automata too large for matchGroup's stack
-// buffer.
+// bitsPool holds bit sets too large for matchWild's stack buffer.
 var bitsPool = sync.Pool{New: func() any { return new([]uint64) }}
 
-// matchGroup returns the best of best and the rules of g that match path.
-// Every rule of g has a literal prefix that starts path.
-func (m *matcher) matchGroup(g *wildGroup, path string, best ruleRef) ruleRef {
-	rules := m.wild[g.lo:g.hi]
-	if g.ac == nil {
-		for i := range rules {
-			w := &rules[i]
+// matchWild returns the best of best and the wildcard rules that match
+// path.
+func (m *matcher) matchWild(path string, best ruleRef) ruleRef {
+	if m.ac == nil {
+		for i := range m.wild {
+			w := &m.wild[i]
 			if !w.ref.beats(best) {
 				break
 			}
-			if w.matches(m.str(w.pat), path) {
+			if w.matches(path) {
 				return w.ref
 			}
 		}
 		return best
 	}
 
-	nf := (len(g.factorLo) - 1 + 63) / 64
-	nw := (len(rules) + 63) / 64
+	nl := (m.nlits + 63) / 64
+	nw := (len(m.wild) + 63) / 64
 	var stack [64]uint64
 	var set []uint64
-	if nf+nw <= len(stack) {
-		set = stack[:nf+nw]
+	if nl+nw <= len(stack) {
+		set = stack[:nl+nw]
 	} else {
 		p := bitsPool.Get().(*[]uint64)
 		defer bitsPool.Put(p)
-		if cap(*p) < nf+nw {
-			*p = make([]uint64, nf+nw)
+		if cap(*p) < nl+nw {
+			*p = make([]uint64, nl+nw)
 		}
-		set = (*p)[:nf+nw]
+		set = (*p)[:nl+nw]
 		clear(set)
 	}
-	found, cand := set[:nf], set[nf:]
-	g.ac.mark(path, found)
+	found, cand := set[:nl], set[nl:]
+	m.ac.mark(path, found)
+	has := func(id int32) bool { return found[id>>6]&(1<<(id&63)) != 0 }
 	for fw, word := range found {
 		for word != 0 {
 			f := fw*64 + bits.TrailingZeros64(word)
 			word &= word - 1
-			for _, w := range g.factorWild[g.factorLo[f]:g.factorLo[f+1]] {
-				cand[w>>6] |= 1 << (w & 63)
+			for _, wi := range m.byFactor[m.factorLo[f]:m.factorLo[f+1]] {
+				w := &m.wild[wi]
+				if !w.ref.beats(best) {
+					break // the rest of this factor's rules rank lower
+				}
+				all := true
+				for _, id := range m.segs[w.segLo:w.segHi] {
+					if !has(id) {
+						all = false
+						break
+					}
+				}
+				if all {
+					cand[wi>>6] |= 1 << (wi & 63)
+				}
 			}
 		}
 	}
 	// Candidates in index order are candidates best first.
 	for cw, word := range cand {
 		for word != 0 {
-			w := &rules[cw*64+bits.TrailingZeros64(word)]
+			w := &m.wild[cw*64+bits.TrailingZeros64(word)]
 			word &= word - 1
 			if !w.ref.beats(best) {
 				return best
 			}
-			if w.matches(m.str(w.pat), path) {
+			if w.matches(path) {
 				return w.ref
 			}
 		}
@@ -514,33 +550,40 @@ func (m *matcher) matchGroup(g *wildGroup, path string, best ruleRef) ruleRef {
 	return best
 }
 
-// matches reports whether the wildcard pattern pat (w's) matches path: the
-// literal before the first '*' is a prefix of path, the following literals
-// occur in order, and with an anchor the last one ends the path.
-func (w *wildEntry) matches(pat, path string) bool {
-	star := int(w.lit)
-	if !strings.HasPrefix(path, pat[:star]) {
+// matches reports whether the wildcard pattern matches path: the literal
+// before the first '*' is a prefix of path, the following literals occur
+// in order, and with an anchor the last one ends the path. The cheap tests
+// (the prefix, the anchored end) come first.
+func (w *wildEntry) matches(path string) bool {
+	pat := w.pat
+	if !strings.HasPrefix(path, pat[:w.lit]) {
 		return false
 	}
-	pos := star
-	rest := pat[star+1:]
-	for {
-		j := strings.IndexByte(rest, '*')
-		if j < 0 {
-			if w.anchored {
-				return len(path)-pos >= len(rest) && path[len(path)-len(rest):] == rest
-			}
-			return strings.Contains(path[pos:], rest)
+	last := strings.LastIndexByte(pat, '*')
+	tail := pat[last+1:]
+	end := len(path)
+	if w.anchored {
+		if len(path)-len(tail) < int(w.lit) || !strings.HasSuffix(path, tail) {
+			return false
 		}
+		end -= len(tail)
+	}
+	pos := int(w.lit)
+	for rest := pat[w.lit+1 : last+1]; rest != ""; {
+		j := strings.IndexByte(rest, '*')
 		seg := rest[:j]
 		rest = rest[j+1:]
 		if seg == "" {
 			continue
 		}
-		k := strings.Index(path[pos:], seg)
+		k := strings.Index(path[pos:end], seg)
 		if k < 0 {
 			return false
 		}
 		pos += k + len(seg)
 	}
+	if w.anchored {
+		return pos <= end
+	}
+	return strings.Contains(path[pos:], tail)
 }

@@ -1,6 +1,9 @@
 package policy
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // This file holds the byte-level transformations applied before matching:
 // extracting the matchable part of a URL, and the percent-encoding
@@ -308,4 +311,59 @@ func googleEscape(dst, s []byte) []byte {
 		}
 	}
 	return dst
+}
+
+// queryVariants returns the patterns that stand for the canonical RFC9309
+// pattern p (without its end anchor) when a "%2F" or "%3F" in it falls in
+// the query of a URL.
+//
+// A canonical URL decodes %2F and %3F in its query only (see decodes). A
+// pattern knows where it stands only before its first '*' (the path) and
+// after its first '?' (the query); between the two, an encoded '/' or '?'
+// may meet a path, where it stays encoded, or a query, where the URL has it
+// decoded. The pattern as written covers the first case; each variant
+// covers the second, with the URL's query starting before one of the
+// literals up to the first that holds such an escape ("?" is inserted
+// there), and those escapes decoded from there on.
+func queryVariants(p string) []string {
+	star := strings.IndexByte(p, '*')
+	if star < 0 {
+		return nil
+	}
+	q := strings.IndexByte(p, '?')
+	if q < 0 {
+		q = len(p)
+	}
+	if q < star {
+		return nil
+	}
+	segs := strings.Split(p[star+1:q], "*")
+	first := slices.IndexFunc(segs, hasQueryDelimEscape)
+	if first < 0 {
+		return nil
+	}
+	var out []string
+	for j := 0; j <= first; j++ {
+		var b strings.Builder
+		b.WriteString(p[:star+1])
+		for i, seg := range segs {
+			if i == j {
+				b.WriteString("?*")
+			}
+			if i >= j {
+				seg = strings.NewReplacer("%2F", "/", "%3F", "?").Replace(seg)
+			}
+			b.WriteString(seg)
+			if i < len(segs)-1 {
+				b.WriteByte('*')
+			}
+		}
+		b.WriteString(p[q:])
+		out = append(out, b.String())
+	}
+	return out
+}
+
+func hasQueryDelimEscape(s string) bool {
+	return strings.Contains(s, "%2F") || strings.Contains(s, "%3F")
 }

@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/robotsguard/robotsguard/policy"
@@ -64,10 +65,11 @@ func (ref *reference) decide(agent, url string) (allowed bool, line int) {
 		seenGlobal, seenSpecific, everSpecific, seenSeparator bool
 		allowG, allowS, disG, disS                            = refMatch{-1, 0}, refMatch{-1, 0}, refMatch{-1, 0}, refMatch{-1, 0}
 	)
+	scratch := [2][]int{make([]int, 0, len(path)+1), make([]int, 0, len(path)+1)}
 	var rule func(e event, allow bool, pattern string)
 	rule = func(e event, allow bool, pattern string) {
 		prio := -1
-		if matchesPattern(path, pattern) {
+		if matchesPattern(path, pattern, ref.dialect == policy.RFC9309, scratch) {
 			prio = len(pattern)
 		}
 		if prio < 0 {
@@ -135,31 +137,59 @@ func (ref *reference) decide(agent, url string) (allowed bool, line int) {
 
 // matchesPattern is the pattern matcher of Google's library: it keeps the
 // set of path positions that the pattern read so far can end at.
-func matchesPattern(path, pattern string) bool {
-	pos := []int{0}
+//
+// In the RFC9309 dialect, where a canonical path has %2F and %3F decoded
+// in its query only, a "%2F" or "%3F" of the pattern that comes after its
+// first '*' and before its first '?' (so that the pattern cannot tell
+// whether it is in the path or the query) matches that escape in the path,
+// or the decoded character in the query.
+func matchesPattern(path, pattern string, rfc bool, scratch [2][]int) bool {
+	query := strings.IndexByte(path, '?') // the query starts after it
+	if query < 0 {
+		query = len(path)
+	}
+	star, q := strings.IndexByte(pattern, '*'), strings.IndexByte(pattern, '?')
+	if q < 0 {
+		q = len(pattern)
+	}
+	// pos lists the positions the pattern read so far can end at, in
+	// increasing order; next is scratch space for the following list.
+	pos, next := append(scratch[0][:0], 0), scratch[1][:0]
 	for i := 0; i < len(pattern); i++ {
 		c := pattern[i]
 		if c == '$' && i == len(pattern)-1 {
 			return pos[len(pos)-1] == len(path)
 		}
-		if c == '*' {
-			from := pos[0]
-			pos = pos[:0]
-			for p := from; p <= len(path); p++ {
-				pos = append(pos, p)
+		next = next[:0]
+		switch {
+		case c == '*':
+			for p := pos[0]; p <= len(path); p++ {
+				next = append(next, p)
 			}
-			continue
-		}
-		next := pos[:0]
-		for _, p := range pos {
-			if p < len(path) && path[p] == c {
-				next = append(next, p+1)
+		case rfc && star >= 0 && star < i && i < q && (strings.HasPrefix(pattern[i:], "%2F") || strings.HasPrefix(pattern[i:], "%3F")):
+			esc, dec := pattern[i:i+3], map[string]byte{"%2F": '/', "%3F": '?'}[pattern[i:i+3]]
+			for _, p := range pos {
+				if p <= query && strings.HasPrefix(path[p:], esc) {
+					next = append(next, p+3)
+				}
+				if p > query && p < len(path) && path[p] == dec {
+					next = append(next, p+1)
+				}
+			}
+			slices.Sort(next)
+			next = slices.Compact(next)
+			i += 2
+		default:
+			for _, p := range pos {
+				if p < len(path) && path[p] == c {
+					next = append(next, p+1)
+				}
 			}
 		}
-		pos = next
-		if len(pos) == 0 {
+		if len(next) == 0 {
 			return false
 		}
+		pos, next = next, pos
 	}
 	return true
 }

@@ -283,3 +283,36 @@ func TestProductToken(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodedDelimitersInQuery: a canonical URL decodes %2F and %3F in its
+// query only, so a pattern's "%2F" after a '*' (where the pattern cannot
+// tell path from query) matches an encoded '/' in the path, and an encoded
+// or raw '/' in the query; it never matches a raw '/' of the path.
+func TestEncodedDelimitersInQuery(t *testing.T) {
+	tests := []struct {
+		rule, url string
+		match     bool
+	}{
+		{"/*redirect=http%3A%2F%2F", "/go?redirect=http%3A%2F%2Fevil.com", true},
+		{"/*redirect=http%3A%2F%2F", "/go?redirect=http://evil.com", true},
+		{"/*redirect=http%3A%2F%2F", "/go/redirect=http%3A%2F%2Fevil.com", true},
+		{"/*redirect=http%3A%2F%2F", "/go/redirect=http://evil.com", false},
+		{"/*%2F", "/x?u=%2F", true},
+		{"/*%2F", "/x%2F", true},
+		{"/*%2F", "/x/y", false},
+		{"/*%2F$", "/x?u=%2F", true},
+		{"/*a*%2Fb", "/a?x=%2Fb", true},
+		{"/*a*%2Fb", "/x?a=1&u=%2Fb", true},
+		{"/*%3Fpull%3D", "/x?y=%3Fpull%3D1", true},
+		{"/*%3Fpull%3D", "/x%3Fpull%3D1", true},
+		{"/*%3Fpull%3D", "/x?pull%3D1", false}, // an encoded "?" is data, not the query's start
+		{"/a%2Fb", "/a/b", false},
+		{"/a?u=%2F", "/a?u=/", true},
+	}
+	for _, tc := range tests {
+		r := policy.Parse([]byte("user-agent: *\ndisallow: " + tc.rule + "\n"))
+		if got := !r.Allowed("x", tc.url); got != tc.match {
+			t.Errorf("rule %q, URL %q: match %v, want %v", tc.rule, tc.url, got, tc.match)
+		}
+	}
+}

@@ -291,14 +291,16 @@ func TestGoogleDialectDifferences(t *testing.T) {
 	}
 }
 
-// TestDecideURL: deciding a parsed URL gives what deciding its request URI
-// gives, in both dialects.
+// TestDecideURL: deciding a parsed URL gives what deciding it as a string
+// gives, in both dialects, also for paths that start with "//" (which
+// Decide, given just the path, would read as scheme-relative URLs).
 func TestDecideURL(t *testing.T) {
 	n := 0
 	for _, s := range loadSites(t, filepath.Join("testdata", "corpus"), 50) {
 		for _, d := range []policy.Dialect{policy.RFC9309, policy.Google} {
 			r := policy.ParseWith(s.body, d)
-			urls := append(s.urls, "https://example.com", "https://example.com?q=1", "https://example.com/a?", "//example.com/x")
+			urls := append(s.urls, "https://example.com", "https://example.com?q=1", "https://example.com/a?", "//example.com/x",
+				"https://example.com//admin/secret", "https://example.com//a?b=//c")
 			for _, raw := range urls {
 				u, err := url.Parse(raw)
 				if err != nil {
@@ -306,8 +308,8 @@ func TestDecideURL(t *testing.T) {
 				}
 				for _, a := range corpusAgents {
 					g := r.Group(a)
-					if got, want := g.DecideURL(u), g.Decide(u.RequestURI()); got != want {
-						t.Errorf("%s %v %s: DecideURL = %v, Decide(RequestURI) = %v", s.name, d, raw, got, want)
+					if got, want := g.DecideURL(u), g.Decide(u.String()); got != want {
+						t.Errorf("%s %v %s: DecideURL = %v, Decide = %v", s.name, d, raw, got, want)
 					}
 					n++
 				}
@@ -324,6 +326,7 @@ func TestDecideURL(t *testing.T) {
 func TestMemSize(t *testing.T) {
 	sites := loadSites(t, filepath.Join("testdata", "corpus"), 1)
 	heap := func() uint64 {
+		runtime.GC() // twice: the first leaves what sync.Pools held for the second
 		runtime.GC()
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
@@ -370,6 +373,21 @@ func TestManyAgents(t *testing.T) {
 		g := r.Group(name(i))
 		if d, _ := g.CrawlDelay(); d != time.Duration(n-i)*time.Second || g.Allowed("/x") {
 			t.Errorf("%s: crawl-delay %v, want %ds; /x allowed %v", name(i), d, n-i, g.Allowed("/x"))
+		}
+	}
+}
+
+// TestGoogleIndexHTMLWithWildcards: Google's library derives "<dir>/$" from
+// an Allow for "<dir>/index.html" whatever the directory holds, wildcards
+// included.
+func TestGoogleIndexHTMLWithWildcards(t *testing.T) {
+	r := policy.ParseWith([]byte("user-agent: *\ndisallow: /\nallow: /*/index.html\n"), policy.Google)
+	for _, tc := range []struct {
+		url     string
+		allowed bool
+	}{{"/foo/", true}, {"/foo/bar/", true}, {"/foo", false}, {"/foo/index.html", true}, {"/foo/x", false}} {
+		if got := r.Allowed("x", tc.url); got != tc.allowed {
+			t.Errorf("%s: allowed %v, want %v", tc.url, got, tc.allowed)
 		}
 	}
 }
