@@ -33,9 +33,11 @@
 // first 500 KiB of a body are parsed (§2.5; see [Parser.MaxSize]).
 //
 // Matching does not look at every rule: prefix rules are found by binary
-// search, wildcard rules through an automaton over their literals, so the
-// cost of a query grows with the length of the URL and not with the number
-// of rules. No pattern makes matching backtrack.
+// search, and wildcard rules through an automaton over their literals,
+// which leaves only those whose literals all occur in the URL to be tried.
+// The cost of a query grows with the length of the URL (and those few
+// candidates), not with the number of rules, and no pattern makes matching
+// backtrack.
 //
 // # Percent-encoding
 //
@@ -50,7 +52,11 @@
 //   - other percent-encoded reserved characters stay encoded: "/a%2Fb" and
 //     "/a/b" differ; hex digits are upper-cased;
 //   - in a URL, '*' and '$' are compared as "%2A" and "%24", so a pattern
-//     matches them only when written that way (§2.2.3, Figure 6).
+//     matches them only when written that way (§2.2.3, Figure 6);
+//   - a pattern cannot always tell whether it meets a path or a query:
+//     a "%2F" or "%3F" it holds after a '*' and before any '?' matches
+//     that escape in a path, and the decoded '/' or '?' in a query, so
+//     "/*redirect=http%3A%2F%2F" disallows "/go?redirect=http%3A%2F%2Fx".
 //
 // The Google dialect compares URLs as given, byte for byte: callers must
 // percent-encode them (as [net/url.URL.RequestURI] does), and patterns are
