@@ -65,13 +65,16 @@ type Transport struct {
 	Parser policy.Parser
 
 	// StatusPolicy tells what a robots.txt response's status means. Nil
-	// means DefaultStatusPolicy (RFC 9309 §2.3.1).
+	// means DefaultStatusPolicy (RFC 9309 §2.3.1), or Koster1996StatusPolicy
+	// when Parser.Dialect is policy.Koster1996.
 	StatusPolicy StatusPolicy
 
 	// CachePolicy decides how long a fetched robots.txt is used (see
 	// package cache). The zero value applies RFC 9111, with a lifetime of
 	// at most 24 hours and at least one minute, and uses a copy for up to
-	// 30 days while the file is unreachable.
+	// 30 days while the file is unreachable; when Parser.Dialect is
+	// policy.Koster1996, it keeps a response without cache directives for
+	// 7 days (MaxAge and DefaultAge of 7 days), as that draft asks.
 	CachePolicy cache.Policy
 
 	// CacheSize bounds the memory held by parsed robots.txt files, in
@@ -178,10 +181,24 @@ func (t *Transport) now() time.Time {
 }
 
 func (t *Transport) statusPolicy() StatusPolicy {
-	if t.StatusPolicy != nil {
+	switch {
+	case t.StatusPolicy != nil:
 		return t.StatusPolicy
+	case t.Parser.Dialect == policy.Koster1996:
+		return Koster1996StatusPolicy
 	}
 	return DefaultStatusPolicy
+}
+
+// kosterCachePolicy keeps a response without cache directives for 7 days,
+// as the 1996 draft asks (section 3.4).
+var kosterCachePolicy = cache.Policy{MaxAge: 7 * 24 * time.Hour, DefaultAge: 7 * 24 * time.Hour}
+
+func (t *Transport) cachePolicy() cache.Policy {
+	if t.CachePolicy == (cache.Policy{}) && t.Parser.Dialect == policy.Koster1996 {
+		return kosterCachePolicy
+	}
+	return t.CachePolicy
 }
 
 func (t *Transport) maxSize() int {
@@ -325,10 +342,10 @@ func (t *Transport) check(req *http.Request, st *originState, now time.Time) (ti
 // AllowAll after a long time unreachable (RFC 9309 §2.3.1.4).
 func (t *Transport) access(st *originState, now time.Time) Access {
 	e := st.entry
-	if e.Status != 0 && (e.Failures == 0 || t.CachePolicy.UsableStale(e, now)) {
+	if e.Status != 0 && (e.Failures == 0 || t.cachePolicy().UsableStale(e, now)) {
 		return st.access
 	}
-	if !t.DisallowWhileUnreachable && t.CachePolicy.LongUnreachable(e, now) {
+	if !t.DisallowWhileUnreachable && t.cachePolicy().LongUnreachable(e, now) {
 		return AllowAll
 	}
 	return Unreachable
@@ -398,7 +415,7 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error) *originState {
 	if e.Failures > 0 {
 		st.until = e.RetryAt
 	} else if e.Status != 0 {
-		st.until = t.CachePolicy.FreshUntil(e)
+		st.until = t.cachePolicy().FreshUntil(e)
 	}
 	return st
 }
@@ -458,7 +475,7 @@ func (t *Transport) refresh(ctx context.Context, o origin, dial, ua string) *ori
 	} else {
 		t.log(slog.LevelDebug, "robots.txt fetched", o, "status", res.entry.Status, "bytes", len(res.entry.Body), "fresh_until", st.until)
 	}
-	if !t.CachePolicy.Storable(res.entry) {
+	if !t.cachePolicy().Storable(res.entry) {
 		t.states.Delete(o)
 		return st
 	}

@@ -640,3 +640,20 @@ func TestUnderscoreHost(t *testing.T) {
 		t.Errorf("origin %q, %v", got, err)
 	}
 }
+
+// TestKoster1996Transport: under the 1996 draft's dialect, 401 and 403
+// disallow everything, a robots.txt without cache directives is kept for 7
+// days, and the first matching rule decides.
+func TestKoster1996Transport(t *testing.T) {
+	koster := func(tr *robotsguard.Transport) { tr.Parser.Dialect = policy.Koster1996 }
+	forbidden := newSite(t, status(403))
+	h := newHarness(t, koster)
+	h.refused(forbidden.URL+"/page", robotsguard.ReasonStatus)
+
+	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /tmp\nAllow: /tmp/ok.html\n"))
+	h2 := newHarness(t, koster)
+	h2.refused(s.URL+"/tmp/ok.html", robotsguard.ReasonRule)
+	if got := fetchesAt(h2, s, time.Hour, 6*24*time.Hour, 7*24*time.Hour+time.Second); !slices.Equal(got, []int{1, 1, 2}) {
+		t.Errorf("robots.txt requests %v, want one per 7 days", got)
+	}
+}

@@ -241,3 +241,21 @@ func TestMemoryStoreBound(t *testing.T) {
 		t.Error("the latest entry was evicted")
 	}
 }
+
+func TestDefaultAge(t *testing.T) {
+	week := 7 * 24 * time.Hour
+	p := cache.Policy{MaxAge: week, DefaultAge: week}
+	for _, tc := range []struct {
+		e    *cache.Entry
+		want time.Duration
+	}{
+		{entry(200), week},
+		{entry(200, "Last-Modified", httpDate(t0.Add(-time.Hour))), week},
+		{entry(200, "Cache-Control", "max-age=60"), time.Minute},
+		{entry(200, "Cache-Control", "no-cache"), 0},
+	} {
+		if got := p.Lifetime(tc.e); got != tc.want {
+			t.Errorf("Lifetime(%v) = %v, want %v", tc.e.Header, got, tc.want)
+		}
+	}
+}

@@ -37,6 +37,12 @@ type Policy struct {
 	// means DefaultMinAge; ignored when Strict.
 	MinAge time.Duration
 
+	// DefaultAge is the freshness lifetime of a response that gives
+	// neither max-age nor Expires. Zero means the heuristic of RFC 9111
+	// §4.2.2: a tenth of the time since Last-Modified, or else MaxAge.
+	// (The 1996 draft of the protocol asks for 7 days.)
+	DefaultAge time.Duration
+
 	// StaleLimit is how long after its last successful fetch a stored copy
 	// is still used while the robots.txt is unreachable (5xx, network
 	// errors). Zero means DefaultStaleLimit.
@@ -95,8 +101,9 @@ func directives(h http.Header) (cc *cacheobject.ResponseCacheDirectives, ok bool
 //     Cache-Control does not parse;
 //   - Expires minus Date; an Expires that does not parse means already
 //     expired;
-//   - otherwise a heuristic lifetime (§4.2.2): a tenth of the time since
-//     Last-Modified, or MaxAge without Last-Modified. Under a Strict policy
+//   - otherwise DefaultAge, or, without one, a heuristic lifetime
+//     (§4.2.2): a tenth of the time since Last-Modified, or MaxAge without
+//     Last-Modified. Under a Strict policy
 //     only statuses cacheable by default get one (RFC 9110 §15.1); else any
 //     usable response does, so that a 403 is not fetched every minute;
 //   - no-cache and no-store make it zero.
@@ -120,6 +127,9 @@ func (p Policy) Lifetime(e *Entry) time.Duration {
 	}
 	if p.Strict && !heuristicallyCacheable(e.Status) {
 		return 0
+	}
+	if p.DefaultAge > 0 {
+		return p.DefaultAge
 	}
 	if lm, err := http.ParseTime(h.Get("Last-Modified")); err == nil {
 		return max(e.date().Sub(lm)/heuristicFraction, 0)

@@ -105,7 +105,7 @@ func agentsOf(r *policy.Robots) []string {
 func checkAgainstReference(t *testing.T, s corpusSite, maxProbes int) int {
 	t.Helper()
 	n := 0
-	for _, d := range []policy.Dialect{policy.RFC9309, policy.Google} {
+	for _, d := range []policy.Dialect{policy.RFC9309, policy.Google, policy.Koster1996} {
 		r := policy.ParseWith(s.body, d)
 		ref := newReference(s.body, d)
 		for _, agent := range agentsOf(r) {
@@ -191,7 +191,7 @@ func TestCorpusParses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, d := range []policy.Dialect{policy.RFC9309, policy.Google} {
+			for _, d := range []policy.Dialect{policy.RFC9309, policy.Google, policy.Koster1996} {
 				r := policy.ParseWith(body, d)
 				if r.Truncated() != (len(body) > policy.DefaultMaxSize) || r.Size() > policy.DefaultMaxSize {
 					t.Errorf("%s: %d bytes, Truncated() = %v, Size() = %d", f, len(body), r.Truncated(), r.Size())

@@ -19,6 +19,17 @@ const (
 	// 16,664 bytes, URLs are compared as given (the caller percent-encodes
 	// them), and an allow rule for "/dir/index.html" also allows "/dir/".
 	Google
+
+	// Koster1996 follows the 1996 Internet-Draft "A Method for Web Robots
+	// Control" (draft-koster-robots-00): records end at blank lines; a
+	// robot obeys only the first record whose user-agent value contains its
+	// name, else the first "*" record; the first matching rule of that
+	// record decides; patterns are plain prefixes ('*' and '$' have no
+	// special meaning); %xx escapes are decoded before comparing, except
+	// %2F. Fetching under this dialect, the Transport reads 401 and 403 as
+	// disallowing everything and keeps a response without cache directives
+	// for 7 days.
+	Koster1996
 )
 
 // String returns the dialect's name, as used in the package documentation.
@@ -28,9 +39,11 @@ func (d Dialect) String() string {
 		return "RFC9309"
 	case Google:
 		return "Google"
+	case Koster1996:
+		return "Koster1996"
 	}
 	return fmt.Sprintf("Dialect(%d)", uint8(d))
 }
 
 // valid reports whether d is one of the dialects this package implements.
-func (d Dialect) valid() bool { return d <= Google }
+func (d Dialect) valid() bool { return d <= Koster1996 }

@@ -66,26 +66,53 @@
 // # Dialects
 //
 // [RFC9309] is the default. [Google] reproduces github.com/google/robotstxt
-// and passes every vector of its test suite. They read the same files the
-// same way except:
+// and passes every vector of its test suite. [Koster1996] follows the 1996
+// Internet-Draft that RFC 9309 grew from. What each decides differently:
 //
-//	                          RFC9309                  Google
-//	"disalow: /x"             ignored (unknown key)    Disallow (typos of user-agent and disallow accepted)
-//	"allowed: /x"             ignored                  Allow (keys match by prefix)
-//	"disallow /x"             ignored (no colon)       Disallow (whitespace for the colon)
-//	line over 16,663 bytes    read whole               cut at 16,663 bytes
-//	URL "/ツ", rule "/%E3%83%84"  match                no match (URLs are not encoded)
-//	rule "/%62az", URL "/baz"  match                   no match (escapes are not decoded)
-//	Allow: /d/index.html      allows /d/index.html…    also allows "/d/"
-//	/robots.txt               always allowed           decided by the rules
+//	                          RFC9309               Google                 Koster1996
+//	which rules apply         union of the groups   same                   first record naming the
+//	                          naming the token,                            robot (a substring of its
+//	                          else of "*" groups                           user-agent value), else
+//	                                                                       the first "*" record
+//	which rule decides        longest pattern;      same                   first matching rule
+//	                          Allow wins a tie
+//	'*' and final '$'         wildcard, end anchor  same                   plain characters
+//	blank lines               ignored               ignored                end a record
+//	"disalow: /x", "useragent" unknown keys         accepted typos         unknown keys
+//	"allowed: /x"             unknown key           Allow (key prefixes)   unknown key
+//	"disallow /x"             ignored (no colon)    Disallow               ignored
+//	line over 16,663 bytes    read whole            cut                    read whole
+//	"/%62az" vs "/baz"        the same              different              the same
+//	raw "/ツ" vs "/%E3%83%84"  the same              different              the same
+//	"/a%2Fb" vs "/a/b"        different             different              different
+//	Allow: /d/index.html      allows /d/index.html  also allows "/d/"      allows /d/index.html
+//	/robots.txt               always allowed        decided by the rules   always allowed
+//	401 and 403 (Transport)   allow everything      allow everything       disallow everything
+//	no cache directives       Last-Modified/10,     same                   7 days
+//	(Transport)               or 24 hours
+//
+// One example each, for the agent FooBot:
+//
+//	User-agent: *          RFC9309 and Google: /a/b.html is disallowed (the
+//	Allow: /a              longer "/a/" wins). Koster1996: allowed (the first
+//	Disallow: /a/          match, "/a", decides).
+//
+//	User-agent: *          Google: /x is disallowed (typo accepted). RFC9309
+//	Disalow: /x            and Koster1996: allowed (unknown key).
+//
+//	User-agent: foobot     RFC9309 and Google: /a and /b are both disallowed
+//	Disallow: /a           (the two groups merge). Koster1996: only /a (the
+//	                       first record is followed alone).
+//	User-agent: foobot
+//	Disallow: /b
 //
 // Seven vectors of Google's suite contradict RFC 9309 and are flagged so in
 // the conformance data; the RFC9309 dialect gives the other verdict on each,
 // for the reasons in the table: ID_LineSyntax_Line-03 (missing colon),
 // ID_Encoding-03, -05 and -06 (encoding), GoogleOnly_IndexHTMLisDirectory-01,
-// and GoogleOnly_LineTooLong-02 and -05 (line length). Both dialects take
-// the leading product token of a user-agent value ("FOO BAR" names FOO) and
-// read "* anything" as "*", as Google does; RFC 9309 leaves these open.
+// and GoogleOnly_LineTooLong-02 and -05 (line length). RFC9309 and Google
+// take the leading product token of a user-agent value ("FOO BAR" names FOO)
+// and read "* anything" as "*", as Google does; RFC 9309 leaves these open.
 //
 // # Explanations and reporting
 //

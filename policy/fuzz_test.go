@@ -17,7 +17,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		for _, d := range []policy.Dialect{policy.RFC9309, policy.Google} {
+		for _, d := range []policy.Dialect{policy.RFC9309, policy.Google, policy.Koster1996} {
 			r := policy.ParseWith(body, d)
 			lines := policy.Parser{Dialect: d}.Report(body)
 			if want := countLines(body); len(lines) != want {
@@ -52,7 +52,7 @@ func FuzzMatch(f *testing.F) {
 	f.Add("user-agent: *\ndisallow: /*redirect=http%3A%2F%2F\n", "a", "/go?redirect=http%3A%2F%2Fx")
 	f.Add("user-agent: *\ndisallow: /\nallow: /*/index.html\n", "a", "/foo/")
 	f.Fuzz(func(t *testing.T, robots, agent, url string) {
-		for _, d := range []policy.Dialect{policy.RFC9309, policy.Google} {
+		for _, d := range []policy.Dialect{policy.RFC9309, policy.Google, policy.Koster1996} {
 			r := policy.ParseWith([]byte(robots), d)
 			got := r.Decide(agent, url)
 			allowed, line := newReference([]byte(robots), d).decide(agent, url)

@@ -42,6 +42,8 @@ type agentIndex struct {
 	// lower-case token.
 	few     []*Group
 	byToken map[string]*Group
+	// Koster1996: the Group of each record, by index in Robots.groups.
+	records []*Group
 	star    *Group // the "*" groups, or the empty group when there are none
 	empty   *Group // Google: groups whose user-agent value has no token; nil otherwise
 }
@@ -52,6 +54,10 @@ func (r *Robots) agentIndex() *agentIndex {
 }
 
 func (r *Robots) buildIndex() {
+	if r.dialect == Koster1996 {
+		r.buildRecordIndex()
+		return
+	}
 	// One pass over the user-agent lines: the groups naming each token,
 	// and the politest Crawl-delay and Request-rate that reach it.
 	type named struct {
@@ -118,6 +124,56 @@ func (r *Robots) buildIndex() {
 	r.indexed.Store(true)
 }
 
+// buildRecordIndex gives each record of a Koster1996 file its own Group:
+// the draft follows one record, never a union.
+func (r *Robots) buildRecordIndex() {
+	idx := agentIndex{records: make([]*Group, len(r.groups))}
+	for i := range r.groups {
+		g := &Group{crawlDelay: -1, rules: r.newRules([]uint32{uint32(i)})}
+		for _, a := range r.agents[r.groups[i].agents[0]:r.groups[i].agents[1]] {
+			a.merge(&g.crawlDelay, &g.rate)
+			if g.agent == "" || a.star {
+				g.agent = r.str(a.token)
+			}
+		}
+		idx.records[i] = g
+	}
+	idx.star = &Group{crawlDelay: -1, rules: r.newRules(nil)}
+	for _, a := range r.agents {
+		if a.star {
+			idx.star = idx.records[a.group]
+			break
+		}
+	}
+	r.index = idx
+	r.indexed.Store(true)
+}
+
+// recordGroup returns the Group of the first record of a Koster1996 file
+// with a user-agent line whose value holds tok, ignoring case (section
+// 3.2.1), or the first "*" record.
+func (r *Robots) recordGroup(idx *agentIndex, tok string) *Group {
+	if tok != "" {
+		for _, a := range r.agents {
+			if !a.star && containsFold(r.str(a.token), tok) {
+				return idx.records[a.group]
+			}
+		}
+	}
+	return idx.star
+}
+
+// containsFold reports whether the lower-case s holds sub, ignoring the
+// case of sub's ASCII letters.
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if equalFold(sub, s[i:i+len(sub)]) {
+			return true
+		}
+	}
+	return false
+}
+
 // appendGroup adds group i to list unless it is already its last element
 // (an agent named twice in one group).
 func appendGroup(list []uint32, i uint32) []uint32 {
@@ -144,6 +200,9 @@ func (r *Robots) newRules(members []uint32) *rules {
 func (r *Robots) Group(userAgent string) *Group {
 	idx := r.agentIndex()
 	tok := ProductToken(userAgent)
+	if r.dialect == Koster1996 {
+		return r.recordGroup(idx, tok)
+	}
 	if tok == "" {
 		if r.dialect == Google && userAgent == "" && idx.empty != nil {
 			return idx.empty
@@ -266,7 +325,20 @@ func (g *Group) decide(path string, slash bool) Decision {
 		return Decision{Allowed: true, Reason: ReasonNoGroup}
 	}
 	var buf [256]byte
-	if g.r.dialect == RFC9309 {
+	switch g.r.dialect {
+	case Koster1996:
+		if slash || needsKoster(path) {
+			b := buf[:0]
+			if slash {
+				b = append(b, '/')
+			}
+			b = kosterCanonical(b, path)
+			path = unsafe.String(unsafe.SliceData(b), len(b)) // b is not retained
+		}
+		if path == "/robots.txt" {
+			return Decision{Allowed: true, Reason: ReasonRobotsTxt, Agent: g.agent, GroupLine: g.line}
+		}
+	case RFC9309:
 		if slash || needsCanonical(path, false) {
 			b := buf[:0]
 			if slash {
@@ -278,9 +350,11 @@ func (g *Group) decide(path string, slash bool) Decision {
 		if path == "/robots.txt" {
 			return Decision{Allowed: true, Reason: ReasonRobotsTxt, Agent: g.agent, GroupLine: g.line}
 		}
-	} else if slash {
-		b := append(append(buf[:0], '/'), path...)
-		path = unsafe.String(unsafe.SliceData(b), len(b)) // b is not retained
+	default:
+		if slash {
+			b := append(append(buf[:0], '/'), path...)
+			path = unsafe.String(unsafe.SliceData(b), len(b)) // b is not retained
+		}
 	}
 	g.once.Do(g.compile)
 	best := g.m.Load().match(path)

@@ -250,6 +250,13 @@ func compile(r *Robots, members []uint32) *matcher {
 			if sp.n == 0 {
 				continue // an empty pattern matches nothing (RFC 9309 §2.2.2)
 			}
+			if r.dialect == Koster1996 {
+				// The draft's rules are plain prefixes, and the first
+				// that matches decides: rank the earlier higher.
+				ref.prio = int32(len(r.rules)) - int32(j)
+				c.prefixes = append(c.prefixes, exactEntry{sp, ref})
+				continue
+			}
 			anchored := r.text[sp.off+sp.n-1] == '$'
 			if anchored {
 				sp.n--

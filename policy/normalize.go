@@ -367,3 +367,46 @@ func queryVariants(p string) []string {
 func hasQueryDelimEscape(s string) bool {
 	return strings.Contains(s, "%2F") || strings.Contains(s, "%3F")
 }
+
+// kosterCanonical appends to dst the form in which the 1996 draft compares
+// paths and rule values (section 3.2.2): %xx escapes are decoded, except
+// "%2F", which keeps its special meaning in a path, and "%25", so that a
+// decoded '%' cannot make a new escape; hex digits are upper-cased, and a
+// '%' that starts no escape becomes "%25".
+func kosterCanonical[T ~string | ~[]byte](dst []byte, s T) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '%' {
+			dst = append(dst, c)
+			continue
+		}
+		if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+			dst = append(dst, "%25"...)
+			continue
+		}
+		if v := unhex(s[i+1])<<4 | unhex(s[i+2]); v != '/' && v != '%' {
+			dst = append(dst, v)
+		} else {
+			dst = append(dst, '%', toUpperASCII(s[i+1]), toUpperASCII(s[i+2]))
+		}
+		i += 2
+	}
+	return dst
+}
+
+// needsKoster reports whether kosterCanonical would change s.
+func needsKoster[T ~string | ~[]byte](s T) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			continue
+		}
+		if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+			return true
+		}
+		if v := unhex(s[i+1])<<4 | unhex(s[i+2]); v != '/' && v != '%' || s[i+1] >= 'a' || s[i+2] >= 'a' {
+			return true
+		}
+		i += 2
+	}
+	return false
+}

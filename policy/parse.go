@@ -261,6 +261,13 @@ func (s *scanner) emit(num int, key, value []byte, info *LineInfo) {
 
 // pattern normalises a rule's value for the dialect.
 func (s *scanner) pattern(v []byte) []byte {
+	if s.dialect == Koster1996 {
+		if !needsKoster(v) {
+			return v
+		}
+		s.buf = kosterCanonical(s.buf[:0], v)
+		return s.buf
+	}
 	if s.dialect == Google {
 		if !needsGoogleEscape(v) {
 			return v

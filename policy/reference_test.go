@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/robotsguard/robotsguard/policy"
@@ -36,6 +37,13 @@ func (ref *reference) Disallow(line int, v []byte) {
 func (ref *reference) Sitemap(int, []byte)       {}
 func (ref *reference) Other(int, []byte, []byte) {}
 
+// Line records blank lines, which end the records of the 1996 draft.
+func (ref *reference) Line(info policy.LineInfo) {
+	if info.Empty {
+		ref.events = append(ref.events, event{policy.KindNone, info.Line, ""})
+	}
+}
+
 func newReference(body []byte, d policy.Dialect) *reference {
 	ref := &reference{dialect: d}
 	policy.Parser{Dialect: d}.Scan(body, ref)
@@ -47,6 +55,9 @@ type refMatch struct{ prio, line int }
 // decide returns the verdict for agent on url and the line of the rule that
 // decided it (0 when no rule did).
 func (ref *reference) decide(agent, url string) (allowed bool, line int) {
+	if ref.dialect == policy.Koster1996 {
+		return ref.decideKoster(agent, url)
+	}
 	path := policy.PathOf(url)
 	if ref.dialect == policy.RFC9309 {
 		path = policy.CanonicalPath(path)
@@ -192,4 +203,83 @@ func matchesPattern(path, pattern string, rfc bool, scratch [2][]int) bool {
 		pos, next = next, pos
 	}
 	return true
+}
+
+// decideKoster follows the 1996 draft: records end at blank lines and at a
+// user-agent line after rules; the first record with a user-agent value
+// holding the robot's name, else the first "*" record, is obeyed; its first
+// rule that is a prefix of the path (both with %xx decoded but %2F and %25)
+// decides.
+func (ref *reference) decideKoster(agent, url string) (allowed bool, line int) {
+	path := kosterDecode(policy.PathOf(url))
+	if path == "/robots.txt" {
+		return true, 0
+	}
+	type record struct {
+		agents []string
+		rules  []event
+	}
+	var records []*record
+	var cur *record
+	for _, e := range ref.events {
+		switch e.kind {
+		case policy.KindNone:
+			cur = nil
+		case policy.KindUserAgent:
+			if cur == nil || len(cur.rules) > 0 {
+				cur = &record{}
+				records = append(records, cur)
+			}
+			cur.agents = append(cur.agents, strings.ToLower(e.value))
+		case policy.KindAllow, policy.KindDisallow:
+			if cur != nil {
+				cur.rules = append(cur.rules, e)
+			}
+		}
+	}
+	tok := strings.ToLower(policy.ProductToken(agent))
+	var chosen *record
+	for _, want := range []func(string) bool{
+		func(v string) bool { return tok != "" && v != "*" && strings.Contains(v, tok) },
+		func(v string) bool { return v == "*" },
+	} {
+		for _, r := range records {
+			if chosen == nil && slices.ContainsFunc(r.agents, want) {
+				chosen = r
+			}
+		}
+	}
+	if chosen == nil {
+		return true, 0
+	}
+	for _, e := range chosen.rules {
+		if e.value != "" && strings.HasPrefix(path, kosterDecode(e.value)) {
+			return e.kind == policy.KindAllow, e.line
+		}
+	}
+	return true, 0
+}
+
+// kosterDecode decodes the %xx escapes of s, except %2F and %25, whose hex
+// digits it upper-cases; a '%' that starts no escape becomes "%25".
+func kosterDecode(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			b.WriteByte(s[i])
+			continue
+		}
+		v, err := strconv.ParseUint(s[i+1:min(i+3, len(s))], 16, 8)
+		if err != nil || i+3 > len(s) || strings.ContainsAny(s[i+1:i+3], "+-") {
+			b.WriteString("%25")
+			continue
+		}
+		if v == '/' || v == '%' {
+			b.WriteString(strings.ToUpper(s[i : i+3]))
+		} else {
+			b.WriteByte(byte(v))
+		}
+		i += 2
+	}
+	return b.String()
 }

@@ -95,7 +95,12 @@ func (p Parser) Parse(body []byte) *Robots {
 	}
 	b := builderPool.Get().(*builder)
 	b.reset()
-	truncated := p.Scan(body, b)
+	b.dialect = p.Dialect
+	var h Handler = b
+	if p.Dialect == Koster1996 {
+		h = kosterBuilder{b}
+	}
+	truncated := p.Scan(body, h)
 	r := b.finish(p.Dialect)
 	r.truncated = truncated
 	r.size = min(len(body), p.maxSize())
@@ -247,9 +252,23 @@ type builder struct {
 	host     directive
 	hostSet  bool
 	exts     []extension
+	dialect  Dialect
 	// taking is true while the current group still takes user-agent
 	// lines, that is before its first rule.
 	taking bool
+	// closed is true after a blank line ended a record of the 1996 draft,
+	// until the next user-agent line: rules there belong to no record.
+	closed bool
+}
+
+// kosterBuilder is the builder for the 1996 draft, whose records end at
+// blank lines.
+type kosterBuilder struct{ *builder }
+
+func (b kosterBuilder) Line(info LineInfo) {
+	if info.Empty && len(b.groups) > 0 {
+		b.taking, b.closed = false, true
+	}
 }
 
 // extension is a Crawl-delay or Request-rate line: it applies to the
@@ -298,8 +317,13 @@ func (b *builder) UserAgent(line int, value []byte) {
 		})
 		b.taking = true
 	}
+	b.closed = false
 	g := &b.groups[len(b.groups)-1]
 	tok, star := groupToken(value)
+	if b.dialect == Koster1996 {
+		// The draft matches the robot's name anywhere in the value.
+		tok, star = value, len(value) == 1 && value[0] == '*'
+	}
 	b.agents = append(b.agents, agent{
 		token:      b.addLower(tok),
 		line:       uint32(line),
@@ -314,7 +338,7 @@ func (b *builder) Allow(line int, pattern []byte)    { b.rule(line, pattern, tru
 func (b *builder) Disallow(line int, pattern []byte) { b.rule(line, pattern, false) }
 
 func (b *builder) rule(line int, pattern []byte, allow bool) {
-	if len(b.groups) == 0 {
+	if len(b.groups) == 0 || b.closed {
 		// RFC 9309 §2.2.2: rules outside any group are ignored.
 		key := "disallow"
 		if allow {
@@ -341,7 +365,7 @@ func (b *builder) Other(line int, key, value []byte) {
 	// in their group. (A later user-agent line still joins the group, for
 	// its rules: other records do not end a group, RFC 9309 §2.2.4.) They
 	// are recorded with the agents they reach, and applied by finish.
-	inGroup := len(b.groups) > 0
+	inGroup := len(b.groups) > 0 && !b.closed
 	switch {
 	case equalFold(key, "crawl-delay"):
 		if d, ok := parseCrawlDelay(value); ok && inGroup {

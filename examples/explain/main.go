@@ -43,9 +43,9 @@ var sampleURLs = []string{
 
 func main() {
 	agent := flag.String("agent", "", "product token or User-Agent to decide for (default: OtherBot and FooBot)")
-	dialect := flag.String("dialect", "rfc9309", "rfc9309 or google")
+	dialect := flag.String("dialect", "rfc9309", "rfc9309, google or koster1996")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: explain [-agent token] [-dialect rfc9309|google] [robots.txt [URL...]]")
+		fmt.Fprintln(os.Stderr, "usage: explain [-agent token] [-dialect rfc9309|google|koster1996] [robots.txt [URL...]]")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -55,6 +55,8 @@ func main() {
 	case "rfc9309":
 	case "google":
 		p.Dialect = policy.Google
+	case "koster1996":
+		p.Dialect = policy.Koster1996
 	default:
 		flag.Usage()
 		os.Exit(2)
