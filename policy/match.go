@@ -594,3 +594,20 @@ func (w *wildEntry) matches(path string) bool {
 	}
 	return strings.Contains(path[pos:], tail)
 }
+
+// PatternMatches reports whether a robots.txt pattern matches path, both in
+// the same form (see CanonicalPattern and CanonicalPath): the pattern is
+// anchored at the start of path, '*' matches any sequence of bytes and a
+// final '$' the end of path. It takes time linear in their lengths.
+func PatternMatches(pattern, path string) bool {
+	body, anchored := strings.CutSuffix(pattern, "$")
+	star := strings.IndexByte(body, '*')
+	switch {
+	case star < 0 && anchored:
+		return path == body
+	case star < 0:
+		return strings.HasPrefix(path, body)
+	}
+	w := wildEntry{pat: body, lit: int32(star), anchored: anchored}
+	return w.matches(path)
+}

@@ -410,3 +410,13 @@ func needsKoster[T ~string | ~[]byte](s T) bool {
 	}
 	return false
 }
+
+// CanonicalPattern returns the form in which the RFC9309 dialect compares a
+// rule's pattern: CanonicalPath's, except that '*' stays a wildcard and a
+// final '$' an end anchor.
+func CanonicalPattern(pattern string) string {
+	if !needsCanonical(pattern, true) {
+		return pattern
+	}
+	return string(canonicalize(make([]byte, 0, len(pattern)+8), pattern, true))
+}

@@ -88,7 +88,10 @@ func (k Kind) String() string {
 // LineInfo describes how one line was read. The fields mirror the line
 // metadata of Google's reporting library.
 type LineInfo struct {
-	Line         int  // 1-based line number
+	Line int // 1-based line number
+	// Text is the line without its comment and surrounding whitespace.
+	// It is valid only during the call to LineHandler.Line.
+	Text         []byte
 	Kind         Kind // directive held by the line
 	Empty        bool // the line is empty or only whitespace
 	Comment      bool // the line holds only a comment
@@ -208,6 +211,7 @@ func (s *scanner) split(b []byte, info *LineInfo) (key, value []byte, ok bool) {
 		b = b[:i]
 	}
 	b = trimSpace(b)
+	info.Text = b
 	if len(b) == 0 {
 		if info.HasComment {
 			info.Comment = true

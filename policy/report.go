@@ -57,6 +57,7 @@ func (rep *Reporter) Other(_ int, key, value []byte) {
 // Line completes the report of a line. Scan calls it after the directive
 // callback, if any.
 func (rep *Reporter) Line(info LineInfo) {
+	info.Text = nil // only valid during the call
 	rep.cur.LineInfo = info
 	if !info.HasDirective {
 		rep.cur.Key, rep.cur.Value = "", ""

@@ -391,3 +391,22 @@ func TestGoogleIndexHTMLWithWildcards(t *testing.T) {
 		}
 	}
 }
+
+func TestPatternMatches(t *testing.T) {
+	tests := []struct {
+		pattern, path string
+		match         bool
+	}{
+		{"/a", "/a/b", true}, {"/a$", "/a", true}, {"/a$", "/a/", false},
+		{"/*.php", "/x.php?y", true}, {"/*.php$", "/x.php?y", false}, {"*.gif$", "/a/b.gif", true},
+		{"/a*b*c", "/axbyc", true}, {"/a*b*c", "/acb", false}, {"/a*$", "/a/b", true}, {"", "/a", true},
+	}
+	for _, tc := range tests {
+		if got := policy.PatternMatches(tc.pattern, tc.path); got != tc.match {
+			t.Errorf("PatternMatches(%q, %q) = %v, want %v", tc.pattern, tc.path, got, tc.match)
+		}
+	}
+	if got := policy.CanonicalPattern("/a*b%7e$"); got != "/a*b~$" {
+		t.Errorf("CanonicalPattern = %q", got)
+	}
+}
