@@ -1,0 +1,140 @@
+// Package acap reads the ACAP 1.1 extensions of robots.txt (Automated
+// Content Access Protocol, part 1, 2009) and answers the question they
+// exist for: may this crawler use this resource for this usage, and on
+// what conditions?
+//
+//	p := acap.Parse(body)
+//	d := p.Decide(acap.Query{Agent: "NewsBot/1.0", URL: "https://example.com/news/1", Usage: acap.PresentSnippet})
+//	if d.Permitted {
+//		// present a snippet, honouring every one of d.Qualifiers (e.g. max-length=250-chars)
+//	}
+//	fmt.Println(d) // permitted by "ACAP-allow-present-snippet: /news/ max-length=250-chars" (line 12) max-length=250-chars
+//
+// Parse reads every field of section 2 with the grammar of section 3:
+// crawler records (ACAP-crawler) and their sub-records (ACAP-usage-purpose);
+// permissions and prohibitions (ACAP-allow-<usage>, ACAP-disallow-<usage>)
+// for crawl, follow, index, preserve, present and every present-<type>,
+// other, and locally defined (name) usages; every qualifier with its value
+// range and its rules for repetition; the definitions ACAP-qualified-usage,
+// ACAP-composite-usage and ACAP-resource-set; ACAP-version;
+// ACAP-ignore-conventional-records; the action requests
+// ACAP-request-take-down and ACAP-request-re-crawl (Policy.Actions); and
+// ACAP-permissions-reference (Policy.References, Policy.Include). A field
+// that cannot be interpreted is ignored, or read as a prohibition where
+// section 2.4.3 says so, and Policy.Problems says which and why.
+//
+// # Deciding
+//
+// Policy.Decide takes the fields of every record addressed to the agent
+// (a crawler name that is, ignoring case, a substring of Query.Agent) or
+// to any crawler, and of their sub-records whose usage purpose pattern
+// matches Query.Purpose. A field applies when its usage is the one asked
+// about (present applies to every present-<type>) and one of its resource
+// path patterns matches the URL's path. Then:
+//
+//   - Sub-record fields override their record's fields, and fields of a
+//     record naming the crawler override those of a record for any crawler,
+//     for the same usage (section 2.2.1).
+//   - Of the fields left, those of narrowest scope decide (section 2.4.6):
+//     patterns are compared character by character, and where they first
+//     differ a pattern that has run out is wider than any other, a final
+//     '$' wider than anything else, '*' wider than a literal. Permissions
+//     and prohibitions of narrowest scope that disagree, or identical
+//     patterns with both verdicts, cannot be decided: the usage is
+//     prohibited (Reason ReasonConflict).
+//   - Fields of usage other apply only when no field of the usage asked
+//     about does: ACAP-disallow-other prohibits every usage not permitted
+//     explicitly (section 2.5.6).
+//   - No field at all: permitted (section 2.4.3, NOTE).
+//
+// The decision's Qualifiers are those of the narrowest permissions; the
+// crawler must honour them all. A crawler that cannot honour some, or
+// cannot act on a prohibition of some usage, says so with Query.Honours
+// and Query.Interprets, and the fallback of section 2.4.3 applies: a
+// permission with a qualifier it cannot honour is a prohibition of the
+// same usage; a prohibition it cannot act on is one of the basic usage
+// (present-snippet becomes present), and one of a basic or the general
+// usage is one of crawl. Qualifier.Deadline turns time limits into times.
+//
+// Matching follows section 2.9: '*' matches any sequence, a final '$' the
+// end of the path, patterns match a prefix of the path (or of the purpose),
+// and case is ignored. Paths are compared in RFC 9309's canonical
+// percent-encoding, as package policy compares them.
+//
+// # Versions and conventional records
+//
+// Without an ACAP-version field, a field that uses a feature ACAP 1.1
+// added (marked [V1.1]: two time-limits, target-condition, usage-ref, a
+// repeated qualifier, new qualifier values) is ignored, and so is a field
+// with a qualifier that cannot be read, as the fallback is itself a 1.1
+// feature. ACAP-version 1.m with m ≥ 1 allows them; another major version
+// makes every ACAP field ignored, leaving the conventional records
+// (section 2.8). ACAP-version must be the first ACAP field; the
+// "##ACAP version=1.1" comment of section 2.10.3 is a comment.
+//
+// Conventional User-agent/Allow/Disallow records count for crawl unless
+// the file holds ACAP-ignore-conventional-records before its other ACAP
+// fields (section 2.10). They are read as RFC 9309 says (group selection by
+// product token, longest match, case-sensitive patterns); the rule that
+// decides among them is pooled with the ACAP crawl fields and compared by
+// scope. A conventional rule with the same pattern as an ACAP crawl field
+// of the other verdict is ignored. Allow and Disallow lines inside an ACAP
+// record are ignored.
+//
+// # Readings
+//
+// Where ACAP 1.1 is ambiguous, the package reads it as follows.
+//
+//  1. Conventional Allow/Disallow and ACAP fields with different patterns
+//     that both match are pooled and compared by scope (2.4.6); 2.10.2
+//     settles only identical patterns, where the conventional field is
+//     ignored.
+//  2. "Matching the same resource(s)" in the overrides of 2.2.1 means the
+//     same resource (both fields match the URL), not identical patterns.
+//  3. A named record's record-level field against a "*" record's
+//     sub-record field: neither override applies, so it is a conflict,
+//     prohibited when 2.4.6 cannot decide it. A named record's sub-record
+//     field is more specific on both counts than a "*" record's
+//     record-level field, and overrides it.
+//  4. The third fallback bullet of 2.4.3 reads as turning a prohibition
+//     into a crawl permission; it is read as a crawl prohibition.
+//  5. Fallback steps apply repeatedly: a permission that became a
+//     present-snippet prohibition the crawler cannot act on becomes a
+//     present prohibition.
+//  6. time-limit=plus-terms followed by another time-limit: plus-terms is
+//     dropped.
+//  7. ACAP-ignore-conventional-records after ACAP fields is ignored.
+//  8. A conventional Disallow prohibits crawl only (2.5.1 NOTE allows
+//     index too).
+//  9. A composite usage that names a qualified usage defined after it is
+//     invalid as a whole.
+//
+// And where the text is silent: overrides compare the exact usage of the
+// fields (a present field and a present-snippet field are not "the same
+// usage type", so they conflict rather than override); scope alone decides
+// conflicts (a more specific usage does not make a field narrower); of
+// several narrowest permissions the qualifiers combine; the fallback for
+// qualifiers and usages a crawler declares it cannot handle applies in
+// every file, not only in ACAP 1.1 files, so that a permission the crawler
+// cannot honour never becomes one it takes; a permissions reference's
+// records apply only to crawlers that the referring record names, and a
+// reference that cannot be read is the caller's to treat as unreachable
+// (the transport disallows crawling, as for robots.txt).
+//
+// The document's examples have typos, which the package does not correct:
+// time-limit=until-recrawl (2.4.1.2) is not a valid value; the [V1.1]
+// "ACAP-allow-index /articles/ must-use-resource=…" example lacks its
+// colon; "http://news.search.* /" has a stray space, and the '#' of
+// "…categories#preservation" starts a comment; "crawable" in 2.1 names an
+// undefined resource set; the definitions of 2.7.1 and 2.7.2 are printed
+// over two lines, and each definition must be one line. Every example of
+// the document is a test of this package.
+//
+// # Cost
+//
+// Parse reads at most Parser.MaxSize bytes (500 KiB by default) in time
+// and memory linear in the file. Decide reads every field of the records
+// that apply, and sorts those that match: its cost grows with the number of
+// fields, each match taking time linear in the pattern and the path. A
+// Policy is immutable and safe for concurrent use.
+package acap

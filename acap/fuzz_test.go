@@ -1,0 +1,166 @@
+package acap_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/robotsguard/robotsguard/acap"
+	"github.com/robotsguard/robotsguard/policy"
+)
+
+// seeds returns robots.txt bodies to start fuzzing from: the ACAP files of
+// the corpus, this package's examples and the corpus subset.
+func seeds(tb testing.TB) [][]byte {
+	out := [][]byte{[]byte(overview), []byte(newsSite)}
+	for _, glob := range []string{"testdata/*.txt", "../policy/testdata/corpus/robots/*.txt"} {
+		files, _ := filepath.Glob(glob)
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+var allUsages = []acap.Usage{acap.Crawl, acap.Follow, acap.Index, acap.Preserve, acap.Present, acap.Other,
+	acap.PresentOriginal, acap.PresentCurrentCopy, acap.PresentOldCopy, acap.PresentSnippet,
+	acap.PresentThumbnail, acap.PresentOldSnippet, acap.PresentOldThumbnail, acap.PresentLink}
+
+// FuzzParse: any body parses, and every decision is consistent with its
+// reason.
+func FuzzParse(f *testing.F) {
+	for _, b := range seeds(f) {
+		f.Add(b, "/news/a.html?x=1", "news")
+	}
+	f.Fuzz(func(t *testing.T, body []byte, url, purpose string) {
+		p := acap.Parse(body)
+		lines := bytes.Count(body, []byte("\n")) + 1
+		for _, pr := range p.Problems() {
+			if pr.Line < 0 || pr.Line > lines {
+				t.Fatalf("problem at line %d of %d: %v", pr.Line, lines, pr)
+			}
+		}
+		never := func(acap.Qualifier) bool { return false }
+		for _, u := range allUsages {
+			for _, q := range []acap.Query{
+				{Agent: "FooBot/1.0", URL: url, Usage: u, Purpose: purpose},
+				{Agent: "*", URL: url, Usage: u, Honours: never, Interprets: func(x acap.Usage) bool { return x == acap.Crawl }},
+			} {
+				d := p.Decide(q)
+				switch d.Reason {
+				case acap.ReasonField:
+					if d.Field.Line < 1 || d.Field.Line > lines || d.Field.Text == "" {
+						t.Fatalf("%+v: deciding field %+v", q, d.Field)
+					}
+				case acap.ReasonConflict:
+					if d.Permitted || len(d.Conflict) < 2 {
+						t.Fatalf("%+v: conflict %v", q, d)
+					}
+				case acap.ReasonNone:
+					if !d.Permitted {
+						t.Fatalf("%+v: %v", q, d)
+					}
+				default:
+					t.Fatalf("%+v: reason %v", q, d.Reason)
+				}
+				if q.Honours != nil && len(d.Qualifiers) > 0 {
+					t.Fatalf("%+v: qualifiers %v the crawler cannot honour", q, d.Qualifiers)
+				}
+			}
+		}
+	})
+}
+
+// FuzzNarrowest compares the scope comparison of Decide with a reference
+// that compares every pair of fields (section 2.4.6). spec holds one field
+// per line: '+' or '-' then a pattern.
+func FuzzNarrowest(f *testing.F) {
+	f.Add("+/news/\n-/news/sport/", "/news/sport/a")
+	f.Add("+/docs*\n-/docs$\n+/d", "/docs")
+	f.Add("+/*a\n-/*b\n+/*ab", "/ab")
+	f.Add("+/a*c\n-/ab\n-/a\n+/a$", "/abc")
+	f.Add("-*.gif\n+/img/\n-/img/*$\n+/IMG/a", "/img/a.gif")
+	f.Fuzz(func(t *testing.T, spec, path string) {
+		if !strings.HasPrefix(path, "/") || strings.ContainsAny(path, "?#") {
+			return
+		}
+		var body strings.Builder
+		body.WriteString("ACAP-crawler: *\n")
+		type fieldSpec struct {
+			allow   bool
+			pattern string
+		}
+		var fields []fieldSpec
+		for _, l := range strings.Split(spec, "\n") {
+			if len(l) < 2 || l[0] != '+' && l[0] != '-' || strings.ContainsFunc(l, func(r rune) bool { return r <= ' ' || r == '#' || r >= 0x7f }) || l[1] == '(' {
+				continue
+			}
+			verb := "disallow"
+			if l[0] == '+' {
+				verb = "allow"
+			}
+			body.WriteString("ACAP-" + verb + "-crawl: " + l[1:] + "\n")
+			fields = append(fields, fieldSpec{l[0] == '+', strings.ToLower(policy.CanonicalPattern(l[1:]))})
+		}
+		p := acap.Parse([]byte(body.String()))
+		if len(p.Problems()) > 0 {
+			return // e.g. a pattern that is a resource set
+		}
+		lpath := strings.ToLower(policy.CanonicalPath(policy.PathOf(path)))
+		var match []fieldSpec
+		for _, fs := range fields {
+			if policy.PatternMatches(fs.pattern, lpath) {
+				match = append(match, fs)
+			}
+		}
+		// The reference: the fields no other is narrower than.
+		allow, deny := false, false
+		for _, a := range match {
+			minimal := true
+			for _, b := range match {
+				minimal = minimal && !narrower(b.pattern, a.pattern)
+			}
+			if minimal {
+				allow, deny = allow || a.allow, deny || !a.allow
+			}
+		}
+		want := len(match) == 0 || allow && !deny
+		d := p.Decide(acap.Query{Agent: "bot", URL: path, Usage: acap.Crawl})
+		if d.Permitted != want || (allow && deny) != (d.Reason == acap.ReasonConflict) {
+			t.Fatalf("fields %+v on %q: got %v, want permitted=%v", match, lpath, d, want)
+		}
+	})
+}
+
+// narrower reports whether pattern a has a narrower scope than b, by the
+// method of section 2.4.6, written as the text gives it.
+func narrower(a, b string) bool {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	switch {
+	case i == len(a) && i == len(b):
+		return false
+	case i == len(b): // b ran out
+		return true
+	case i == len(a):
+		return false
+	}
+	aDollar, bDollar := a[i] == '$' && i == len(a)-1, b[i] == '$' && i == len(b)-1
+	switch {
+	case bDollar && !aDollar:
+		return true
+	case aDollar:
+		return false
+	case b[i] == '*' && a[i] != '*':
+		return true
+	}
+	return false
+}

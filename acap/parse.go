@@ -1,0 +1,637 @@
+package acap
+
+import (
+	"fmt"
+	"maps"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/robotsguard/robotsguard/policy"
+)
+
+// A Policy is the ACAP content of a robots.txt: its ACAP records, with the
+// definitions they use, and the conventional records that ACAP 1.1 section
+// 2.10 combines with them. It is immutable and safe for concurrent use.
+type Policy struct {
+	version string // the ACAP-version value, "" when absent
+	v11     bool   // ACAP 1.1 features may be used (ACAP-version 1.1 or a later 1.x)
+	ignored bool   // ACAP records are ignored: an ACAP-version of another major version
+
+	ignoreConventional bool
+
+	qualified map[string]qualifiedUsage // by lower-case name
+	composite map[string][]qualifiedUsage
+	sets      map[string][]string // patterns, canonical and lower-case
+
+	records []*record
+
+	conventional *policy.Robots // the conventional records, outside ACAP records
+	convLines    []int          // line in the file of each line of conventional's text
+
+	problems []Problem
+}
+
+// qualifiedUsage is a standard usage with qualifiers: a qualified usage
+// definition, or one part of a composite usage.
+type qualifiedUsage struct {
+	usage      Usage
+	qualifiers []Qualifier
+	v11        bool
+	invalid    string // why the qualifiers cannot be interpreted
+}
+
+type record struct {
+	source    string  // "" for the robots.txt, else the permissions reference
+	parent    *record // for a record of a referenced resource, the record that referred to it
+	line      int
+	crawlers  []string // lower-case names
+	any       bool     // ACAP-crawler: *
+	reference string   // ACAP-permissions-reference
+	refLine   int
+	fields    []*field // of the record as a whole
+	subs      []*subrecord
+	actions   []Action
+}
+
+type subrecord struct {
+	line     int
+	purposes []string // lower-case patterns
+	fields   []*field
+}
+
+// field is a permission or prohibition of one standard usage; a field
+// naming a composite usage gives one field per part.
+type field struct {
+	line       int
+	text       string
+	allow      bool
+	usage      Usage
+	patterns   []string // canonical and lower-case
+	qualifiers []Qualifier
+	fellBack   bool // its qualifiers could not be interpreted: a prohibition now (section 2.4.3)
+}
+
+// An Action is an action request (section 2.6).
+type Action struct {
+	Kind   string // "take-down" or "re-crawl"
+	Path   string // the resource, relative to the document root
+	Source string // "" for the robots.txt, else the permissions reference's locator
+	Line   int
+}
+
+func (a Action) String() string {
+	return fmt.Sprintf("%s %s (line %d%s)", a.Kind, a.Path, a.Line, of(a.Source))
+}
+
+// of names a permissions reference resource in a message.
+func of(source string) string {
+	if source == "" {
+		return ""
+	}
+	return " of " + source
+}
+
+// A Problem is a line that ACAP 1.1 does not let a crawler interpret, and
+// that is therefore ignored, or reinterpreted.
+type Problem struct {
+	Source string // "" for the robots.txt, else the permissions reference's locator
+	Line   int
+	Text   string
+	Reason string
+}
+
+// A Parser reads the ACAP content of robots.txt bodies. Its zero value
+// uses the default size limit. It may be copied and used from several
+// goroutines at once.
+type Parser struct {
+	// MaxSize is the number of bytes of a body that are read, as for
+	// policy.Parser: zero, and any value below policy.DefaultMaxSize, mean
+	// policy.DefaultMaxSize.
+	MaxSize int
+}
+
+func (p Problem) String() string {
+	return fmt.Sprintf("line %d%s: %s: %q", p.Line, of(p.Source), p.Reason, p.Text)
+}
+
+// Parse reads the ACAP records and definitions of a robots.txt body, and
+// its conventional records. It never fails: fields that cannot be
+// interpreted are ignored, or reinterpreted, and listed by Problems.
+func Parse(body []byte) *Policy { return Parser{}.Parse(body) }
+
+// Parse reads body as the package-level Parse does.
+func (ps Parser) Parse(body []byte) *Policy {
+	p := &Policy{qualified: map[string]qualifiedUsage{}, composite: map[string][]qualifiedUsage{}, sets: map[string][]string{}}
+	pr := parser{p: p}
+	if (policy.Parser{MaxSize: ps.MaxSize}).Scan(body, &pr) {
+		p.problem("", 0, "", "the file is longer than the parse limit: the rest is ignored")
+	}
+	conv := pr.conv.String()
+	p.conventional = policy.Parser{MaxSize: len(conv)}.Parse([]byte(conv))
+	p.convLines = pr.convLines
+	return p
+}
+
+// A Reference is an ACAP-permissions-reference field (section 2.3.2): the
+// crawlers of its record are to read the ACAP records of another resource
+// too.
+type Reference struct {
+	Locator string // as written: a path from the document root, or a URI
+	Line    int
+	rec     *record
+}
+
+// URL resolves the reference against the URL of the robots.txt that holds
+// it.
+func (r Reference) URL(robotsTxt *url.URL) (*url.URL, error) {
+	ref, err := url.Parse(r.Locator)
+	if err != nil {
+		return nil, err
+	}
+	return robotsTxt.ResolveReference(ref), nil
+}
+
+// AppliesTo reports whether the reference's record applies to agent, a
+// crawler name or User-Agent value as in Query.
+func (r Reference) AppliesTo(agent string) bool {
+	_, ok := r.rec.appliesTo(agent)
+	return ok
+}
+
+// References returns the permissions references of the file, in file
+// order.
+func (p *Policy) References() []Reference {
+	var out []Reference
+	for _, r := range p.records {
+		if r.reference != "" && r.source == "" {
+			out = append(out, Reference{Locator: r.reference, Line: r.refLine, rec: r})
+		}
+	}
+	return out
+}
+
+// Include returns a Policy that also holds the ACAP records of body, the
+// resource that ref names, which must be one of p's References. Those
+// records apply to an agent only when ref's record does too. body may use
+// the definitions of p and define its own; its permissions references are
+// ignored, as references do not chain, and so are its conventional
+// records. p is not modified.
+func (p *Policy) Include(ref Reference, body []byte) *Policy {
+	n := *p
+	n.records = slices.Clone(p.records)
+	n.problems = slices.Clone(p.problems)
+	n.qualified, n.composite, n.sets = maps.Clone(p.qualified), maps.Clone(p.composite), maps.Clone(p.sets)
+	pr := parser{p: &n, source: ref.Locator, parent: ref.rec}
+	if (policy.Parser{}).Scan(body, &pr) {
+		n.problem(ref.Locator, 0, "", "the resource is longer than the parse limit: the rest is ignored")
+	}
+	n.version, n.v11, n.ignored = p.version, p.v11, p.ignored
+	return &n
+}
+
+// HasRecords reports whether the file holds ACAP records that a crawler
+// reads: false when it has none, or when its ACAP-version is not 1.x.
+func (p *Policy) HasRecords() bool { return len(p.records) > 0 && !p.ignored }
+
+// Actions returns the action requests (section 2.6) addressed to agent, a
+// crawler name or User-Agent value as in Query, in file order.
+func (p *Policy) Actions(agent string) []Action {
+	var out []Action
+	for _, r := range p.records {
+		if _, ok := r.appliesTo(agent); ok && !p.ignored {
+			out = append(out, r.actions...)
+		}
+	}
+	return out
+}
+
+// Version returns the value of the file's ACAP-version field, or "".
+func (p *Policy) Version() string { return p.version }
+
+// IgnoresConventional reports whether the file holds an
+// ACAP-ignore-conventional-records field (section 2.10.1).
+func (p *Policy) IgnoresConventional() bool { return p.ignoreConventional }
+
+// Problems returns the lines that were ignored or reinterpreted, in file
+// order, with the reason.
+func (p *Policy) Problems() []Problem { return append([]Problem(nil), p.problems...) }
+
+func (p *Policy) problem(source string, line int, text, reason string) {
+	p.problems = append(p.problems, Problem{Source: source, Line: line, Text: text, Reason: reason})
+}
+
+// parser is the policy.LineHandler that builds a Policy.
+type parser struct {
+	p      *Policy
+	source string  // "" for the robots.txt, else the permissions reference being read
+	parent *record // the record that referred to the resource being read
+
+	versionSeen     bool // an ACAP-version field was read
+	seenACAP        bool // an ACAP field other than ACAP-version was seen
+	definitionsDone bool // an ACAP record was seen: no more definitions
+	cur             *record
+	sub             *subrecord
+	subHasFields    bool
+	recordHasFields bool // the current record has a field after its crawler lines
+	inACAP          bool // within an ACAP record: conventional fields are ignored
+
+	conv      strings.Builder // the conventional records, outside ACAP records
+	convLines []int
+}
+
+func (pr *parser) problem(line int, text, reason string) {
+	pr.p.problem(pr.source, line, text, reason)
+}
+
+func (pr *parser) addConventional(line int, key string, value []byte) {
+	if pr.parent != nil {
+		return
+	}
+	fmt.Fprintf(&pr.conv, "%s: %s\n", key, value)
+	pr.convLines = append(pr.convLines, line)
+}
+
+func (pr *parser) UserAgent(line int, value []byte) {
+	pr.inACAP, pr.cur, pr.sub = false, nil, nil // a conventional record starts
+	pr.addConventional(line, "user-agent", value)
+}
+
+func (pr *parser) Allow(line int, pattern []byte) {
+	if !pr.inACAP {
+		pr.addConventional(line, "allow", pattern)
+	}
+}
+
+func (pr *parser) Disallow(line int, pattern []byte) {
+	if !pr.inACAP {
+		pr.addConventional(line, "disallow", pattern)
+	}
+}
+
+func (pr *parser) Sitemap(int, []byte)       {}
+func (pr *parser) Other(int, []byte, []byte) {}
+
+// Line reads the ACAP fields; names are case-insensitive.
+func (pr *parser) Line(info policy.LineInfo) {
+	text := string(info.Text)
+	lower := strings.ToLower(text)
+	if !strings.HasPrefix(lower, "acap-") {
+		if (info.Kind == policy.KindAllow || info.Kind == policy.KindDisallow) && pr.inACAP {
+			pr.problem(info.Line, text, "a conventional field within an ACAP record is ignored (section 2.10.2)")
+		}
+		return
+	}
+	p, line := pr.p, info.Line
+	if p.ignored {
+		return
+	}
+	key, value, hasColon := strings.Cut(text, ":")
+	key, value = strings.ToLower(strings.TrimSpace(key)), strings.TrimSpace(value)
+	if key == "acap-ignore-conventional-records" {
+		if value != "" {
+			pr.problem(line, text, "ACAP-ignore-conventional-records takes no value (section 2.10.1)")
+			return
+		}
+		pr.ignoreConventional(line, text)
+		return
+	}
+	if !hasColon {
+		pr.problem(line, text, "no colon after the field name")
+		return
+	}
+	switch {
+	case key == "acap-version":
+		pr.version(line, text, value)
+		return
+	case key == "acap-qualified-usage", key == "acap-composite-usage", key == "acap-resource-set":
+		pr.seenACAP = true
+		if pr.definitionsDone {
+			pr.problem(line, text, "a definition after the first ACAP record is ignored (section 2.7)")
+			return
+		}
+		pr.definition(line, text, key, value)
+		return
+	}
+	pr.seenACAP = true
+	switch {
+	case key == "acap-crawler":
+		pr.crawler(line, text, value)
+	case pr.cur == nil:
+		pr.problem(line, text, "an ACAP field outside any ACAP record is ignored")
+	case pr.cur.reference != "":
+		pr.problem(line, text, "a record with a permissions reference holds nothing else (section 2.3)")
+	case key == "acap-permissions-reference":
+		pr.reference(line, text, value)
+	case key == "acap-usage-purpose":
+		if pr.sub == nil || pr.subHasFields {
+			pr.sub = &subrecord{line: line}
+			pr.subHasFields = false
+			pr.cur.subs = append(pr.cur.subs, pr.sub)
+		}
+		pr.recordHasFields = true
+		if value == "" || strings.ContainsAny(value, " \t") {
+			// The sub-record still starts, so that its fields do not
+			// join the one before; it applies to no purpose.
+			pr.problem(line, text, "not a usage purpose pattern (a name or URI, without spaces)")
+			return
+		}
+		pr.sub.purposes = append(pr.sub.purposes, strings.ToLower(value))
+	case key == "acap-request-take-down", key == "acap-request-re-crawl":
+		if pr.sub != nil {
+			pr.problem(line, text, "a sub-record may not hold action requests (section 2.3)")
+			return
+		}
+		pr.cur.actions = append(pr.cur.actions, Action{Kind: strings.TrimPrefix(key, "acap-request-"), Path: value, Source: pr.source, Line: line})
+		pr.recordHasFields = true
+	case strings.HasPrefix(key, "acap-allow-"), strings.HasPrefix(key, "acap-disallow-"):
+		pr.permission(line, text, key, value)
+	default:
+		pr.problem(line, text, "unknown ACAP field")
+	}
+}
+
+func (pr *parser) version(line int, text, value string) {
+	p := pr.p
+	if pr.seenACAP || pr.versionSeen {
+		pr.problem(line, text, "ACAP-version must be the first ACAP field (section 2.8)")
+		return
+	}
+	var nums []int
+	for _, part := range strings.Split(value, ".") {
+		n, err := strconv.Atoi(part)
+		if err != nil || n < 0 || part[0] == '+' {
+			pr.problem(line, text, "ACAP-version is not a version number (integers separated by dots)")
+			return
+		}
+		nums = append(nums, n)
+	}
+	pr.versionSeen = true
+	p.version = value
+	p.v11 = nums[0] == 1 && len(nums) > 1 && nums[1] >= 1
+	if nums[0] != 1 {
+		p.ignored = true
+		pr.problem(line, text, "ACAP version "+value+" is not version 1.x: its ACAP fields are ignored (section 2.8)")
+	}
+}
+
+func (pr *parser) ignoreConventional(line int, text string) {
+	if pr.seenACAP || pr.parent != nil {
+		pr.problem(line, text, "ACAP-ignore-conventional-records must come before all ACAP fields but ACAP-version (section 2.10.1)")
+		return
+	}
+	pr.seenACAP = true
+	pr.p.ignoreConventional = true
+}
+
+func (pr *parser) crawler(line int, text, value string) {
+	if pr.cur == nil || pr.recordHasFields {
+		pr.cur = &record{source: pr.source, parent: pr.parent, line: line}
+		pr.sub, pr.recordHasFields = nil, false
+		pr.p.records = append(pr.p.records, pr.cur)
+	}
+	pr.definitionsDone, pr.inACAP = true, true
+	switch name := strings.ToLower(value); {
+	case name == "":
+		pr.problem(line, text, "no crawler name")
+	case name == "*" && len(pr.cur.crawlers) > 0, name != "*" && pr.cur.any:
+		pr.problem(line, text, `an ACAP record for "*" names no other crawler (section 2.3.1)`)
+	case name == "*":
+		pr.cur.any = true
+	default:
+		pr.cur.crawlers = append(pr.cur.crawlers, name)
+	}
+}
+
+func (pr *parser) reference(line int, text, value string) {
+	switch {
+	case pr.parent != nil:
+		pr.problem(line, text, "a permissions reference in a referenced resource is ignored: references do not chain (section 2.3.2)")
+	case pr.recordHasFields:
+		pr.problem(line, text, "a permissions reference must be the only field of its record (section 2.3)")
+	case value == "" || !isURI(value):
+		pr.problem(line, text, "not a resource locator")
+	default:
+		pr.cur.reference, pr.cur.refLine = value, line
+	}
+	pr.recordHasFields = true
+}
+
+// definition reads a qualified usage, composite usage or resource set
+// definition (section 2.7).
+func (pr *parser) definition(line int, text, key, value string) {
+	p := pr.p
+	words := strings.Fields(value)
+	if len(words) < 2 {
+		pr.problem(line, text, "a definition needs a name and a value (definitions are single lines, section 2.7)")
+		return
+	}
+	name := strings.ToLower(words[0])
+	if !isName(name) {
+		pr.problem(line, text, "not a name: "+words[0])
+		return
+	}
+	if _, dup := p.qualified[name]; key != "acap-resource-set" && (dup || p.composite[name] != nil) {
+		pr.problem(line, text, "a usage named "+name+" is already defined (section 3)")
+		return
+	}
+	switch key {
+	case "acap-resource-set":
+		if p.sets[name] != nil {
+			pr.problem(line, text, "a resource set named "+name+" is already defined")
+			return
+		}
+		for _, w := range words[1:] {
+			p.sets[name] = append(p.sets[name], canonicalPattern(w))
+		}
+	case "acap-qualified-usage":
+		u, ok := parseUsage(words[1])
+		if !ok {
+			pr.problem(line, text, "not an ACAP usage type: "+words[1])
+			return
+		}
+		qs, err := qualifiers(words[2:])
+		if err != "" || len(qs) == 0 {
+			pr.problem(line, text, "a qualified usage needs qualifiers: "+err)
+			return
+		}
+		eff, v11, invalid := checkQualifiers(u, qs)
+		if v11 && !p.v11 {
+			pr.problem(line, text, "uses an ACAP 1.1 feature, and the file declares no ACAP-version 1.1 (section 2.8)")
+			return
+		}
+		p.qualified[name] = qualifiedUsage{usage: u, qualifiers: eff, v11: v11, invalid: invalid}
+	case "acap-composite-usage":
+		var parts []qualifiedUsage
+		for _, w := range words[1:] {
+			if l, ok := strings.CutPrefix(w, "("); ok && strings.HasSuffix(l, ")") {
+				q, defined := p.qualified[strings.ToLower(strings.TrimSuffix(l, ")"))]
+				if !defined {
+					pr.problem(line, text, "names a qualified usage not defined before it: "+w+" (the whole definition is ignored)")
+					return
+				}
+				parts = append(parts, q)
+				continue
+			}
+			u, ok := parseUsage(w)
+			if !ok {
+				pr.problem(line, text, "not an ACAP usage type: "+w)
+				return
+			}
+			parts = append(parts, qualifiedUsage{usage: u})
+		}
+		p.composite[name] = parts
+	}
+}
+
+// isName reports whether s is a name of section 3: a letter, then letters,
+// digits, '-', '_' or '.'.
+func isName(s string) bool {
+	for i, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || i > 0 && ('0' <= c && c <= '9' || c == '-' || c == '_' || c == '.')) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// qualifiers reads "type=value" words; the ABNF lets whitespace surround
+// the '=' ("type = value").
+func qualifiers(words []string) ([]Qualifier, string) {
+	var out []Qualifier
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case strings.HasSuffix(w, "=") && i+1 < len(words):
+			w += words[i+1]
+			i++
+		case !strings.Contains(w, "=") && i+1 < len(words) && strings.HasPrefix(words[i+1], "="):
+			w += words[i+1]
+			i++
+			if strings.HasSuffix(w, "=") && i+1 < len(words) {
+				w += words[i+1]
+				i++
+			}
+		}
+		typ, val, ok := strings.Cut(w, "=")
+		if !ok || typ == "" || val == "" {
+			return nil, "not a qualifier: " + w
+		}
+		out = append(out, Qualifier{Type: strings.ToLower(typ), Value: val})
+	}
+	return out, ""
+}
+
+// canonicalPattern returns an ACAP pattern in the form it is compared in:
+// RFC 9309's canonical form, lower-cased, as ACAP matching ignores case
+// (section 2.9).
+func canonicalPattern(p string) string {
+	return strings.ToLower(policy.CanonicalPattern(p))
+}
+
+// permission reads a permission or prohibition field (section 2.4).
+func (pr *parser) permission(line int, text, key, value string) {
+	p := pr.p
+	allow := strings.HasPrefix(key, "acap-allow-")
+	name := strings.TrimPrefix(strings.TrimPrefix(key, "acap-allow-"), "acap-disallow-")
+	words := strings.Fields(value)
+	if len(words) == 0 {
+		pr.problem(line, text, "no resource specification")
+		return
+	}
+	patterns, ok := p.resources(words[0])
+	if !ok {
+		pr.problem(line, text, "names a resource set that is not defined: "+words[0])
+		return
+	}
+	qs, err := qualifiers(words[1:])
+	if err != "" {
+		pr.problem(line, text, err)
+		return
+	}
+
+	var parts []qualifiedUsage
+	if local, isLocal := strings.CutPrefix(name, "("); isLocal && strings.HasSuffix(local, ")") {
+		local = strings.TrimSuffix(local, ")")
+		switch {
+		case !allow:
+			pr.problem(line, text, "a prohibition may not name a locally-defined usage (section 2.4.2)")
+			return
+		case len(qs) > 0:
+			pr.problem(line, text, "a permission for a locally-defined usage may not hold qualifiers (section 2.4.1.3)")
+			return
+		}
+		if q, ok := p.qualified[local]; ok {
+			parts = []qualifiedUsage{q}
+		} else if c, ok := p.composite[local]; ok {
+			parts = c
+		} else {
+			pr.problem(line, text, "names a usage that is not defined: "+local)
+			return
+		}
+	} else {
+		u, ok := parseUsage(name)
+		if !ok {
+			pr.problem(line, text, "not an ACAP usage type: "+name)
+			return
+		}
+		if !allow && len(qs) > 0 {
+			pr.problem(line, text, "a prohibition may not hold qualifiers (section 2.4.2)")
+			return
+		}
+		q := qualifiedUsage{usage: u}
+		if len(qs) > 0 {
+			q.qualifiers, q.v11, q.invalid = checkQualifiers(u, qs)
+		}
+		parts = []qualifiedUsage{q}
+	}
+
+	for _, q := range parts {
+		if q.v11 && !p.v11 {
+			pr.problem(line, text, "uses an ACAP 1.1 feature, and the file declares no ACAP-version 1.1 (section 2.8)")
+			return
+		}
+		if allow && q.usage == Other && q.invalid == "" && !slices.ContainsFunc(q.qualifiers, func(x Qualifier) bool { return x.Type == "usage-ref" }) {
+			pr.problem(line, text, "other may be permitted only with a usage-ref qualifier (section 2.5.6.1)")
+			return
+		}
+	}
+	var fields []*field
+	for _, q := range parts {
+		f := &field{line: line, text: text, allow: allow, usage: q.usage, patterns: patterns, qualifiers: q.qualifiers}
+		if q.invalid != "" {
+			if !p.v11 {
+				pr.problem(line, text, q.invalid+": the field is ignored (the fallback of section 2.4.3 is an ACAP 1.1 feature)")
+				return
+			}
+			pr.problem(line, text, q.invalid+": read as a prohibition (section 2.4.3)")
+			f.allow, f.qualifiers, f.fellBack = false, nil, true
+		}
+		fields = append(fields, f)
+	}
+	if pr.sub != nil {
+		pr.sub.fields = append(pr.sub.fields, fields...)
+		pr.subHasFields = true
+	} else {
+		pr.cur.fields = append(pr.cur.fields, fields...)
+	}
+	pr.recordHasFields = true
+}
+
+// resources returns the patterns of a resource specification: a resource
+// path pattern, or the-acap:resource-set:name (section 2.4.4).
+func (p *Policy) resources(spec string) ([]string, bool) {
+	if name, ok := cutPrefixFold(spec, "the-acap:resource-set:"); ok {
+		set, defined := p.sets[strings.ToLower(name)]
+		return set, defined
+	}
+	return []string{canonicalPattern(spec)}, true
+}
+
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return s, false
+}
