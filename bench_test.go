@@ -17,8 +17,11 @@ import (
 //
 // base=static answers without I/O, so its robotsguard-minus-bare is the
 // whole overhead; base=loopback sends real requests to a local server.
+// transport=robotsguard-acap has ACAP on, and decides by the file's ACAP
+// records pooled with its conventional ones.
 func BenchmarkOverhead(b *testing.B) {
-	robots := "User-agent: *\nDisallow: /private/\nDisallow: /*.pdf$\nAllow: /private/press/\n"
+	robots := "User-agent: *\nDisallow: /private/\nDisallow: /*.pdf$\nAllow: /private/press/\n\n" +
+		"ACAP-crawler: *\nACAP-disallow-crawl: /drafts/\nACAP-allow-crawl: /private/press/\nACAP-disallow-index: /\n"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
 			io.WriteString(w, robots)
@@ -52,13 +55,19 @@ func BenchmarkOverhead(b *testing.B) {
 			}
 		}
 		b.Run("base="+base.name+"/transport=bare", func(b *testing.B) { send(b, base.rt) })
-		b.Run("base="+base.name+"/transport=robotsguard", func(b *testing.B) {
-			tr := &robotsguard.Transport{Base: base.rt, UserAgent: "BenchBot/1.0", Delay: -1}
-			if _, err := tr.RoundTrip(req); err != nil { // fetch and cache the robots.txt
-				b.Fatal(err)
+		for _, acap := range []bool{false, true} {
+			name := "robotsguard"
+			if acap {
+				name += "-acap"
 			}
-			b.ResetTimer()
-			send(b, tr)
-		})
+			b.Run("base="+base.name+"/transport="+name, func(b *testing.B) {
+				tr := &robotsguard.Transport{Base: base.rt, UserAgent: "BenchBot/1.0", Delay: -1, ACAP: acap}
+				if _, err := tr.RoundTrip(req); err != nil { // fetch and cache the robots.txt
+					b.Fatal(err)
+				}
+				b.ResetTimer()
+				send(b, tr)
+			})
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/robotsguard/robotsguard/acap"
 	"github.com/robotsguard/robotsguard/policy"
 )
 
@@ -29,12 +30,24 @@ const (
 	// the robots.txt was served with (e.g. 401 or 403 under
 	// Koster1996StatusPolicy).
 	ReasonStatus
+	// ReasonACAP: with Transport.ACAP on, the ACAP records of the
+	// robots.txt (pooled with its conventional ones) do not permit
+	// crawling the URL; DisallowedError.ACAP says which field decided.
+	ReasonACAP
+	// ReasonACAPReference: with Transport.ACAP on, an
+	// ACAP-permissions-reference that applies to the agent names a
+	// resource that cannot be read (or that its status disallows), so
+	// the permissions are unknown; DisallowedError.Reference names it and
+	// Err says why.
+	ReasonACAPReference
 )
 
 var reasonNames = [...]string{
-	ReasonRule:        "disallowed by a rule",
-	ReasonUnreachable: "robots.txt unreachable",
-	ReasonStatus:      "robots.txt status disallows all",
+	ReasonRule:          "disallowed by a rule",
+	ReasonUnreachable:   "robots.txt unreachable",
+	ReasonStatus:        "robots.txt status disallows all",
+	ReasonACAP:          "not permitted by ACAP",
+	ReasonACAPReference: "ACAP permissions reference unreadable",
 }
 
 func (r Reason) String() string {
@@ -57,8 +70,15 @@ type DisallowedError struct {
 	// Status is the status code the robots.txt was last served with, or
 	// 0 when it never was.
 	Status int
-	// Err is why the robots.txt is unreachable, for ReasonUnreachable:
-	// usually a *FetchError. It is not returned by Unwrap, so that a
+	// ACAP is the ACAP verdict when Reason is ReasonACAP: the deciding
+	// field and its line, or the fields in conflict.
+	ACAP acap.Decision
+	// Reference is the permissions reference that could not be read,
+	// when Reason is ReasonACAPReference.
+	Reference acap.Reference
+	// Err is why the robots.txt is unreachable, for ReasonUnreachable, or
+	// the permissions reference, for ReasonACAPReference: usually a
+	// *FetchError. It is not returned by Unwrap, so that a
 	// refusal never passes for the error it holds (a fetch's timeout is not
 	// the request's).
 	Err error
@@ -73,6 +93,10 @@ func (e *DisallowedError) Error() string {
 		return fmt.Sprintf("%s: %s unreachable: %v", head, e.RobotsURL, e.Err)
 	case ReasonStatus:
 		return fmt.Sprintf("%s: %s answered status %d, which disallows everything", head, e.RobotsURL, e.Status)
+	case ReasonACAP:
+		return fmt.Sprintf("%s by the ACAP records of %s: %v", head, e.RobotsURL, e.ACAP)
+	case ReasonACAPReference:
+		return fmt.Sprintf("%s: the ACAP-permissions-reference %s (line %d of %s) cannot be read: %v", head, e.Reference.Locator, e.Reference.Line, e.RobotsURL, e.Err)
 	}
 	return head
 }

@@ -79,16 +79,25 @@ const (
 // response, and returns the new entry. When dial is not empty the file is
 // fetched from that host, with o's host in the Host header.
 func (t *Transport) fetch(ctx context.Context, o origin, dial, userAgent string, old *cache.Entry) fetchResult {
-	robotsURL, fetchURL := o.robotsURL(), o.robotsURL()
+	fetchURL, host := o.robotsURL(), ""
 	if dial != "" {
-		fetchURL = origin{https: o.https, host: dial}.robotsURL()
+		fetchURL, host = origin{https: o.https, host: dial}.robotsURL(), o.host
 	}
+	return t.get(ctx, o.robotsURL(), fetchURL, host, userAgent, old)
+}
+
+// get fetches the resource at rawURL as a robots.txt is fetched (retries,
+// redirects, status policy, size limit), from fetchURL with host in the
+// Host header when host is not empty, revalidating old when it has a
+// usable response.
+func (t *Transport) get(ctx context.Context, rawURL, fetchURL, host, userAgent string, old *cache.Entry) fetchResult {
+	robotsURL := rawURL
 	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, fetchURL, nil)
 	if err != nil {
 		return t.failed(old, nil, &FetchError{URL: robotsURL, Err: err})
 	}
-	if dial != "" {
-		req.Host = o.host
+	if host != "" {
+		req.Host = host
 	}
 	if userAgent != "" {
 		req.Header.Set("User-Agent", userAgent)

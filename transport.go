@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
+	"github.com/robotsguard/robotsguard/acap"
 	"github.com/robotsguard/robotsguard/cache"
 	"github.com/robotsguard/robotsguard/policy"
 )
@@ -126,6 +127,28 @@ type Transport struct {
 	// robots.txt; past that, or on a redirect to another scheme, the file
 	// is unavailable. Zero means DefaultMaxRedirects.
 	MaxRedirects int
+
+	// ACAP turns on the ACAP 1.1 extensions of robots.txt (see package
+	// acap): a request is sent only if the ACAP records of its origin's
+	// robots.txt, pooled with the conventional ones, permit crawling its
+	// URL for the agent (UserAgent, or the request's User-Agent, whose
+	// whole value is matched against ACAP-crawler names); refusals have
+	// ReasonACAP. The resources that ACAP-permissions-reference fields
+	// name (at most MaxACAPReferences) are fetched with the robots.txt, as
+	// it is (retries, redirects, StatusPolicy, CachePolicy; within a
+	// FetchTimeout of their own), and kept in memory with it, not in
+	// Store; while one that applies to the agent cannot be read, the
+	// agent's requests to the origin are refused (ReasonACAPReference). A
+	// robots.txt without ACAP records is obeyed as without ACAP, in
+	// Parser's dialect; one with ACAP records has its conventional records
+	// read as RFC 9309 says. ACAPPolicy gives the policy for the other
+	// usages (index, present, …). Off by default.
+	ACAP bool
+
+	// ACAPPurpose is the usage purpose the crawler acts for (a name or
+	// URI, ACAP 1.1 section 2.3.3): ACAP sub-records whose
+	// ACAP-usage-purpose pattern matches it apply. Empty means none.
+	ACAPPurpose string
 
 	// Logger receives robots.txt fetches (Debug) and failures (Warn). Nil
 	// means no logging.
@@ -324,8 +347,11 @@ func (t *Transport) check(req *http.Request, st *originState, now time.Time) (ti
 	if t.UserAgent == "" {
 		g = st.robots.Group(req.Header.Get("User-Agent"))
 	}
-	d := g.DecideURL(req.URL)
-	if !d.Allowed {
+	if st.acap != nil && st.acap.HasRecords() {
+		if err := t.checkACAP(req, st, refuse); err != nil {
+			return 0, err
+		}
+	} else if d := g.DecideURL(req.URL); !d.Allowed {
 		e := refuse(ReasonRule)
 		e.Decision = d
 		return 0, e
@@ -384,6 +410,12 @@ type originState struct {
 	every  time.Duration  // the interval that group asks for
 	until  time.Time      // used without a new fetch until then
 	size   int64          // memory held, for the cache bound
+
+	// With ACAP on: the ACAP records of the body, with those of its
+	// permissions references, and the state of each reference.
+	acap     *acap.Policy
+	acapSize int // acap.MemSize(), counted in size
+	refs     []*acapRef
 }
 
 func (st *originState) memSize() int64 { return st.size }
@@ -411,6 +443,11 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error) *originState {
 	st.size = int64(len(e.Body)) + 1024
 	if st.robots != nil {
 		st.size += int64(st.robots.MemSize())
+		if t.ACAP {
+			st.acap = t.acapPolicy(e.Body)
+			st.acapSize = st.acap.MemSize()
+			st.size += int64(st.acapSize)
+		}
 	}
 	if e.Failures > 0 {
 		st.until = e.RetryAt
@@ -451,25 +488,35 @@ func (t *Transport) robots(ctx context.Context, o origin, dial string, req *http
 func (t *Transport) refresh(ctx context.Context, o origin, dial, ua string) *originState {
 	now := t.now()
 	var old *cache.Entry
-	if st, ok := t.states.Get(o); ok {
-		if now.Before(st.until) {
-			return st
+	prev, ok := t.states.Get(o)
+	if ok {
+		if now.Before(prev.until) {
+			return prev
 		}
-		old = st.entry
+		old = prev.entry
 	}
-	// Another Transport sharing the Store may have fetched it since.
+	ctx, cancel := context.WithTimeout(ctx, orDefault(t.FetchTimeout, DefaultFetchTimeout))
+	defer cancel()
+	// Another Transport sharing the Store may have fetched it since; and
+	// with ACAP on, a fresh file may be here only for its references.
 	if e := t.load(o, now); e != nil && (old == nil || e.Received.After(old.Received)) {
 		st := t.newState(o, e, nil)
 		if now.Before(st.until) {
+			t.attachReferences(ctx, st, prev, dial, ua)
 			t.states.Set(o, st)
 			return st
 		}
 		old = e
 	}
-	ctx, cancel := context.WithTimeout(ctx, orDefault(t.FetchTimeout, DefaultFetchTimeout))
-	defer cancel()
+	if old != nil && old.Failures == 0 && old.Status != 0 && now.Before(t.cachePolicy().FreshUntil(old)) {
+		st := t.newState(o, old, nil)
+		t.attachReferences(ctx, st, prev, dial, ua)
+		t.states.Set(o, st)
+		return st
+	}
 	res := t.fetch(ctx, o, dial, ua, old)
 	st := t.newState(o, res.entry, res.err)
+	t.attachReferences(ctx, st, prev, dial, ua)
 	if res.err != nil {
 		t.log(slog.LevelWarn, "robots.txt fetch failed", o, "error", res.err, "failures", res.entry.Failures, "retry_at", res.entry.RetryAt)
 	} else {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -35,7 +36,7 @@ func TestEnforcesRules(t *testing.T) {
 		Decision: policy.Decision{Allowed: false, Reason: policy.ReasonRule, Agent: "testbot", GroupLine: 4,
 			Rule: policy.Rule{Pattern: "/secret", Line: 5}},
 	}
-	if *d != want {
+	if !reflect.DeepEqual(*d, want) {
 		t.Errorf("refusal\n\t%+v, want\n\t%+v", *d, want)
 	}
 	wantMsg := fmt.Sprintf(`robotsguard: GET %s/secret/plans?id=1 disallowed for "TestBot" by %s/robots.txt line 5 "Disallow: /secret" (group "testbot")`, s.URL, s.URL)

@@ -635,3 +635,48 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 	}
 	return s, false
 }
+
+// MemSize estimates the bytes of memory p holds, for caches that bound
+// their size.
+func (p *Policy) MemSize() int {
+	n := 512 + p.conventional.MemSize() + 8*len(p.convLines)
+	fields := func(fs []*field) {
+		for _, f := range fs {
+			n += 128 + len(f.text)
+			for _, pat := range f.patterns {
+				n += 16 + len(pat)
+			}
+			for _, q := range f.qualifiers {
+				n += 32 + len(q.Type) + len(q.Value)
+			}
+		}
+	}
+	for _, r := range p.records {
+		n += 160 + len(r.reference)
+		for _, c := range r.crawlers {
+			n += 16 + len(c)
+		}
+		fields(r.fields)
+		for _, s := range r.subs {
+			n += 64
+			for _, pp := range s.purposes {
+				n += 16 + len(pp)
+			}
+			fields(s.fields)
+		}
+		for _, a := range r.actions {
+			n += 64 + len(a.Path)
+		}
+	}
+	for name, set := range p.sets {
+		n += 64 + len(name)
+		for _, pat := range set {
+			n += 16 + len(pat)
+		}
+	}
+	n += 128 * (len(p.qualified) + len(p.composite))
+	for _, pr := range p.problems {
+		n += 64 + len(pr.Text) + len(pr.Reason)
+	}
+	return n
+}
