@@ -49,4 +49,13 @@
 // by default). A 429 or 503 response pushes the next request back by its
 // Retry-After, or by a doubling pause. Waits end with the request's
 // context, and fail at once when the context's deadline comes first.
+//
+// # ACAP
+//
+// With ACAP set, the Transport also obeys the ACAP 1.1 extensions of
+// robots.txt (package acap): crawling a URL must be permitted by the ACAP
+// records addressed to the agent, pooled with the conventional records, and
+// the resources named by ACAP-permissions-reference fields are fetched as
+// the robots.txt is. ACAPPolicy gives the same policy for the other usages
+// of what was fetched (index, present, …).
 package robotsguard
