@@ -1,8 +1,10 @@
 package acap_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -299,12 +301,88 @@ func adversarial(n int) []byte {
 	return []byte(b.String())
 }
 
-func TestAdversarialFile(t *testing.T) {
-	body := adversarial(20000)
-	if len(body) < 400<<10 {
-		t.Fatalf("file of %d bytes", len(body))
+// adversarialFiles are files of about 500 KiB built to make a reader's
+// cost grow with the square of their size, each with the verdict a crawl
+// of /a/b must get.
+var adversarialFiles = []struct {
+	name      string
+	body      func() []byte
+	permitted bool
+}{
+	// 16,000 wildcard fields, all matching.
+	{"wildcards", func() []byte { return adversarial(16000) }, false},
+	// A composite usage of 6,000 qualified usages of index, and 9,000
+	// fields naming it.
+	{"composite", func() []byte {
+		var b, c strings.Builder
+		b.WriteString("ACAP-version: 1.1\n")
+		c.WriteString("ACAP-composite-usage: c crawl")
+		for i := range 6000 {
+			fmt.Fprintf(&b, "ACAP-qualified-usage: q%d index time-limit=%d-days\n", i, i)
+			fmt.Fprintf(&c, " (q%d)", i)
+		}
+		b.WriteString(c.String() + "\nACAP-crawler: *\nACAP-disallow-crawl: /a/b\n")
+		for range 9000 {
+			b.WriteString("ACAP-allow-(c): /\n")
+		}
+		return []byte(b.String())
+	}, false},
+	// A resource set of 40,000 patterns, named by 4,000 fields.
+	{"set", func() []byte {
+		var b strings.Builder
+		b.WriteString("ACAP-resource-set: s")
+		for i := range 20000 {
+			fmt.Fprintf(&b, " /*%d", i%10)
+		}
+		for i := range 20000 {
+			fmt.Fprintf(&b, " /x%d", i)
+		}
+		b.WriteString(" /a/\nACAP-crawler: *\n")
+		for i := range 4000 {
+			fmt.Fprintf(&b, "ACAP-allow-crawl: the-acap:resource-set:s\nACAP-disallow-crawl: /a/b%d\n", i%3)
+		}
+		return []byte(b.String())
+	}, true},
+	// One permission with 30,000 distinct usage-ref qualifiers.
+	{"qualifiers", func() []byte {
+		var b strings.Builder
+		b.WriteString("ACAP-version: 1.1\nACAP-crawler: *\nACAP-allow-crawl: /\nACAP-allow-other: /")
+		for i := range 30000 {
+			fmt.Fprintf(&b, " usage-ref=/t%x", i)
+		}
+		return []byte(b.String() + "\n")
+	}, true},
+	// 10,000 records naming crawlers, each with a field.
+	{"records", func() []byte {
+		var b strings.Builder
+		for i := range 10000 {
+			fmt.Fprintf(&b, "ACAP-crawler: bot%d\nACAP-allow-crawl: /%d\n", i, i)
+		}
+		return []byte(b.String() + "ACAP-crawler: *\nACAP-disallow-crawl: /a/\n")
+	}, false},
+}
+
+// TestAdversarialFiles checks the verdicts on files built to defeat the
+// package; BenchmarkAdversarial measures their cost.
+func TestAdversarialFiles(t *testing.T) {
+	for _, tc := range adversarialFiles {
+		body := tc.body()
+		if len(body) < 300<<10 || len(body) > 600<<10 {
+			t.Fatalf("%s: file of %d bytes", tc.name, len(body))
+		}
+		p := acap.Parse(body)
+		d := p.Decide(acap.Query{Agent: "bot", URL: "/a/b", Usage: acap.Crawl})
+		if d.Permitted != tc.permitted {
+			t.Errorf("%s: %v", tc.name, d)
+		}
+		if m := p.MemSize(); m > 20*len(body) {
+			t.Errorf("%s: MemSize %d for %d bytes", tc.name, m, len(body))
+		}
 	}
-	p := acap.Parse(body)
+}
+
+func TestAdversarialWildcards(t *testing.T) {
+	p := acap.Parse(adversarial(20000))
 	// Every pattern starts "/*a"; then a literal 'a' is narrower than
 	// '*', and the longest run of them narrowest: "/*aaaaa", which the
 	// file holds with both verdicts.
@@ -315,6 +393,232 @@ func TestAdversarialFile(t *testing.T) {
 	for _, f := range d.Conflict {
 		if f.Pattern != "/*aaaaa" {
 			t.Errorf("conflicting field %v", f)
+		}
+	}
+}
+
+// TestRecordEnds checks that a record and a sub-record end where section
+// 2.3 says, whatever the fields before were worth.
+func TestRecordEnds(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		w     want
+	}{
+		{"after a field naming an undefined set", []string{
+			"ACAP-crawler: named-crawler",
+			"ACAP-allow-(cache): the-acap:resource-set:crawable",
+			"ACAP-crawler: *",
+			"ACAP-disallow-crawl: /",
+		}, want{agent: "otherbot", url: "/a", usage: acap.Crawl, permitted: false, line: 4}},
+		{"after a field using an ACAP 1.1 feature in a 1.0 file", []string{
+			"ACAP-crawler: a",
+			"ACAP-allow-index: /x/ time-limit=until-recrawled time-limit=3-days",
+			"ACAP-crawler: b",
+			"ACAP-disallow-crawl: /",
+		}, want{agent: "a", url: "/a", usage: acap.Crawl, permitted: true}},
+		{"after a field without a colon", []string{
+			"ACAP-crawler: a",
+			"ACAP-allow-index /x/",
+			"ACAP-crawler: b",
+			"ACAP-disallow-crawl: /",
+		}, want{agent: "a", url: "/a", usage: acap.Crawl, permitted: true}},
+		{"a sub-record after an unknown usage", []string{
+			"ACAP-crawler: *",
+			"ACAP-usage-purpose: news",
+			"ACAP-allow-bogus: /",
+			"ACAP-usage-purpose: images",
+			"ACAP-disallow-index: /",
+		}, want{agent: "bot", url: "/a", usage: acap.Index, purpose: "news", permitted: true}},
+		// A User-agent line starts a conventional group, not a new ACAP
+		// record: the ACAP fields after it still belong to the record.
+		{"across a conventional group", []string{
+			"ACAP-crawler: *",
+			"ACAP-allow-crawl: /",
+			"User-agent: *",
+			"ACAP-disallow-index: /private/",
+		}, want{agent: "bot", url: "/private/a", usage: acap.Index, permitted: false, line: 4}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			check(t, acap.Parse(file(tc.lines...)), []want{tc.w})
+		})
+	}
+}
+
+// TestOverridesBeforeFallback: the overrides compare the usages as written,
+// so a crawler that understands less does not get more.
+func TestOverridesBeforeFallback(t *testing.T) {
+	p := acap.Parse(file(
+		"ACAP-crawler: *",
+		"ACAP-disallow-present-snippet: /",
+		"ACAP-disallow-index: /",
+		"ACAP-crawler: bot",
+		"ACAP-allow-present: /",
+		"ACAP-allow-crawl: /",
+	))
+	cannot := func(us ...acap.Usage) func(acap.Usage) bool {
+		return func(u acap.Usage) bool { return !slices.Contains(us, u) }
+	}
+	for _, tc := range []struct {
+		q      acap.Query
+		reason acap.Reason
+	}{
+		{acap.Query{Usage: acap.PresentSnippet}, acap.ReasonConflict},
+		{acap.Query{Usage: acap.PresentSnippet, Interprets: cannot(acap.PresentSnippet)}, acap.ReasonConflict},
+		{acap.Query{Usage: acap.Crawl, Interprets: cannot(acap.Index)}, acap.ReasonConflict},
+		// A prohibition that fell back to crawl still prohibits the
+		// usage it was written for.
+		{acap.Query{Usage: acap.Index, Interprets: cannot(acap.Index)}, acap.ReasonField},
+	} {
+		tc.q.Agent, tc.q.URL = "bot", "/a"
+		if d := p.Decide(tc.q); d.Permitted || d.Reason != tc.reason {
+			t.Errorf("%s: got %v, want prohibited (%v)", tc.q.Usage, d, tc.reason)
+		}
+	}
+}
+
+func TestConventionalAgainstOverriddenField(t *testing.T) {
+	p := acap.Parse(file(
+		"User-agent: *",
+		"Disallow: /x/",
+		"ACAP-crawler: bot",
+		"ACAP-allow-crawl: /",
+		"ACAP-crawler: *",
+		"ACAP-allow-crawl: /x/",
+	))
+	// For bot the "*" field is overridden: it cannot make the
+	// conventional Disallow: /x/ be ignored.
+	check(t, p, []want{
+		{agent: "bot", url: "/x/a", usage: acap.Crawl, permitted: false, line: 2},
+		{agent: "other", url: "/x/a", usage: acap.Crawl, permitted: true, line: 6},
+	})
+}
+
+func TestQualifiersAcrossFields(t *testing.T) {
+	p := acap.Parse(file(
+		"ACAP-crawler: *",
+		"ACAP-allow-present-snippet: /a/ max-length=250-chars",
+		"ACAP-allow-present-snippet: /a/ max-length=10-words",
+	))
+	// Each field's repetition rules stay within it: both limits hold.
+	check(t, p, []want{{agent: "bot", url: "/a/1", usage: acap.PresentSnippet, permitted: true, line: 2,
+		quals: "max-length=250-chars max-length=10-words"}})
+}
+
+func TestCompositeWithOther(t *testing.T) {
+	p := acap.Parse(file(
+		"ACAP-composite-usage: c crawl other",
+		"ACAP-crawler: *",
+		"ACAP-disallow-crawl: /",
+		"ACAP-allow-(c): /a/",
+	))
+	checkProblems(t, p, 1)
+	check(t, p, []want{{agent: "bot", url: "/a/1", usage: acap.Crawl, permitted: true, line: 4}})
+}
+
+func TestZeroValues(t *testing.T) {
+	var p acap.Policy
+	if d := p.Decide(acap.Query{Agent: "a", URL: "/", Usage: acap.Crawl}); !d.Permitted {
+		t.Errorf("zero Policy: %v", d)
+	}
+	if (acap.Reference{}).AppliesTo("a") {
+		t.Error("zero Reference applies")
+	}
+	q := acap.Parse(file("ACAP-crawler: *", "ACAP-disallow-crawl: /x/"))
+	if got := q.Include(acap.Reference{}, file("ACAP-crawler: *", "ACAP-disallow-crawl: /")); got != q {
+		t.Error("Include of a foreign reference changed the policy")
+	}
+	if p.MemSize() <= 0 || len(p.Problems()) != 0 || p.HasRecords() {
+		t.Error("zero Policy")
+	}
+}
+
+func TestVersionSyntax(t *testing.T) {
+	for _, lines := range [][]string{
+		{"ACAP-version: -0.5", "ACAP-crawler: *"},
+		{"ACAP-version: 1.x", "ACAP-crawler: *"},
+		{"ACAP-allow-index /x", "ACAP-version: 1.1"},
+	} {
+		p := acap.Parse(file(lines...))
+		if p.Version() != "" {
+			t.Errorf("%q: Version = %q", lines, p.Version())
+		}
+	}
+}
+
+// TestQualifierValues reads every value range of Annex A, each valid in an
+// ACAP 1.1 file; those that ACAP 1.1 added are ignored in a 1.0 file.
+func TestQualifierValues(t *testing.T) {
+	for _, tc := range []struct {
+		usage, qualifier string
+		v11              bool
+	}{
+		{"present-snippet", "max-length=30-words", false},
+		{"present-oldsnippet", "max-length=400-chars", false},
+		{"present", "must-include-resource=http://example.com/credit.png", false},
+		{"present", "must-include-resource=plus-terms", false},
+		{"present-snippet", "must-include-resource=the-acap:extract:id:lede", false},
+		{"present", "must-include-resource=the-acap:credit:class:byline", false},
+		{"present", "must-include-resource=the-acap:link:meta:source", false},
+		{"present", "must-include-resource=the-acap:license-link:http://example.com/l", true},
+		{"present", "must-include-resource=the-acap:registration-link:http://example.com/r", true},
+		{"present", "must-include-resource=the-acap:credit:text:By%20us", true},
+		{"index", "must-use-resource=the-acap:extract:id:main", false},
+		{"index", "must-use-resource=the-acap:extract:meta:description", false},
+		{"index", "must-use-resource=the-acap:extract:idlist:a,b", true},
+		{"index", "must-use-resource=the-acap:extract:classlist:a,b", true},
+		{"present-link", "must-use-resource=the-acap:text:Read%20more", true},
+		{"present-original", "prohibited-modification=translation", false},
+		{"present", "prohibited-modification=appearance", true},
+		{"present", "prohibited-modification=content", true},
+		{"present", "prohibited-modification=metadata", true},
+		{"present", "prohibited-modification=structure", true},
+		{"present", "prohibited-modification=plus-terms", true},
+		{"present-oldcopy", "required-context=within-user-frame", true},
+		{"present-oldcopy", "prohibited-context=within-user-frame", false},
+		{"preserve", "time-limit=plus-terms", true},
+		{"other", "usage-ref=http://example.com/terms", true},
+		{"other", "usage-ref=the-acap:link:id:terms", true},
+		{"other", "usage-ref=the-acap:permission-link:http://example.com/ask", true},
+		{"other", "usage-ref=the-acap:terms-link:text:See%20terms", true},
+	} {
+		field := "ACAP-allow-" + tc.usage + ": /x/ " + tc.qualifier
+		p := acap.Parse(file("ACAP-version: 1.1", "ACAP-crawler: *", field))
+		d := p.Decide(acap.Query{Agent: "bot", URL: "/x/1", Usage: acap.Usage(tc.usage)})
+		if len(p.Problems()) != 0 || !d.Permitted || len(d.Qualifiers) != 1 || d.Qualifiers[0].String() != tc.qualifier {
+			t.Errorf("%s: %v, problems %v", field, d, p.Problems())
+		}
+		old := acap.Parse(file("ACAP-crawler: *", field))
+		if got := len(old.Problems()) == 1; got != tc.v11 {
+			t.Errorf("%s in a 1.0 file: ignored = %v, want %v", field, got, tc.v11)
+		}
+	}
+	// time-limit=plus-terms followed by another: plus-terms is dropped
+	// (reading 6).
+	p := acap.Parse(file("ACAP-version: 1.1", "ACAP-crawler: *", "ACAP-allow-index: /x/ time-limit=plus-terms time-limit=3-days"))
+	check(t, p, []want{{agent: "bot", url: "/x/1", usage: acap.Index, permitted: true, line: 3, quals: "time-limit=3-days"}})
+}
+
+// TestQualifierUsages: a permission with a qualifier that Annex A does not
+// list for its usage cannot be honoured as written, so it is read as a
+// prohibition of that usage (section 2.4.3), and a problem says so.
+func TestQualifierUsages(t *testing.T) {
+	for _, tc := range []struct{ usage, qualifier string }{
+		{"present-thumbnail", "must-include-resource=plus-terms"},
+		{"present-link", "must-include-resource=the-acap:credit:class:byline"},
+		{"index", "max-length=3-words"},
+		{"present-link", "prohibited-context=within-user-frame"},
+		{"present-snippet", "target-condition=the-acap:target:url:http://example.com/"},
+		{"crawl", "time-limit=3-days"},
+		{"index", "usage-ref=http://example.com/terms"},
+	} {
+		field := "ACAP-allow-" + tc.usage + ": /x/ " + tc.qualifier
+		p := acap.Parse(file("ACAP-version: 1.1", "ACAP-crawler: *", field))
+		d := p.Decide(acap.Query{Agent: "bot", URL: "/x/1", Usage: acap.Usage(tc.usage)})
+		probs := p.Problems()
+		if len(probs) != 1 || !strings.Contains(probs[0].Reason, "does not apply to usage") ||
+			d.Permitted || d.Reason != acap.ReasonField || !d.Field.FellBack {
+			t.Errorf("%s: %v, problems %v", field, d, probs)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package acap_test
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/robotsguard/robotsguard/acap"
@@ -57,16 +58,29 @@ func BenchmarkDecideCrawl(b *testing.B) {
 	})
 }
 
-// BenchmarkDecideAdversarial decides on a 500 KiB file of 20,000 wildcard
-// fields that all match the path.
-func BenchmarkDecideAdversarial(b *testing.B) {
-	p := acap.Parse(adversarial(20000))
-	path := "/" + string(make([]byte, 0))
-	for range 2000 {
-		path += "a"
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		p.Decide(acap.Query{Agent: "bot", URL: path, Usage: acap.Crawl})
+// BenchmarkAdversarial parses and decides on files of about 500 KiB built
+// to make the cost grow with the square of their size (adversarialFiles).
+func BenchmarkAdversarial(b *testing.B) {
+	for _, tc := range adversarialFiles {
+		body := tc.body()
+		b.Run("file="+tc.name+"/op=parse", func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				acap.Parse(body)
+			}
+		})
+		b.Run("file="+tc.name+"/op=decide", func(b *testing.B) {
+			p := acap.Parse(body)
+			path := "/a/b"
+			if tc.name == "wildcards" {
+				path = "/" + strings.Repeat("a", 2000)
+			}
+			honours := func(acap.Qualifier) bool { return true }
+			b.ReportAllocs()
+			for b.Loop() {
+				p.Decide(acap.Query{Agent: "bot", URL: path, Usage: acap.Crawl, Honours: honours})
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package acap
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 
@@ -69,8 +70,11 @@ type Field struct {
 	// Source is "" for the robots.txt itself, or the resource locator of
 	// the ACAP-permissions-reference whose resource holds the field.
 	Source string
-	Line   int    // 1-based line in Source
-	Text   string // the line as written, without its comment
+	Line   int // 1-based line in Source
+	// Text is the line as written, without its comment; for a conventional
+	// rule, the rule as Allow or Disallow with its canonical pattern, e.g.
+	// "Disallow: /caf%C3%A9/".
+	Text string
 	// Permission and Usage are what the field was applied as: after a
 	// fallback of section 2.4.3 they differ from Text.
 	Permission bool
@@ -107,8 +111,9 @@ type Decision struct {
 	// ReasonField.
 	Field Field
 	// Qualifiers restrict a permission: the crawler must honour them all.
-	// They are those of the permissions with the narrowest scope (section
-	// 2.4.6), repeated qualifiers combined as section 2.5 says.
+	// They are those of every permission with the narrowest scope (section
+	// 2.4.6), each listed once; the rules of section 2.5 for repeating a
+	// qualifier have been applied within each field.
 	Qualifiers []Qualifier
 	// Conflict lists the fields of narrowest scope that disagree, when
 	// Reason is ReasonConflict.
@@ -145,117 +150,579 @@ func (p *Policy) Permitted(agent, target string, u Usage) bool {
 	return p.Decide(Query{Agent: agent, URL: target, Usage: u}).Permitted
 }
 
-// candidate is a field that applies to a query, with the pattern that
-// matched.
-type candidate struct {
-	pattern  string
-	field    *field  // nil for the conventional rule
-	rec      *record // nil for the conventional rule
-	conv     *Field  // the conventional rule
+// entry is what one part of a field says of a query: the field applies to
+// the resource, and this is its verdict for one usage, after the fallback.
+type entry struct {
+	f        *field // nil for the conventional rule
+	part     *part
+	rec      *record
+	conv     *Field // the conventional rule
 	crawler  string
 	purpose  string
+	written  Usage // the part's usage, as written
 	usage    Usage // after the fallback
 	allow    bool  // after the fallback
 	fellBack bool
 	sub      bool // the field belongs to a sub-record
 	named    bool // the record names the crawler
-	other    bool // a field of usage other
+	relevant bool // it concerns the usage asked about
+	other    bool // it concerns it as usage other
 	disabled bool // overridden (section 2.2.1)
 }
 
-// Field returns the candidate as the decision reports it.
-func (c *candidate) Field() Field {
-	if c.conv != nil {
-		return *c.conv
+// field returns the entry as the decision reports it, with the pattern
+// that matched.
+func (e *entry) field(pattern string) Field {
+	if e.conv != nil {
+		return *e.conv
 	}
 	return Field{
-		Source: c.rec.source, Line: c.field.line, Text: c.field.text, Permission: c.allow, Usage: c.usage,
-		Pattern: c.pattern, Crawler: c.crawler, Purpose: c.purpose, FellBack: c.fellBack,
+		Source: e.rec.source, Line: e.f.line, Text: e.f.text, Permission: e.allow, Usage: e.usage,
+		Pattern: pattern, Crawler: e.crawler, Purpose: e.purpose, FellBack: e.fellBack,
 	}
 }
 
-// qualifiers returns the qualifiers of a permission.
-func (c *candidate) qualifiers() []Qualifier {
-	if !c.allow || c.field == nil {
-		return nil
+// order sorts entries for reporting: ACAP fields in file order, then the
+// conventional rule.
+func (e *entry) order() (conventional bool, source string, line int) {
+	if e.conv != nil {
+		return true, "", e.conv.Line
 	}
-	return c.field.qualifiers
+	return false, e.rec.source, e.f.line
 }
 
-// order sorts candidates for reporting: ACAP fields in file order, then
-// the conventional rule.
-func (c *candidate) order() (conventional bool, source string, line int) {
-	if c.conv != nil {
-		return true, "", c.conv.Line
+func compareEntries(a, b *entry) int {
+	ac, as, al := a.order()
+	bc, bs, bl := b.order()
+	switch {
+	case ac != bc:
+		return boolInt(ac) - boolInt(bc)
+	case as != bs:
+		return strings.Compare(as, bs)
 	}
-	return false, c.rec.source, c.field.line
+	return al - bl
 }
+
+// group is the entries whose patterns are the same resources: those of
+// one field, or of every field that names one resource set.
+type group struct {
+	res     *resources
+	entries []*entry
+	won     string // the narrowest pattern it won with
+}
+
+// decider holds the state of one Decide call.
+type decider struct {
+	p       *Policy
+	q       Query
+	path    string // canonical, lower-case
+	entries []*entry
+	sets    map[*resources]*setMatch // the patterns of each resource set that match
+	fell    map[*part]fellBack       // the fallback of the parts of definitions
+}
+
+// fellBack is a part after the fallback.
+type fellBack struct {
+	allow, fellBack bool
+	usage           Usage
+}
+
+// setMatch is what of a resource set matches the path: every pattern, and
+// those of narrowest scope among them.
+type setMatch struct{ all, narrowest []string }
 
 // Decide returns the verdict on q: whether the usage is permitted, the
 // qualifiers that restrict it, and the field that decided.
 //
 // The fields that apply are those of every ACAP record addressed to the
-// agent or to any crawler, of their sub-records whose usage purpose
-// pattern matches q.Purpose, and, for crawl, the conventional record's
-// deciding rule. Sub-record fields override their record's fields, and
-// fields of a record naming the agent override those of a record for any
-// crawler, for the same usage and resource (section 2.2.1). Of those
-// left, the ones of narrowest scope decide (section 2.4.6). Fields of usage
-// other apply only when no field of the usage asked about does.
+// agent or to any crawler, and of their sub-records whose usage purpose
+// pattern matches q.Purpose, that match the URL; for crawl, the
+// conventional rule that decides among the conventional records joins
+// them. Sub-record fields override their record's fields, and fields of a
+// record naming the agent override those of a record for any crawler, for
+// the same usage as written (section 2.2.1). The fallback of section 2.4.3
+// then turns the fields the crawler cannot act on into prohibitions; a
+// field that falls back to another usage still applies to the usages it
+// was written for. Of the fields that concern the usage asked about, those
+// of narrowest scope decide (section 2.4.6). Fields of usage other count
+// only when no field of the usage asked about applies.
+//
+// q.Usage is read without regard to case.
 func (p *Policy) Decide(q Query) Decision {
-	path := strings.ToLower(policy.CanonicalPath(policy.PathOf(q.URL)))
-	purpose := strings.ToLower(q.Purpose)
-
-	var buf [8]candidate
-	cands := buf[:0]
-	for _, r := range p.records {
-		crawler, ok := r.appliesTo(q.Agent)
-		if !ok {
+	q.Usage = Usage(strings.ToLower(string(q.Usage)))
+	d := decider{p: p, q: q, path: strings.ToLower(policy.CanonicalPath(policy.PathOf(q.URL)))}
+	d.collect()
+	if q.Usage == Crawl && !p.ignoreConventional && p.conventional != nil {
+		if e := d.conventional(); e != nil {
+			d.entries = append(d.entries, e)
+		}
+	}
+	// Fields of usage other count only when nothing else does.
+	direct := false
+	for _, e := range d.entries {
+		direct = direct || !e.disabled && e.relevant && !e.other
+	}
+	groups := map[*resources]*group{}
+	var order []*group
+	for _, e := range d.entries {
+		if e.disabled || !e.relevant || direct && e.other {
 			continue
 		}
-		cands = p.collect(cands, q, r, crawler, r.fields, false, "", path)
+		res := d.resourcesOf(e)
+		g := groups[res]
+		if g == nil {
+			g = &group{res: res}
+			groups[res] = g
+			order = append(order, g)
+		}
+		g.entries = append(g.entries, e)
+	}
+	if len(order) == 0 {
+		return Decision{Permitted: true, Reason: ReasonNone}
+	}
+	return decide(d.narrowest(order))
+}
+
+// resourcesOf returns the resources whose patterns e matched with.
+func (d *decider) resourcesOf(e *entry) *resources {
+	if e.conv != nil {
+		return &resources{patterns: []string{e.conv.Pattern}}
+	}
+	return e.f.res
+}
+
+// collect gathers the entries of the fields that apply to the query's
+// resource, and applies the overrides and the fallback.
+func (d *decider) collect() {
+	q, purpose := d.q, strings.ToLower(d.q.Purpose)
+	add := func(r *record, crawler string, fs []*field, sub bool, pp string) {
+		for _, f := range fs {
+			for i := range f.parts {
+				pt := &f.parts[i]
+				allow, usage, fellBack := d.fallback(pt, f.shared)
+				e := &entry{
+					f: f, part: pt, rec: r, crawler: crawler, purpose: pp, written: pt.usage,
+					usage: usage, allow: allow, fellBack: fellBack, sub: sub, named: !r.any,
+				}
+				switch {
+				case usage.covers(q.Usage), fellBack && pt.usage.covers(q.Usage):
+					e.relevant = true
+				case usage == Other && q.Usage != Other:
+					e.relevant, e.other = true, true
+				}
+				d.entries = append(d.entries, e)
+			}
+		}
+	}
+	for r, crawler := range d.p.recordsFor(q.Agent) {
+		add(r, crawler, r.fields, false, "")
 		if purpose == "" {
 			continue
 		}
 		for _, s := range r.subs {
 			for _, pp := range s.purposes {
 				if policy.PatternMatches(pp, purpose) {
-					cands = p.collect(cands, q, r, crawler, s.fields, true, pp, path)
+					add(r, crawler, s.fields, true, pp)
 					break
 				}
 			}
 		}
 	}
-	if q.Usage == Crawl && !p.ignoreConventional {
-		if c, ok := p.conventionalField(q.Agent, q.URL, cands); ok {
-			cands = append(cands, c)
+	// Keep the entries that concern the query, and those that may
+	// override them: of the same usage as written. Then keep those that
+	// match the resource.
+	var written [len(usageList)]bool // usages as written of the relevant entries
+	for _, e := range d.entries {
+		if e.relevant {
+			written[e.written.index()] = true
 		}
 	}
+	d.entries = slices.DeleteFunc(d.entries, func(e *entry) bool {
+		return !written[e.written.index()] || !d.matches(e.f.res)
+	})
+	override(d.entries)
+}
 
-	// Fields of usage other apply only when nothing else does.
-	direct := false
-	for _, c := range cands {
-		direct = direct || !c.other
+// matches reports whether a pattern of res matches the path.
+func (d *decider) matches(res *resources) bool {
+	if !res.set {
+		return policy.PatternMatches(res.patterns[0], d.path)
 	}
-	if direct {
-		cands = slices.DeleteFunc(cands, func(c candidate) bool { return c.other })
+	return len(d.setMatch(res).all) > 0
+}
+
+// setMatch returns the patterns of a resource set that match the path, and
+// the narrowest of them, computed once per Decide.
+func (d *decider) setMatch(res *resources) *setMatch {
+	if m := d.sets[res]; m != nil {
+		return m
 	}
-	override(cands)
-	cands = slices.DeleteFunc(cands, func(c candidate) bool { return c.disabled })
-	if len(cands) == 0 {
-		return Decision{Permitted: true, Reason: ReasonNone}
+	if d.sets == nil {
+		d.sets = map[*resources]*setMatch{}
 	}
-	return decide(narrowest(cands))
+	m := &setMatch{}
+	for _, pat := range res.patterns {
+		if policy.PatternMatches(pat, d.path) {
+			m.all = append(m.all, pat)
+		}
+	}
+	m.narrowest = narrowestPatterns(slices.Clone(m.all))
+	d.sets[res] = m
+	return m
+}
+
+// patternsOf returns the patterns of res that match the path and may be
+// narrowest.
+func (d *decider) patternsOf(res *resources) []string {
+	if !res.set {
+		return res.patterns
+	}
+	return d.setMatch(res).narrowest
+}
+
+// fallback is the package-level fallback for the query, computed once per
+// part of a definition, which many fields may share.
+func (d *decider) fallback(pt *part, shared bool) (allow bool, u Usage, fell bool) {
+	if !shared || d.q.Honours == nil && d.q.Interprets == nil {
+		return fallback(d.q, pt)
+	}
+	if r, ok := d.fell[pt]; ok {
+		return r.allow, r.usage, r.fellBack
+	}
+	allow, u, fell = fallback(d.q, pt)
+	if d.fell == nil {
+		d.fell = map[*part]fellBack{}
+	}
+	d.fell[pt] = fellBack{allow, fell, u}
+	return allow, u, fell
+}
+
+// fallback applies section 2.4.3 to a part for the crawler of q, as many
+// times as it takes: a permission with qualifiers the crawler cannot
+// honour becomes a prohibition of its usage; a prohibition the crawler
+// cannot act on becomes one of the basic usage, then one of crawl.
+func fallback(q Query, pt *part) (allow bool, u Usage, fellBack bool) {
+	allow, u, fellBack = pt.allow, pt.usage, pt.fellBack
+	if allow && q.Honours != nil {
+		for _, x := range pt.qualifiers {
+			if !q.Honours(x) {
+				allow, fellBack = false, true
+				break
+			}
+		}
+	}
+	for !allow && q.Interprets != nil && u != Crawl && !q.Interprets(u) {
+		if b := u.Basic(); b != u {
+			u = b
+		} else {
+			u = Crawl // reading 4: the third bullet prohibits crawling
+		}
+		fellBack = true
+	}
+	return allow, u, fellBack
+}
+
+// conventional returns the conventional rule that decides crawling the
+// URL for the agent, as an entry (section 2.10.2), or nil. A conventional
+// rule whose pattern is that of an ACAP field for crawl with the opposite
+// verdict is ignored, and the decision taken without it.
+func (d *decider) conventional() *entry {
+	p := d.p
+	g := p.conventional.Group(d.q.Agent)
+	dec := g.Decide(d.q.URL)
+	if dec.Reason != policy.ReasonRule {
+		return nil
+	}
+	var verdicts map[string]uint8 // ACAP crawl patterns: 1 permits, 2 prohibits
+	ignored := func(r policy.Rule) bool {
+		if verdicts == nil {
+			verdicts = d.crawlVerdicts()
+		}
+		want := uint8(1)
+		if r.Allow {
+			want = 2
+		}
+		return verdicts[strings.ToLower(r.Pattern)]&want != 0
+	}
+	rule := dec.Rule
+	if ignored(rule) {
+		// Decide again without the ignored rules: the longest match wins,
+		// an Allow a tie (RFC 9309 §2.2.2).
+		cased := policy.CanonicalPath(policy.PathOf(d.q.URL))
+		found := false
+		for _, r := range g.Rules() {
+			if ignored(r) || !policy.PatternMatches(r.Pattern, cased) {
+				continue
+			}
+			if !found || len(r.Pattern) > len(rule.Pattern) || len(r.Pattern) == len(rule.Pattern) && r.Allow {
+				rule, found = r, true
+			}
+		}
+		if !found {
+			return nil
+		}
+	}
+	line := 0
+	if i := rule.Line - 1; i >= 0 && i < len(p.convLines) {
+		line = p.convLines[i]
+	}
+	return &entry{
+		conv: &Field{
+			Line: line, Text: rule.String(), Permission: rule.Allow, Usage: Crawl,
+			Pattern: strings.ToLower(rule.Pattern), Crawler: g.Agent(), Conventional: true,
+		},
+		written: Crawl, usage: Crawl, allow: rule.Allow, relevant: true,
+	}
+}
+
+// crawlVerdicts returns the patterns of the ACAP crawl fields that apply,
+// with their verdicts.
+func (d *decider) crawlVerdicts() map[string]uint8 {
+	out := map[string]uint8{}
+	type key struct {
+		res   *resources
+		allow bool
+	}
+	done := map[key]bool{}
+	for _, e := range d.entries {
+		if e.disabled || e.usage != Crawl || done[key{e.f.res, e.allow}] {
+			continue
+		}
+		done[key{e.f.res, e.allow}] = true
+		bit := uint8(2)
+		if e.allow {
+			bit = 1
+		}
+		pats := e.f.res.patterns
+		if e.f.res.set {
+			pats = d.setMatch(e.f.res).all
+		}
+		for _, pat := range pats {
+			out[pat] |= bit
+		}
+	}
+	return out
+}
+
+// override disables the entries that others override (section 2.2.1),
+// comparing the usages as written: a record's fields for a usage when one
+// of its sub-records has a field for that usage that applies; and a field
+// of a record for any crawler when a record naming the crawler has a field
+// for the same usage that applies, at the same level (record or
+// sub-record), or in a sub-record against a record-level field, which it
+// is more specific than in both respects. A named record-level field
+// against a sub-record field of a record for any crawler overrides neither
+// (reading 3). Every entry applies to the resource, so "matching the same
+// resource" holds for each pair (reading 2).
+func override(entries []*entry) {
+	type recUsage struct {
+		r *record
+		u Usage
+	}
+	type levelUsage struct {
+		sub bool
+		u   Usage
+	}
+	subs := map[recUsage]bool{}
+	named := map[levelUsage]bool{}
+	for _, e := range entries {
+		if e.sub {
+			subs[recUsage{e.rec, e.written}] = true
+		}
+		if e.named {
+			named[levelUsage{e.sub, e.written}] = true
+		}
+	}
+	for _, e := range entries {
+		byNamed := named[levelUsage{e.sub, e.written}] || !e.sub && named[levelUsage{true, e.written}]
+		if !e.sub && subs[recUsage{e.rec, e.written}] || !e.named && byNamed {
+			e.disabled = true
+		}
+	}
+}
+
+// maxConflict is the number of fields a Decision lists in Conflict.
+const maxConflict = 16
+
+// decide gives the verdict of the groups of narrowest scope.
+func decide(winners []*group) Decision {
+	var es []*entry
+	pattern := map[*entry]string{}
+	allow, deny := false, false
+	for _, g := range winners {
+		for _, e := range g.entries {
+			es = append(es, e)
+			pattern[e] = g.won
+			allow = allow || e.allow
+			deny = deny || !e.allow
+		}
+	}
+	slices.SortStableFunc(es, compareEntries)
+	if allow && deny {
+		d := Decision{Reason: ReasonConflict}
+		type key struct {
+			f     *field
+			c     *Field
+			allow bool
+			u     Usage
+		}
+		seen := map[key]bool{}
+		for _, e := range es {
+			k := key{e.f, e.conv, e.allow, e.usage}
+			if !seen[k] && len(d.Conflict) < maxConflict {
+				seen[k] = true
+				d.Conflict = append(d.Conflict, e.field(pattern[e]))
+			}
+		}
+		return d
+	}
+	d := Decision{Permitted: allow, Reason: ReasonField, Field: es[0].field(pattern[es[0]])}
+	if allow {
+		seen := map[Qualifier]bool{}
+		parts := map[*part]bool{} // parts of a definition are shared
+		for _, e := range es {
+			if e.part == nil || parts[e.part] {
+				continue
+			}
+			parts[e.part] = true
+			for _, q := range e.part.qualifiers {
+				if !seen[q] {
+					seen[q] = true
+					d.Qualifiers = append(d.Qualifiers, q)
+				}
+			}
+		}
+	}
+	return d
+}
+
+// narrowest returns the groups of narrowest scope (section 2.4.6): those
+// with a pattern that no other pattern is narrower than.
+func (d *decider) narrowest(groups []*group) []*group {
+	byPattern := map[string][]*group{}
+	var pats []string
+	for _, g := range groups {
+		for _, pat := range d.patternsOf(g.res) {
+			if byPattern[pat] == nil {
+				pats = append(pats, pat)
+			}
+			byPattern[pat] = append(byPattern[pat], g)
+		}
+	}
+	var out []*group
+	won := map[*group]bool{}
+	for _, pat := range narrowestPatterns(pats) {
+		for _, g := range byPattern[pat] {
+			if !won[g] {
+				won[g] = true
+				g.won = pat
+				out = append(out, g)
+			}
+		}
+	}
+	return out
+}
+
+// narrowestPatterns returns the distinct patterns of pats that no other is
+// narrower than (section 2.4.6). Patterns are compared character by
+// character; where they first differ, a pattern that has run out is wider
+// than any other, a final '$' wider than anything else, and '*' wider than
+// a literal character. Two different literal characters leave both
+// patterns in the running. pats is sorted in place.
+//
+// The patterns are sorted and walked as a trie, always into the narrowest
+// branches, so the cost is that of the sort.
+func narrowestPatterns(pats []string) []string {
+	slices.Sort(pats)
+	pats = slices.Compact(pats)
+	if len(pats) <= 1 {
+		return pats
+	}
+	type span struct{ lo, hi, depth int }
+	var out []string
+	var next []span
+	stack := []span{{0, len(pats), 0}}
+	for len(stack) > 0 {
+		s := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for {
+			// pats[s.lo:s.hi] share their first s.depth bytes: find the
+			// narrowest class of byte at s.depth, then the runs of
+			// patterns of that class with the same byte.
+			best := classEnd
+			for i := s.lo; i < s.hi; i++ {
+				if k, _ := class(pats[i], s.depth); k < best {
+					best = k
+				}
+			}
+			if best == classEnd { // the one pattern that ends here
+				out = append(out, pats[s.lo])
+				break
+			}
+			next = next[:0]
+			for i := s.lo; i < s.hi; {
+				kind, c := class(pats[i], s.depth)
+				j := i + 1
+				for j < s.hi {
+					if k2, c2 := class(pats[j], s.depth); k2 != kind || c2 != c {
+						break
+					}
+					j++
+				}
+				if kind == best {
+					next = append(next, span{i, j, s.depth + 1})
+				}
+				i = j
+			}
+			if len(next) > 1 {
+				stack = append(stack, next...)
+				break
+			}
+			s = next[0]
+		}
+	}
+	return out
 }
 
 // appliesTo reports whether the record applies to agent, and the crawler
 // name that matched.
 func (r *record) appliesTo(agent string) (string, bool) {
 	if r.parent != nil {
-		if _, ok := r.parent.appliesTo(agent); !ok {
+		if _, ok := r.parent.names(agent); !ok {
 			return "", false
 		}
 	}
+	return r.names(agent)
+}
+
+// recordsFor yields the records that apply to agent, in file order, with
+// the crawler name that matched.
+func (p *Policy) recordsFor(agent string) iter.Seq2[*record, string] {
+	return func(yield func(*record, string) bool) {
+		var parents map[*record]bool // whether each referring record applies
+		for _, r := range p.records {
+			if r.parent != nil {
+				ok, known := parents[r.parent]
+				if !known {
+					_, ok = r.parent.names(agent)
+					if parents == nil {
+						parents = map[*record]bool{}
+					}
+					parents[r.parent] = ok
+				}
+				if !ok {
+					continue
+				}
+			}
+			if crawler, ok := r.names(agent); ok && !yield(r, crawler) {
+				return
+			}
+		}
+	}
+}
+
+// names reports whether the record's crawler names match agent, and which.
+func (r *record) names(agent string) (string, bool) {
 	if r.any {
 		return "*", true
 	}
@@ -299,242 +766,6 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-// collect appends the fields of fs that apply to q's usage and path.
-func (p *Policy) collect(cands []candidate, q Query, r *record, crawler string, fs []*field, sub bool, purpose, path string) []candidate {
-	for _, f := range fs {
-		allow, usage, fellBack := fallback(q, f.allow, f.usage, f.fellBack, f.qualifiers)
-		other := usage == Other && q.Usage != Other
-		if !other && !usage.covers(q.Usage) {
-			continue
-		}
-		for _, pat := range f.patterns {
-			if !policy.PatternMatches(pat, path) {
-				continue
-			}
-			cands = append(cands, candidate{
-				pattern: pat, field: f, rec: r, crawler: crawler, purpose: purpose,
-				usage: usage, allow: allow, fellBack: fellBack, sub: sub, named: !r.any, other: other,
-			})
-		}
-	}
-	return cands
-}
-
-// fallback applies section 2.4.3 to a field for the crawler of q, as many
-// times as it takes: a permission with qualifiers the crawler cannot
-// honour becomes a prohibition of its usage; a prohibition the crawler
-// cannot act on becomes one of the basic usage, then one of crawl.
-func fallback(q Query, allow bool, u Usage, fellBack bool, qs []Qualifier) (bool, Usage, bool) {
-	if allow && q.Honours != nil {
-		for _, x := range qs {
-			if !q.Honours(x) {
-				allow, fellBack = false, true
-				break
-			}
-		}
-	}
-	for !allow && q.Interprets != nil && u != Crawl && !q.Interprets(u) {
-		if b := u.Basic(); b != u {
-			u = b
-		} else {
-			u = Crawl // reading 4: the third bullet prohibits crawling
-		}
-		fellBack = true
-	}
-	return allow, u, fellBack
-}
-
-// conventionalField returns the conventional rule that decides crawling
-// path for agent, as a crawl field (section 2.10.2). A conventional rule
-// whose pattern is that of an ACAP field for crawl with the opposite
-// verdict is ignored, and the decision taken without it.
-func (p *Policy) conventionalField(agent, target string, cands []candidate) (candidate, bool) {
-	g := p.conventional.Group(agent)
-	d := g.Decide(target)
-	if d.Reason != policy.ReasonRule {
-		return candidate{}, false
-	}
-	ignored := func(r policy.Rule) bool {
-		for _, c := range cands {
-			if !c.other && c.allow != r.Allow && strings.EqualFold(c.pattern, r.Pattern) {
-				return true
-			}
-		}
-		return false
-	}
-	rule := d.Rule
-	if ignored(rule) {
-		// Decide again without the ignored rules: the longest match wins,
-		// an Allow a tie (RFC 9309 §2.2.2).
-		cased := policy.CanonicalPath(policy.PathOf(target))
-		found := false
-		for _, r := range g.Rules() {
-			if ignored(r) || !policy.PatternMatches(r.Pattern, cased) {
-				continue
-			}
-			if !found || len(r.Pattern) > len(rule.Pattern) || len(r.Pattern) == len(rule.Pattern) && r.Allow {
-				rule, found = r, true
-			}
-		}
-		if !found {
-			return candidate{}, false
-		}
-	}
-	line := 0
-	if i := rule.Line - 1; i >= 0 && i < len(p.convLines) {
-		line = p.convLines[i]
-	}
-	pattern := strings.ToLower(rule.Pattern)
-	return candidate{pattern: pattern, usage: Crawl, allow: rule.Allow, conv: &Field{
-		Line: line, Text: rule.String(), Permission: rule.Allow, Usage: Crawl,
-		Pattern: pattern, Crawler: g.Agent(), Conventional: true,
-	}}, true
-}
-
-// override disables the fields that others override (section 2.2.1):
-// a record's fields for a usage when one of its sub-records has a field
-// for that usage that applies; and a field of a record for any crawler
-// when a record naming the crawler has a field for the same usage that
-// applies, at the same level (record or sub-record) or in a sub-record
-// against a record-level field, which it is more specific than in both
-// respects. A named record-level field against a sub-record field of a
-// record for any crawler overrides neither (reading 3). Every candidate
-// applies to the resource, so "matching the same resource" holds for each
-// pair (reading 2).
-func override(cands []candidate) {
-	type recUsage struct {
-		r *record
-		u Usage
-	}
-	type levelUsage struct {
-		sub bool
-		u   Usage
-	}
-	subs := map[recUsage]bool{}
-	named := map[levelUsage]bool{}
-	for _, c := range cands {
-		if c.rec == nil {
-			continue
-		}
-		if c.sub {
-			subs[recUsage{c.rec, c.usage}] = true
-		}
-		if c.named {
-			named[levelUsage{c.sub, c.usage}] = true
-		}
-	}
-	for i := range cands {
-		c := &cands[i]
-		if c.rec == nil {
-			continue
-		}
-		byNamed := named[levelUsage{c.sub, c.usage}] || !c.sub && named[levelUsage{true, c.usage}]
-		if !c.sub && subs[recUsage{c.rec, c.usage}] || !c.named && byNamed {
-			c.disabled = true
-		}
-	}
-}
-
-// decide gives the verdict of the fields of narrowest scope.
-func decide(winners []candidate) Decision {
-	allow, deny := false, false
-	for _, c := range winners {
-		allow = allow || c.allow
-		deny = deny || !c.allow
-	}
-	if allow && deny {
-		d := Decision{Reason: ReasonConflict}
-		for _, c := range winners {
-			d.Conflict = append(d.Conflict, c.Field())
-		}
-		return d
-	}
-	d := Decision{Permitted: allow, Reason: ReasonField, Field: winners[0].Field()}
-	if allow {
-		var qs []Qualifier
-		for _, c := range winners {
-			for _, q := range c.qualifiers() {
-				if !slices.Contains(qs, q) {
-					qs = append(qs, q)
-				}
-			}
-		}
-		d.Qualifiers = combine(qs)
-	}
-	return d
-}
-
-// narrowest returns the candidates of narrowest scope (section 2.4.6): ACAP
-// fields first, in file order, then the conventional one. Patterns are compared character by character; where they
-// first differ, a pattern that has run out is wider than any other, a
-// final '$' wider than anything but a pattern that has run out, and '*'
-// wider than a literal character. Two different literal characters leave
-// both patterns in the running.
-//
-// The candidates are sorted by pattern and walked as a trie, always into
-// the narrowest branches, so the cost is that of the sort.
-func narrowest(cands []candidate) []candidate {
-	if len(cands) == 1 {
-		return cands
-	}
-	slices.SortStableFunc(cands, func(a, b candidate) int { return strings.Compare(a.pattern, b.pattern) })
-	type span struct{ lo, hi, depth int }
-	var out []candidate
-	var next []span
-	stack := []span{{0, len(cands), 0}}
-	for len(stack) > 0 {
-		s := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for {
-			// cands[s.lo:s.hi] share their first s.depth bytes: find the
-			// narrowest class of byte at s.depth, then the runs of
-			// patterns of that class with the same byte.
-			best := classEnd
-			for i := s.lo; i < s.hi; i++ {
-				if k, _ := class(cands[i].pattern, s.depth); k < best {
-					best = k
-				}
-			}
-			if best == classEnd { // every pattern ends here: they are identical
-				out = append(out, cands[s.lo:s.hi]...)
-				break
-			}
-			next = next[:0]
-			for i := s.lo; i < s.hi; {
-				kind, c := class(cands[i].pattern, s.depth)
-				j := i + 1
-				for j < s.hi {
-					if k2, c2 := class(cands[j].pattern, s.depth); k2 != kind || c2 != c {
-						break
-					}
-					j++
-				}
-				if kind == best {
-					next = append(next, span{i, j, s.depth + 1})
-				}
-				i = j
-			}
-			if len(next) > 1 {
-				stack = append(stack, next...)
-				break
-			}
-			s = next[0]
-		}
-	}
-	slices.SortStableFunc(out, func(a, b candidate) int {
-		ac, as, al := a.order()
-		bc, bs, bl := b.order()
-		if ac != bc {
-			return boolInt(ac) - boolInt(bc)
-		}
-		if as != bs {
-			return strings.Compare(as, bs)
-		}
-		return al - bl
-	})
-	return out
 }
 
 const (

@@ -109,17 +109,36 @@
 //  9. A composite usage that names a qualified usage defined after it is
 //     invalid as a whole.
 //
-// And where the text is silent: overrides compare the exact usage of the
-// fields (a present field and a present-snippet field are not "the same
-// usage type", so they conflict rather than override); scope alone decides
-// conflicts (a more specific usage does not make a field narrower); of
-// several narrowest permissions the qualifiers combine; the fallback for
-// qualifiers and usages a crawler declares it cannot handle applies in
-// every file, not only in ACAP 1.1 files, so that a permission the crawler
-// cannot honour never becomes one it takes; a permissions reference's
-// records apply only to crawlers that the referring record names, and a
-// reference that cannot be read is the caller's to treat as unreachable
-// (the transport disallows crawling, as for robots.txt).
+// And where the text is silent:
+//
+//  10. Overrides compare the usages as written (a present field and a
+//     present-snippet field are not "the same usage type", so they
+//     conflict rather than override), and they are applied before the
+//     fallback: a field the crawler cannot act on is still overridden by a
+//     more specific one of its usage.
+//  11. A field that falls back to another usage (a present-snippet
+//     prohibition read as one of present, or of crawl) still prohibits the
+//     usage it was written for.
+//  12. Scope alone decides conflicts: a more specific usage does not make
+//     a field narrower.
+//  13. Of several permissions of narrowest scope, the crawler must honour
+//     the qualifiers of them all; the rules for repeating a qualifier
+//     (section 2.5) apply within one field.
+//  14. The fallback for qualifiers and usages a crawler declares it cannot
+//     handle applies in every file, not only in ACAP 1.1 files, so that a
+//     permission the crawler cannot honour never becomes one it takes.
+//  15. A User-agent line starts a conventional group but does not end an
+//     ACAP record: only an ACAP-crawler line or the end of the file does.
+//  16. must-include-resource qualifies present, present-snippet and
+//     present-oldsnippet only, as Annex A lists; its plus-terms value is
+//     not marked [V1.1] in section 2.5.5.6, unlike the other plus-terms
+//     values, so a file without ACAP-version may use it.
+//  17. A permissions reference's records apply only to crawlers that the
+//     referring record names; its own permissions references are ignored
+//     and the rest of it is read; without an ACAP-version of its own it is
+//     read as the referring file's version says. A reference that cannot
+//     be read is the caller's to treat as unreachable (the transport
+//     disallows crawling, as for robots.txt).
 //
 // The document's examples have typos, which the package does not correct:
 // time-limit=until-recrawl (2.4.1.2) is not a valid value; the [V1.1]
@@ -133,8 +152,15 @@
 // # Cost
 //
 // Parse reads at most Parser.MaxSize bytes (500 KiB by default) in time
-// and memory linear in the file. Decide reads every field of the records
-// that apply, and sorts those that match: its cost grows with the number of
-// fields, each match taking time linear in the pattern and the path. A
-// Policy is immutable and safe for concurrent use.
+// and memory linear in the file; a resource set or definition that many
+// fields name is held once. Decide reads every field of the records that
+// apply to the agent, and matches each distinct pattern against the path
+// once (a resource set's patterns once per call, however many fields name
+// it), each match taking time linear in the pattern and the path; it then
+// compares the patterns that match by scope, in the time of sorting them.
+// On this package's benchmarks (go test -bench . ./acap), a real ACAP file
+// is decided in about half a microsecond without allocating, and files
+// built to be slow (500 KiB of wildcards, composites, resource sets or
+// qualifiers) parse in tens of milliseconds and decide in a few. A Policy
+// is immutable and safe for concurrent use.
 package acap

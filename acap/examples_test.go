@@ -324,7 +324,7 @@ func TestExampleTimeLimit(t *testing.T) { // 2.5.3.1, 2.5.4.1, 2.5.5.2
 	})
 
 	// With it, they count; two permissions of the same pattern are both
-	// narrowest, and their qualifiers combine: until-recrawled with n-days
+	// narrowest, and the qualifiers of both count: until-recrawled with n-days
 	// is one of the significant combinations.
 	p = acap.Parse(file(append([]string{"ACAP-version: 1.1"}, fields...)...))
 	checkProblems(t, p)
@@ -414,6 +414,7 @@ func TestExamplePresentQualifiers(t *testing.T) { // 2.5.5.4 to 2.5.5.8
 		"ACAP-allow-present-original: /public/ required-context=within-original-frame",
 		"ACAP-allow-present-oldcopy: /public/ prohibited-modification=format prohibited-modification=any",
 		"ACAP-allow-present-link: /news/ max-length=250-chars",
+		"ACAP-allow-present-oldcopy: /public/old/ prohibited-modification=format prohibited-modification=any",
 	))
 	// max-length does not qualify present-link (Annex A).
 	checkProblems(t, p, 9)
@@ -421,13 +422,15 @@ func TestExamplePresentQualifiers(t *testing.T) { // 2.5.5.4 to 2.5.5.8
 		{agent: "bot", url: "/news/a", usage: acap.PresentSnippet, permitted: true, line: 2, quals: "max-length=250-chars"},
 		{agent: "bot", url: "/public/a", usage: acap.PresentThumbnail, permitted: true, line: 3, quals: "prohibited-modification=annotation"},
 		// Two permissions, /public/ for present and for present-currentcopy:
-		// both are narrowest, their qualifiers combine.
+		// both are narrowest, the qualifiers of both count.
 		{agent: "bot", url: "/public/a", usage: acap.PresentCurrentCopy, permitted: true, line: 3, quals: "prohibited-modification=annotation prohibited-modification=style"},
 		{agent: "bot", url: "/public/copies/a", usage: acap.PresentCurrentCopy, permitted: true, line: 5, quals: "prohibited-modification=format prohibited-modification=translation"},
 		{agent: "bot", url: "/public/ctx/a", usage: acap.PresentCurrentCopy, permitted: true, line: 6, quals: "prohibited-context=within-user-frame"},
 		{agent: "bot", url: "/public/a", usage: acap.PresentOriginal, permitted: true, line: 3, quals: "prohibited-modification=annotation required-context=within-original-frame"},
-		// any overrides the other prohibited modifications.
-		{agent: "bot", url: "/public/a", usage: acap.PresentOldCopy, permitted: true, line: 3, quals: "prohibited-modification=any"},
+		// Within a field, any overrides the other prohibited
+		// modifications; across fields, every qualifier counts.
+		{agent: "bot", url: "/public/a", usage: acap.PresentOldCopy, permitted: true, line: 3, quals: "prohibited-modification=annotation prohibited-modification=any"},
+		{agent: "bot", url: "/public/old/a", usage: acap.PresentOldCopy, permitted: true, line: 10, quals: "prohibited-modification=any"},
 	})
 }
 

@@ -18,12 +18,16 @@ type Policy struct {
 	version string // the ACAP-version value, "" when absent
 	v11     bool   // ACAP 1.1 features may be used (ACAP-version 1.1 or a later 1.x)
 	ignored bool   // ACAP records are ignored: an ACAP-version of another major version
+	maxSize int    // Parser.MaxSize, for Include
 
 	ignoreConventional bool
 
-	qualified map[string]qualifiedUsage // by lower-case name
-	composite map[string][]qualifiedUsage
-	sets      map[string][]string // patterns, canonical and lower-case
+	// Locally defined usages, by lower-case name: a qualified usage has
+	// one part, a composite one at most two per usage (one valid, one
+	// read as a prohibition). Fields that name one share its parts.
+	qualified map[string][]part
+	composite map[string][]part
+	sets      map[string]*resources
 
 	records []*record
 
@@ -33,13 +37,23 @@ type Policy struct {
 	problems []Problem
 }
 
-// qualifiedUsage is a standard usage with qualifiers: a qualified usage
-// definition, or one part of a composite usage.
-type qualifiedUsage struct {
+// part is a standard usage with qualifiers: what a permission or
+// prohibition field says of one usage. A field naming a composite usage has
+// one part per usage of it.
+type part struct {
 	usage      Usage
+	allow      bool
 	qualifiers []Qualifier
 	v11        bool
 	invalid    string // why the qualifiers cannot be interpreted
+	fellBack   bool   // invalid, so read as a prohibition (section 2.4.3)
+}
+
+// resources is what a resource specification names: one pattern, or the
+// distinct patterns of a resource set, shared by the fields that name it.
+type resources struct {
+	patterns []string // canonical and lower-case
+	set      bool     // a resource set
 }
 
 type record struct {
@@ -61,16 +75,13 @@ type subrecord struct {
 	fields   []*field
 }
 
-// field is a permission or prohibition of one standard usage; a field
-// naming a composite usage gives one field per part.
+// field is a permission or prohibition field.
 type field struct {
-	line       int
-	text       string
-	allow      bool
-	usage      Usage
-	patterns   []string // canonical and lower-case
-	qualifiers []Qualifier
-	fellBack   bool // its qualifiers could not be interpreted: a prohibition now (section 2.4.3)
+	line   int
+	text   string
+	res    *resources
+	parts  []part
+	shared bool // parts are those of a definition
 }
 
 // An Action is an action request (section 2.6).
@@ -123,7 +134,10 @@ func Parse(body []byte) *Policy { return Parser{}.Parse(body) }
 
 // Parse reads body as the package-level Parse does.
 func (ps Parser) Parse(body []byte) *Policy {
-	p := &Policy{qualified: map[string]qualifiedUsage{}, composite: map[string][]qualifiedUsage{}, sets: map[string][]string{}}
+	p := &Policy{
+		maxSize:   ps.MaxSize,
+		qualified: map[string][]part{}, composite: map[string][]part{}, sets: map[string]*resources{},
+	}
 	pr := parser{p: p}
 	if (policy.Parser{MaxSize: ps.MaxSize}).Scan(body, &pr) {
 		p.problem("", 0, "", "the file is longer than the parse limit: the rest is ignored")
@@ -156,6 +170,9 @@ func (r Reference) URL(robotsTxt *url.URL) (*url.URL, error) {
 // AppliesTo reports whether the reference's record applies to agent, a
 // crawler name or User-Agent value as in Query.
 func (r Reference) AppliesTo(agent string) bool {
+	if r.rec == nil {
+		return false
+	}
 	_, ok := r.rec.appliesTo(agent)
 	return ok
 }
@@ -173,18 +190,24 @@ func (p *Policy) References() []Reference {
 }
 
 // Include returns a Policy that also holds the ACAP records of body, the
-// resource that ref names, which must be one of p's References. Those
-// records apply to an agent only when ref's record does too. body may use
-// the definitions of p and define its own; its permissions references are
-// ignored, as references do not chain, and so are its conventional
-// records. p is not modified.
+// resource that ref names, which must be one of p's References (for any
+// other, Include returns p). Those records apply to an agent only when
+// ref's record does too. body is read with p's size limit; it may use the
+// definitions of p and define its own, and may declare its own
+// ACAP-version (without one, it is read as p's version says). Its
+// permissions references are ignored, as references do not chain (the
+// rest of it is read), and so are its conventional records and any
+// ACAP-ignore-conventional-records. p is not modified.
 func (p *Policy) Include(ref Reference, body []byte) *Policy {
+	if ref.rec == nil || !slices.Contains(p.records, ref.rec) {
+		return p
+	}
 	n := *p
 	n.records = slices.Clone(p.records)
 	n.problems = slices.Clone(p.problems)
 	n.qualified, n.composite, n.sets = maps.Clone(p.qualified), maps.Clone(p.composite), maps.Clone(p.sets)
 	pr := parser{p: &n, source: ref.Locator, parent: ref.rec}
-	if (policy.Parser{}).Scan(body, &pr) {
+	if (policy.Parser{MaxSize: p.maxSize}).Scan(body, &pr) {
 		n.problem(ref.Locator, 0, "", "the resource is longer than the parse limit: the rest is ignored")
 	}
 	n.version, n.v11, n.ignored = p.version, p.v11, p.ignored
@@ -198,11 +221,12 @@ func (p *Policy) HasRecords() bool { return len(p.records) > 0 && !p.ignored }
 // Actions returns the action requests (section 2.6) addressed to agent, a
 // crawler name or User-Agent value as in Query, in file order.
 func (p *Policy) Actions(agent string) []Action {
+	if p.ignored {
+		return nil
+	}
 	var out []Action
-	for _, r := range p.records {
-		if _, ok := r.appliesTo(agent); ok && !p.ignored {
-			out = append(out, r.actions...)
-		}
+	for r := range p.recordsFor(agent) {
+		out = append(out, r.actions...)
 	}
 	return out
 }
@@ -214,8 +238,9 @@ func (p *Policy) Version() string { return p.version }
 // ACAP-ignore-conventional-records field (section 2.10.1).
 func (p *Policy) IgnoresConventional() bool { return p.ignoreConventional }
 
-// Problems returns the lines that were ignored or reinterpreted, in file
-// order, with the reason.
+// Problems returns the lines that were ignored or reinterpreted, with the
+// reason: those of the file in line order, then a notice (line 0) if the
+// file was cut at the size limit, then those of included resources.
 func (p *Policy) Problems() []Problem { return append([]Problem(nil), p.problems...) }
 
 func (p *Policy) problem(source string, line int, text, reason string) {
@@ -235,6 +260,7 @@ type parser struct {
 	sub             *subrecord
 	subHasFields    bool
 	recordHasFields bool // the current record has a field after its crawler lines
+	hadFields       bool // recordHasFields before the current line
 	inACAP          bool // within an ACAP record: conventional fields are ignored
 
 	conv      strings.Builder // the conventional records, outside ACAP records
@@ -253,8 +279,12 @@ func (pr *parser) addConventional(line int, key string, value []byte) {
 	pr.convLines = append(pr.convLines, line)
 }
 
+// UserAgent starts a conventional group: the Allow and Disallow lines that
+// follow are conventional fields, until an ACAP-crawler line. ACAP fields
+// that follow still belong to the current ACAP record, which only an
+// ACAP-crawler line or the end of the file ends (section 2.3).
 func (pr *parser) UserAgent(line int, value []byte) {
-	pr.inACAP, pr.cur, pr.sub = false, nil, nil // a conventional record starts
+	pr.inACAP = false
 	pr.addConventional(line, "user-agent", value)
 }
 
@@ -275,47 +305,55 @@ func (pr *parser) Other(int, []byte, []byte) {}
 
 // Line reads the ACAP fields; names are case-insensitive.
 func (pr *parser) Line(info policy.LineInfo) {
-	text := string(info.Text)
-	lower := strings.ToLower(text)
-	if !strings.HasPrefix(lower, "acap-") {
+	if len(info.Text) < 5 || !strings.EqualFold(string(info.Text[:5]), "acap-") {
 		if (info.Kind == policy.KindAllow || info.Kind == policy.KindDisallow) && pr.inACAP {
-			pr.problem(info.Line, text, "a conventional field within an ACAP record is ignored (section 2.10.2)")
+			pr.problem(info.Line, string(info.Text), "a conventional field within an ACAP record is ignored (section 2.10.2)")
 		}
 		return
 	}
-	p, line := pr.p, info.Line
+	p, line, text := pr.p, info.Line, string(info.Text)
 	if p.ignored {
 		return
 	}
 	key, value, hasColon := strings.Cut(text, ":")
 	key, value = strings.ToLower(strings.TrimSpace(key)), strings.TrimSpace(value)
-	if key == "acap-ignore-conventional-records" {
-		if value != "" {
-			pr.problem(line, text, "ACAP-ignore-conventional-records takes no value (section 2.10.1)")
-			return
-		}
-		pr.ignoreConventional(line, text)
-		return
-	}
-	if !hasColon {
-		pr.problem(line, text, "no colon after the field name")
-		return
-	}
-	switch {
-	case key == "acap-version":
+	if key == "acap-version" && hasColon {
 		pr.version(line, text, value)
 		return
+	}
+	first := !pr.seenACAP
+	pr.seenACAP = true
+	switch key {
+	case "acap-crawler", "acap-usage-purpose":
+	default:
+		// Any other field, even one that cannot be read, ends the
+		// crawler lines of a record and the purpose lines of a
+		// sub-record (section 2.3).
+		if pr.cur != nil {
+			pr.hadFields = pr.recordHasFields
+			pr.recordHasFields = true
+			pr.subHasFields = pr.subHasFields || pr.sub != nil
+		}
+	}
+	switch {
+	case key == "acap-ignore-conventional-records":
+		switch {
+		case value != "":
+			pr.problem(line, text, "ACAP-ignore-conventional-records takes no value (section 2.10.1)")
+		case !first || pr.parent != nil:
+			pr.problem(line, text, "ACAP-ignore-conventional-records must come before all ACAP fields but ACAP-version (section 2.10.1)")
+		default:
+			p.ignoreConventional = true
+		}
+	case !hasColon:
+		pr.problem(line, text, "no colon after the field name")
 	case key == "acap-qualified-usage", key == "acap-composite-usage", key == "acap-resource-set":
-		pr.seenACAP = true
 		if pr.definitionsDone {
 			pr.problem(line, text, "a definition after the first ACAP record is ignored (section 2.7)")
 			return
 		}
 		pr.definition(line, text, key, value)
-		return
-	}
-	pr.seenACAP = true
-	switch {
+	case key == "acap-version":
 	case key == "acap-crawler":
 		pr.crawler(line, text, value)
 	case pr.cur == nil:
@@ -344,7 +382,6 @@ func (pr *parser) Line(info policy.LineInfo) {
 			return
 		}
 		pr.cur.actions = append(pr.cur.actions, Action{Kind: strings.TrimPrefix(key, "acap-request-"), Path: value, Source: pr.source, Line: line})
-		pr.recordHasFields = true
 	case strings.HasPrefix(key, "acap-allow-"), strings.HasPrefix(key, "acap-disallow-"):
 		pr.permission(line, text, key, value)
 	default:
@@ -359,9 +396,9 @@ func (pr *parser) version(line int, text, value string) {
 		return
 	}
 	var nums []int
-	for _, part := range strings.Split(value, ".") {
-		n, err := strconv.Atoi(part)
-		if err != nil || n < 0 || part[0] == '+' {
+	for _, s := range strings.Split(value, ".") {
+		n, err := strconv.Atoi(s)
+		if err != nil || strings.Trim(s, "0123456789") != "" {
 			pr.problem(line, text, "ACAP-version is not a version number (integers separated by dots)")
 			return
 		}
@@ -374,15 +411,6 @@ func (pr *parser) version(line int, text, value string) {
 		p.ignored = true
 		pr.problem(line, text, "ACAP version "+value+" is not version 1.x: its ACAP fields are ignored (section 2.8)")
 	}
-}
-
-func (pr *parser) ignoreConventional(line int, text string) {
-	if pr.seenACAP || pr.parent != nil {
-		pr.problem(line, text, "ACAP-ignore-conventional-records must come before all ACAP fields but ACAP-version (section 2.10.1)")
-		return
-	}
-	pr.seenACAP = true
-	pr.p.ignoreConventional = true
 }
 
 func (pr *parser) crawler(line int, text, value string) {
@@ -408,7 +436,7 @@ func (pr *parser) reference(line int, text, value string) {
 	switch {
 	case pr.parent != nil:
 		pr.problem(line, text, "a permissions reference in a referenced resource is ignored: references do not chain (section 2.3.2)")
-	case pr.recordHasFields:
+	case pr.hadFields:
 		pr.problem(line, text, "a permissions reference must be the only field of its record (section 2.3)")
 	case value == "" || !isURI(value):
 		pr.problem(line, text, "not a resource locator")
@@ -442,9 +470,15 @@ func (pr *parser) definition(line int, text, key, value string) {
 			pr.problem(line, text, "a resource set named "+name+" is already defined")
 			return
 		}
+		set := &resources{set: true}
+		seen := map[string]bool{}
 		for _, w := range words[1:] {
-			p.sets[name] = append(p.sets[name], canonicalPattern(w))
+			if c := canonicalPattern(w); !seen[c] {
+				seen[c] = true
+				set.patterns = append(set.patterns, c)
+			}
 		}
+		p.sets[name] = set
 	case "acap-qualified-usage":
 		u, ok := parseUsage(words[1])
 		if !ok {
@@ -461,9 +495,9 @@ func (pr *parser) definition(line int, text, key, value string) {
 			pr.problem(line, text, "uses an ACAP 1.1 feature, and the file declares no ACAP-version 1.1 (section 2.8)")
 			return
 		}
-		p.qualified[name] = qualifiedUsage{usage: u, qualifiers: eff, v11: v11, invalid: invalid}
+		p.qualified[name] = []part{{usage: u, allow: true, qualifiers: eff, v11: v11, invalid: invalid}}
 	case "acap-composite-usage":
-		var parts []qualifiedUsage
+		var parts []part
 		for _, w := range words[1:] {
 			if l, ok := strings.CutPrefix(w, "("); ok && strings.HasSuffix(l, ")") {
 				q, defined := p.qualified[strings.ToLower(strings.TrimSuffix(l, ")"))]
@@ -471,18 +505,61 @@ func (pr *parser) definition(line int, text, key, value string) {
 					pr.problem(line, text, "names a qualified usage not defined before it: "+w+" (the whole definition is ignored)")
 					return
 				}
-				parts = append(parts, q)
+				parts = append(parts, q[0])
 				continue
 			}
 			u, ok := parseUsage(w)
-			if !ok {
+			switch {
+			case !ok:
 				pr.problem(line, text, "not an ACAP usage type: "+w)
 				return
+			case u == Other:
+				pr.problem(line, text, "other may be permitted only with a usage-ref qualifier (section 2.5.6.1): that part is ignored")
+				continue
 			}
-			parts = append(parts, qualifiedUsage{usage: u})
+			parts = append(parts, part{usage: u, allow: true})
 		}
-		p.composite[name] = parts
+		p.composite[name] = mergeParts(parts)
 	}
+}
+
+// mergeParts merges the parts of a composite usage: a permission field for
+// it reads as one field per part (section 2.7.2), and the parts of one
+// usage, all of the same resources, are equally narrow, so they count as
+// one with all their qualifiers. Parts whose qualifiers cannot be read
+// stay apart, as they read as prohibitions.
+func mergeParts(parts []part) []part {
+	type key struct {
+		u       Usage
+		invalid bool
+	}
+	type seenKey struct {
+		k key
+		q Qualifier
+	}
+	var out []part
+	index := map[key]int{}
+	seen := map[seenKey]bool{}
+	for _, q := range parts {
+		k := key{q.usage, q.invalid != ""}
+		i, ok := index[k]
+		if !ok {
+			i = len(out)
+			index[k] = i
+			first := q
+			first.qualifiers = nil
+			out = append(out, first)
+		}
+		x := &out[i]
+		x.v11 = x.v11 || q.v11
+		for _, y := range q.qualifiers {
+			if !seen[seenKey{k, y}] {
+				seen[seenKey{k, y}] = true
+				x.qualifiers = append(x.qualifiers, y)
+			}
+		}
+	}
+	return out
 }
 
 // isName reports whether s is a name of section 3: a letter, then letters,
@@ -540,8 +617,8 @@ func (pr *parser) permission(line int, text, key, value string) {
 		pr.problem(line, text, "no resource specification")
 		return
 	}
-	patterns, ok := p.resources(words[0])
-	if !ok {
+	res := p.resources(words[0])
+	if res == nil {
 		pr.problem(line, text, "names a resource set that is not defined: "+words[0])
 		return
 	}
@@ -551,8 +628,10 @@ func (pr *parser) permission(line int, text, key, value string) {
 		return
 	}
 
-	var parts []qualifiedUsage
+	var parts []part
+	shared := false
 	if local, isLocal := strings.CutPrefix(name, "("); isLocal && strings.HasSuffix(local, ")") {
+		shared = true
 		local = strings.TrimSuffix(local, ")")
 		switch {
 		case !allow:
@@ -563,7 +642,7 @@ func (pr *parser) permission(line int, text, key, value string) {
 			return
 		}
 		if q, ok := p.qualified[local]; ok {
-			parts = []qualifiedUsage{q}
+			parts = q
 		} else if c, ok := p.composite[local]; ok {
 			parts = c
 		} else {
@@ -580,11 +659,11 @@ func (pr *parser) permission(line int, text, key, value string) {
 			pr.problem(line, text, "a prohibition may not hold qualifiers (section 2.4.2)")
 			return
 		}
-		q := qualifiedUsage{usage: u}
+		q := part{usage: u, allow: allow}
 		if len(qs) > 0 {
 			q.qualifiers, q.v11, q.invalid = checkQualifiers(u, qs)
 		}
-		parts = []qualifiedUsage{q}
+		parts = []part{q}
 	}
 
 	for _, q := range parts {
@@ -592,41 +671,40 @@ func (pr *parser) permission(line int, text, key, value string) {
 			pr.problem(line, text, "uses an ACAP 1.1 feature, and the file declares no ACAP-version 1.1 (section 2.8)")
 			return
 		}
+		if q.invalid != "" && !p.v11 {
+			pr.problem(line, text, q.invalid+": the field is ignored (the fallback of section 2.4.3 is an ACAP 1.1 feature)")
+			return
+		}
 		if allow && q.usage == Other && q.invalid == "" && !slices.ContainsFunc(q.qualifiers, func(x Qualifier) bool { return x.Type == "usage-ref" }) {
 			pr.problem(line, text, "other may be permitted only with a usage-ref qualifier (section 2.5.6.1)")
 			return
 		}
 	}
-	var fields []*field
-	for _, q := range parts {
-		f := &field{line: line, text: text, allow: allow, usage: q.usage, patterns: patterns, qualifiers: q.qualifiers}
-		if q.invalid != "" {
-			if !p.v11 {
-				pr.problem(line, text, q.invalid+": the field is ignored (the fallback of section 2.4.3 is an ACAP 1.1 feature)")
-				return
+	if slices.ContainsFunc(parts, func(q part) bool { return q.invalid != "" }) {
+		parts, shared = slices.Clone(parts), false
+		for i := range parts {
+			if q := &parts[i]; q.invalid != "" {
+				pr.problem(line, text, q.invalid+": read as a prohibition (section 2.4.3)")
+				q.allow, q.qualifiers, q.fellBack = false, nil, true
 			}
-			pr.problem(line, text, q.invalid+": read as a prohibition (section 2.4.3)")
-			f.allow, f.qualifiers, f.fellBack = false, nil, true
 		}
-		fields = append(fields, f)
 	}
+	f := &field{line: line, text: text, res: res, parts: parts, shared: shared}
 	if pr.sub != nil {
-		pr.sub.fields = append(pr.sub.fields, fields...)
-		pr.subHasFields = true
+		pr.sub.fields = append(pr.sub.fields, f)
 	} else {
-		pr.cur.fields = append(pr.cur.fields, fields...)
+		pr.cur.fields = append(pr.cur.fields, f)
 	}
-	pr.recordHasFields = true
 }
 
-// resources returns the patterns of a resource specification: a resource
-// path pattern, or the-acap:resource-set:name (section 2.4.4).
-func (p *Policy) resources(spec string) ([]string, bool) {
+// resources returns what a resource specification names: a resource path
+// pattern, or the-acap:resource-set:name (section 2.4.4); nil for a set
+// that is not defined.
+func (p *Policy) resources(spec string) *resources {
 	if name, ok := cutPrefixFold(spec, "the-acap:resource-set:"); ok {
-		set, defined := p.sets[strings.ToLower(name)]
-		return set, defined
+		return p.sets[strings.ToLower(name)]
 	}
-	return []string{canonicalPattern(spec)}, true
+	return &resources{patterns: []string{canonicalPattern(spec)}}
 }
 
 func cutPrefixFold(s, prefix string) (string, bool) {
@@ -639,15 +717,26 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 // MemSize estimates the bytes of memory p holds, for caches that bound
 // their size.
 func (p *Policy) MemSize() int {
-	n := 512 + p.conventional.MemSize() + 8*len(p.convLines)
+	n := 512 + 8*len(p.convLines)
+	if p.conventional != nil {
+		n += p.conventional.MemSize()
+	}
+	parts := func(ps []part) {
+		for _, q := range ps {
+			n += 64
+			for _, x := range q.qualifiers {
+				n += 32 + len(x.Type) + len(x.Value)
+			}
+		}
+	}
 	fields := func(fs []*field) {
 		for _, f := range fs {
-			n += 128 + len(f.text)
-			for _, pat := range f.patterns {
-				n += 16 + len(pat)
+			n += 96 + len(f.text)
+			if !f.res.set {
+				n += 48 + len(f.res.patterns[0])
 			}
-			for _, q := range f.qualifiers {
-				n += 32 + len(q.Type) + len(q.Value)
+			if !f.shared {
+				parts(f.parts) // a definition's are counted once, below
 			}
 		}
 	}
@@ -670,11 +759,18 @@ func (p *Policy) MemSize() int {
 	}
 	for name, set := range p.sets {
 		n += 64 + len(name)
-		for _, pat := range set {
+		for _, pat := range set.patterns {
 			n += 16 + len(pat)
 		}
 	}
-	n += 128 * (len(p.qualified) + len(p.composite))
+	for name, q := range p.qualified {
+		n += 32 + len(name)
+		parts(q)
+	}
+	for name, c := range p.composite {
+		n += 32 + len(name)
+		parts(c)
+	}
 	for _, pr := range p.problems {
 		n += 64 + len(pr.Text) + len(pr.Reason)
 	}

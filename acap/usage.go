@@ -32,17 +32,20 @@ const (
 	PresentLink         Usage = "present-link"
 )
 
-var usages = map[Usage]bool{
-	Crawl: true, Follow: true, Index: true, Preserve: true, Present: true, Other: true,
-	PresentOriginal: true, PresentCurrentCopy: true, PresentOldCopy: true, PresentSnippet: true,
-	PresentThumbnail: true, PresentOldSnippet: true, PresentOldThumbnail: true, PresentLink: true,
-}
+// usageList holds the usage types; the index of one is its position.
+var usageList = [...]Usage{Crawl, Follow, Index, Preserve, Present, Other,
+	PresentOriginal, PresentCurrentCopy, PresentOldCopy, PresentSnippet,
+	PresentThumbnail, PresentOldSnippet, PresentOldThumbnail, PresentLink}
 
 // parseUsage reads a standard usage type name, ignoring case.
 func parseUsage(s string) (Usage, bool) {
 	u := Usage(strings.ToLower(s))
-	return u, usages[u]
+	return u, slices.Contains(usageList[:], u)
 }
+
+// index returns the position of a usage type in usageList; its parts of a
+// Policy are all standard usage types.
+func (u Usage) index() int { return slices.Index(usageList[:], u) }
 
 // Basic returns the basic usage type u is based upon: present for every
 // present-*, u itself otherwise.
@@ -126,7 +129,7 @@ func checkValue(typ, v string) (ok, v11 bool) {
 		return checkUseResource(v)
 	case "must-include-resource":
 		if lv == "plus-terms" {
-			return true, true
+			return true, false // not marked [V1.1] in section 2.5.5.6, unlike the other plus-terms
 		}
 		return checkRoleLocator(v, map[string]bool{"extract": false, "credit": false, "link": false, "license-link": true, "registration-link": true})
 	case "usage-ref":
