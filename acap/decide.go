@@ -163,11 +163,12 @@ type entry struct {
 	usage    Usage // after the fallback
 	allow    bool  // after the fallback
 	fellBack bool
-	sub      bool // the field belongs to a sub-record
-	named    bool // the record names the crawler
-	relevant bool // it concerns the usage asked about
-	other    bool // it concerns it as usage other
-	disabled bool // overridden (section 2.2.1)
+	sub      bool   // the field belongs to a sub-record
+	named    bool   // the record names the crawler
+	relevant bool   // it concerns the usage asked about
+	other    bool   // it concerns it as usage other
+	disabled bool   // overridden (section 2.2.1)
+	won      string // the narrowest pattern its group won with
 }
 
 // field returns the entry as the decision reports it, with the pattern
@@ -209,6 +210,8 @@ type group struct {
 	res     *resources
 	entries []*entry
 	won     string // the narrowest pattern it won with
+	winner  bool   // of narrowest scope
+	buf     [2]*entry
 }
 
 // decider holds the state of one Decide call.
@@ -262,18 +265,31 @@ func (p *Policy) Decide(q Query) Decision {
 	for _, e := range d.entries {
 		direct = direct || !e.disabled && e.relevant && !e.other
 	}
-	groups := map[*resources]*group{}
+	var groups map[*resources]*group // when there are many
 	var order []*group
 	for _, e := range d.entries {
 		if e.disabled || !e.relevant || direct && e.other {
 			continue
 		}
 		res := d.resourcesOf(e)
-		g := groups[res]
+		var g *group
+		if groups != nil {
+			g = groups[res]
+		} else if i := slices.IndexFunc(order, func(g *group) bool { return g.res == res }); i >= 0 {
+			g = order[i]
+		}
 		if g == nil {
 			g = &group{res: res}
-			groups[res] = g
+			g.entries = g.buf[:0]
 			order = append(order, g)
+			if groups != nil {
+				groups[res] = g
+			} else if len(order) > 8 {
+				groups = make(map[*resources]*group, 2*len(order))
+				for _, g := range order {
+					groups[g.res] = g
+				}
+			}
 		}
 		g.entries = append(g.entries, e)
 	}
@@ -293,53 +309,101 @@ func (d *decider) resourcesOf(e *entry) *resources {
 
 // collect gathers the entries of the fields that apply to the query's
 // resource, and applies the overrides and the fallback.
+//
+// It keeps the entries that concern the query, and those that may override
+// them: of the same usage as written. So it reads the fields twice: once to
+// learn those usages, then to keep the entries of those usages that match
+// the resource, which are few.
 func (d *decider) collect() {
-	q, purpose := d.q, strings.ToLower(d.q.Purpose)
-	add := func(r *record, crawler string, fs []*field, sub bool, pp string) {
-		for _, f := range fs {
-			for i := range f.parts {
-				pt := &f.parts[i]
-				allow, usage, fellBack := d.fallback(pt, f.shared)
-				e := &entry{
-					f: f, part: pt, rec: r, crawler: crawler, purpose: pp, written: pt.usage,
-					usage: usage, allow: allow, fellBack: fellBack, sub: sub, named: !r.any,
-				}
-				switch {
-				case usage.covers(q.Usage), fellBack && pt.usage.covers(q.Usage):
-					e.relevant = true
-				case usage == Other && q.Usage != Other:
-					e.relevant, e.other = true, true
-				}
-				d.entries = append(d.entries, e)
-			}
-		}
+	q, purpose := &d.q, strings.ToLower(d.q.Purpose)
+	var written [len(usageList)]bool // usages as written of the relevant parts
+	keep := false
+	// The field lists that apply to the agent and purpose.
+	type source struct {
+		r       *record
+		crawler string
+		fields  []*field
+		usages  usageSet
+		sub     bool
+		purpose string
 	}
+	var buf [8]source
+	sources := buf[:0]
 	for r, crawler := range d.p.recordsFor(q.Agent) {
-		add(r, crawler, r.fields, false, "")
+		sources = append(sources, source{r, crawler, r.fields, r.usages, false, ""})
 		if purpose == "" {
 			continue
 		}
 		for _, s := range r.subs {
 			for _, pp := range s.purposes {
 				if policy.PatternMatches(pp, purpose) {
-					add(r, crawler, s.fields, true, pp)
+					sources = append(sources, source{r, crawler, s.fields, s.usages, true, pp})
 					break
 				}
 			}
 		}
 	}
-	// Keep the entries that concern the query, and those that may
-	// override them: of the same usage as written. Then keep those that
-	// match the resource.
-	var written [len(usageList)]bool // usages as written of the relevant entries
-	for _, e := range d.entries {
-		if e.relevant {
-			written[e.written.index()] = true
+	// relevance reports whether a part concerns the usage asked about,
+	// and whether as usage other.
+	relevance := func(pt *part, usage Usage, fellBack bool) (relevant, other bool) {
+		switch {
+		case usage.covers(q.Usage), fellBack && pt.usage.covers(q.Usage):
+			return true, false
+		case usage == Other && q.Usage != Other:
+			return true, true
+		}
+		return false, false
+	}
+	static := q.Honours == nil && q.Interprets == nil
+	for _, src := range sources {
+		if static {
+			// Without the fallback, each part concerns the query by its
+			// usage alone.
+			for i, u := range usageList {
+				if src.usages&(1<<i) != 0 && (u.covers(q.Usage) || u == Other && q.Usage != Other) {
+					written[i], keep = true, true
+				}
+			}
+			continue
+		}
+		for _, f := range src.fields {
+			for i := range f.parts {
+				pt := &f.parts[i]
+				_, usage, fellBack := d.fallback(pt, f.shared)
+				if rel, _ := relevance(pt, usage, fellBack); rel {
+					written[pt.usage.index()] = true
+					keep = true
+				}
+			}
 		}
 	}
-	d.entries = slices.DeleteFunc(d.entries, func(e *entry) bool {
-		return !written[e.written.index()] || !d.matches(e.f.res)
-	})
+	if !keep {
+		return
+	}
+	for _, src := range sources {
+		for _, f := range src.fields {
+			matched := false
+			for i := range f.parts {
+				pt := &f.parts[i]
+				if !written[pt.usage.index()] {
+					continue
+				}
+				if !matched {
+					if !d.matches(f.res) {
+						break
+					}
+					matched = true
+				}
+				allow, usage, fellBack := d.fallback(pt, f.shared)
+				e := &entry{
+					f: f, part: pt, rec: src.r, crawler: src.crawler, purpose: src.purpose, written: pt.usage,
+					usage: usage, allow: allow, fellBack: fellBack, sub: src.sub, named: !src.r.any,
+				}
+				e.relevant, e.other = relevance(pt, usage, fellBack)
+				d.entries = append(d.entries, e)
+			}
+		}
+	}
 	override(d.entries)
 }
 
@@ -383,13 +447,16 @@ func (d *decider) patternsOf(res *resources) []string {
 // fallback is the package-level fallback for the query, computed once per
 // part of a definition, which many fields may share.
 func (d *decider) fallback(pt *part, shared bool) (allow bool, u Usage, fell bool) {
-	if !shared || d.q.Honours == nil && d.q.Interprets == nil {
-		return fallback(d.q, pt)
+	if d.q.Honours == nil && d.q.Interprets == nil {
+		return pt.allow, pt.usage, pt.fellBack
+	}
+	if !shared {
+		return fallback(&d.q, pt)
 	}
 	if r, ok := d.fell[pt]; ok {
 		return r.allow, r.usage, r.fellBack
 	}
-	allow, u, fell = fallback(d.q, pt)
+	allow, u, fell = fallback(&d.q, pt)
 	if d.fell == nil {
 		d.fell = map[*part]fellBack{}
 	}
@@ -401,7 +468,7 @@ func (d *decider) fallback(pt *part, shared bool) (allow bool, u Usage, fell boo
 // times as it takes: a permission with qualifiers the crawler cannot
 // honour becomes a prohibition of its usage; a prohibition the crawler
 // cannot act on becomes one of the basic usage, then one of crawl.
-func fallback(q Query, pt *part) (allow bool, u Usage, fellBack bool) {
+func fallback(q *Query, pt *part) (allow bool, u Usage, fellBack bool) {
 	allow, u, fellBack = pt.allow, pt.usage, pt.fellBack
 	if allow && q.Honours != nil {
 		for _, x := range pt.qualifiers {
@@ -547,12 +614,11 @@ const maxConflict = 16
 // decide gives the verdict of the groups of narrowest scope.
 func decide(winners []*group) Decision {
 	var es []*entry
-	pattern := map[*entry]string{}
 	allow, deny := false, false
 	for _, g := range winners {
 		for _, e := range g.entries {
 			es = append(es, e)
-			pattern[e] = g.won
+			e.won = g.won
 			allow = allow || e.allow
 			deny = deny || !e.allow
 		}
@@ -571,23 +637,21 @@ func decide(winners []*group) Decision {
 			k := key{e.f, e.conv, e.allow, e.usage}
 			if !seen[k] && len(d.Conflict) < maxConflict {
 				seen[k] = true
-				d.Conflict = append(d.Conflict, e.field(pattern[e]))
+				d.Conflict = append(d.Conflict, e.field(e.won))
 			}
 		}
 		return d
 	}
-	d := Decision{Permitted: allow, Reason: ReasonField, Field: es[0].field(pattern[es[0]])}
+	d := Decision{Permitted: allow, Reason: ReasonField, Field: es[0].field(es[0].won)}
 	if allow {
-		seen := map[Qualifier]bool{}
-		parts := map[*part]bool{} // parts of a definition are shared
+		var parts []*part // parts of a definition are shared
 		for _, e := range es {
-			if e.part == nil || parts[e.part] {
+			if e.part == nil || len(e.part.qualifiers) == 0 || slices.Contains(parts, e.part) {
 				continue
 			}
-			parts[e.part] = true
+			parts = append(parts, e.part)
 			for _, q := range e.part.qualifiers {
-				if !seen[q] {
-					seen[q] = true
+				if !slices.Contains(d.Qualifiers, q) {
 					d.Qualifiers = append(d.Qualifiers, q)
 				}
 			}
@@ -599,23 +663,36 @@ func decide(winners []*group) Decision {
 // narrowest returns the groups of narrowest scope (section 2.4.6): those
 // with a pattern that no other pattern is narrower than.
 func (d *decider) narrowest(groups []*group) []*group {
-	byPattern := map[string][]*group{}
-	var pats []string
+	if len(groups) == 1 {
+		g := groups[0]
+		g.won = d.patternsOf(g.res)[0]
+		return groups
+	}
+	type candidate struct {
+		pat string
+		g   *group
+	}
+	var cands []candidate
 	for _, g := range groups {
 		for _, pat := range d.patternsOf(g.res) {
-			if byPattern[pat] == nil {
-				pats = append(pats, pat)
-			}
-			byPattern[pat] = append(byPattern[pat], g)
+			cands = append(cands, candidate{pat, g})
+		}
+	}
+	// Sorted by pattern, the candidates of each winning pattern are found
+	// by binary search, and the patterns come sorted to narrowestPatterns.
+	slices.SortFunc(cands, func(a, b candidate) int { return strings.Compare(a.pat, b.pat) })
+	pats := make([]string, 0, len(cands))
+	for i, c := range cands {
+		if i == 0 || c.pat != cands[i-1].pat {
+			pats = append(pats, c.pat)
 		}
 	}
 	var out []*group
-	won := map[*group]bool{}
 	for _, pat := range narrowestPatterns(pats) {
-		for _, g := range byPattern[pat] {
-			if !won[g] {
-				won[g] = true
-				g.won = pat
+		i, _ := slices.BinarySearchFunc(cands, pat, func(c candidate, pat string) int { return strings.Compare(c.pat, pat) })
+		for ; i < len(cands) && cands[i].pat == pat; i++ {
+			if g := cands[i].g; !g.winner {
+				g.winner, g.won = true, pat
 				out = append(out, g)
 			}
 		}

@@ -65,6 +65,7 @@ type record struct {
 	reference string   // ACAP-permissions-reference
 	refLine   int
 	fields    []*field // of the record as a whole
+	usages    usageSet // of the parts of fields
 	subs      []*subrecord
 	actions   []Action
 }
@@ -73,6 +74,7 @@ type subrecord struct {
 	line     int
 	purposes []string // lower-case patterns
 	fields   []*field
+	usages   usageSet // of the parts of fields
 }
 
 // field is a permission or prohibition field.
@@ -690,10 +692,16 @@ func (pr *parser) permission(line int, text, key, value string) {
 		}
 	}
 	f := &field{line: line, text: text, res: res, parts: parts, shared: shared}
+	var us usageSet
+	for _, pt := range parts {
+		us = us.with(pt.usage)
+	}
 	if pr.sub != nil {
 		pr.sub.fields = append(pr.sub.fields, f)
+		pr.sub.usages |= us
 	} else {
 		pr.cur.fields = append(pr.cur.fields, f)
+		pr.cur.usages |= us
 	}
 }
 

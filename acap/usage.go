@@ -45,7 +45,28 @@ func parseUsage(s string) (Usage, bool) {
 
 // index returns the position of a usage type in usageList; its parts of a
 // Policy are all standard usage types.
-func (u Usage) index() int { return slices.Index(usageList[:], u) }
+func (u Usage) index() int {
+	switch u {
+	case Crawl:
+		return 0
+	case Follow:
+		return 1
+	case Index:
+		return 2
+	case Preserve:
+		return 3
+	case Present:
+		return 4
+	case Other:
+		return 5
+	}
+	return slices.Index(usageList[6:], u) + 6
+}
+
+// A usageSet is a set of standard usage types, by index.
+type usageSet uint16
+
+func (s usageSet) with(u Usage) usageSet { return s | 1<<u.index() }
 
 // Basic returns the basic usage type u is based upon: present for every
 // present-*, u itself otherwise.
