@@ -349,7 +349,9 @@ func (d *decider) collect() {
 		switch {
 		case usage.covers(q.Usage), fellBack && pt.usage.covers(q.Usage):
 			return true, false
-		case usage == Other && q.Usage != Other:
+		case (usage == Other || fellBack && pt.usage == Other) && q.Usage != Other:
+			// A field for other that fell back to crawl still counts
+			// as one for other.
 			return true, true
 		}
 		return false, false
@@ -644,16 +646,43 @@ func decide(winners []*group) Decision {
 	}
 	d := Decision{Permitted: allow, Reason: ReasonField, Field: es[0].field(es[0].won)}
 	if allow {
-		var parts []*part // parts of a definition are shared
+		// Each qualifier once, and each part of a definition (which many
+		// fields share) read once; by map when there are many.
+		var parts []*part
+		var seenPart map[*part]bool
+		var seen map[Qualifier]bool
 		for _, e := range es {
-			if e.part == nil || len(e.part.qualifiers) == 0 || slices.Contains(parts, e.part) {
+			if e.part == nil || len(e.part.qualifiers) == 0 {
 				continue
 			}
-			parts = append(parts, e.part)
-			for _, q := range e.part.qualifiers {
-				if !slices.Contains(d.Qualifiers, q) {
-					d.Qualifiers = append(d.Qualifiers, q)
+			if seenPart != nil {
+				if seenPart[e.part] {
+					continue
 				}
+				seenPart[e.part] = true
+			} else if slices.Contains(parts, e.part) {
+				continue
+			} else if parts = append(parts, e.part); len(parts) > 16 {
+				seenPart = map[*part]bool{}
+				for _, pt := range parts {
+					seenPart[pt] = true
+				}
+			}
+			for _, q := range e.part.qualifiers {
+				if seen != nil {
+					if seen[q] {
+						continue
+					}
+					seen[q] = true
+				} else if slices.Contains(d.Qualifiers, q) {
+					continue
+				} else if len(d.Qualifiers) >= 16 {
+					seen = map[Qualifier]bool{q: true}
+					for _, x := range d.Qualifiers {
+						seen[x] = true
+					}
+				}
+				d.Qualifiers = append(d.Qualifiers, q)
 			}
 		}
 	}

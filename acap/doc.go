@@ -65,7 +65,8 @@
 //
 // Without an ACAP-version field, a field that uses a feature ACAP 1.1
 // added (marked [V1.1]: two time-limits, target-condition, usage-ref, a
-// repeated qualifier, new qualifier values) is ignored, and so is a field
+// repeated qualifier other than prohibited-modification, new qualifier
+// values) is ignored, and so is a field
 // with a qualifier that cannot be read, as the fallback is itself a 1.1
 // feature. ACAP-version 1.m with m ≥ 1 allows them; another major version
 // makes every ACAP field ignored, leaving the conventional records
@@ -140,6 +141,22 @@
 //     be read is the caller's to treat as unreachable (the transport
 //     disallows crawling, as for robots.txt).
 //
+// And where a file breaks the grammar, so that no field permits more than
+// it says:
+//
+//  18. A prohibition with words after its resource specification is read
+//     for that resource alone, without qualifiers; one naming a resource
+//     set that is not defined prohibits every resource. A permission that
+//     breaks the grammar is ignored (or, when its qualifiers cannot be
+//     read, is a prohibition, by 2.4.3).
+//  19. An ACAP-crawler record that names both "*" and a crawler is a
+//     record for any crawler, whatever the order of its lines.
+//  20. An occurrence of a qualifier that the rules for repetition ignore
+//     (a third time-limit, a second max-length) is not read, so its value
+//     does not matter. A field, qualified usage, or usage of a composite
+//     usage with more than 32 qualifiers cannot be interpreted (fields hold
+//     a few; the bound keeps definitions cheap to read).
+//
 // The document's examples have typos, which the package does not correct:
 // time-limit=until-recrawl (2.4.1.2) is not a valid value; the [V1.1]
 // "ACAP-allow-index /articles/ must-use-resource=…" example lacks its
@@ -161,7 +178,7 @@
 // in the time of sorting them. On this package's benchmarks (go test
 // -bench . ./acap), a crawl of a real ACAP file is decided in well under a
 // microsecond with two small allocations, and files built to be slow (500
-// KiB of wildcards, composites, resource sets or qualifiers) parse in tens
-// of milliseconds and decide in a few. A Policy is immutable and safe for
+// KiB of wildcards, definitions, resource sets, qualifiers or fields) parse
+// and decide in at most tens of milliseconds. A Policy is immutable and safe for
 // concurrent use.
 package acap

@@ -425,8 +425,11 @@ func (pr *parser) crawler(line int, text, value string) {
 	switch name := strings.ToLower(value); {
 	case name == "":
 		pr.problem(line, text, "no crawler name")
-	case name == "*" && len(pr.cur.crawlers) > 0, name != "*" && pr.cur.any:
-		pr.problem(line, text, `an ACAP record for "*" names no other crawler (section 2.3.1)`)
+	case name != "*" && pr.cur.any:
+		pr.problem(line, text, `an ACAP record for "*" names no other crawler (section 2.3.1): the record is read as one for any crawler`)
+	case name == "*" && len(pr.cur.crawlers) > 0:
+		pr.problem(line, text, `an ACAP record for "*" names no other crawler (section 2.3.1): the record is read as one for any crawler`)
+		pr.cur.any, pr.cur.crawlers = true, nil
 	case name == "*":
 		pr.cur.any = true
 	default:
@@ -500,14 +503,19 @@ func (pr *parser) definition(line int, text, key, value string) {
 		p.qualified[name] = []part{{usage: u, allow: true, qualifiers: eff, v11: v11, invalid: invalid}}
 	case "acap-composite-usage":
 		var parts []part
+		named := map[string]bool{}
 		for _, w := range words[1:] {
 			if l, ok := strings.CutPrefix(w, "("); ok && strings.HasSuffix(l, ")") {
-				q, defined := p.qualified[strings.ToLower(strings.TrimSuffix(l, ")"))]
+				qname := strings.ToLower(strings.TrimSuffix(l, ")"))
+				q, defined := p.qualified[qname]
 				if !defined {
 					pr.problem(line, text, "names a qualified usage not defined before it: "+w+" (the whole definition is ignored)")
 					return
 				}
-				parts = append(parts, q[0])
+				if !named[qname] { // naming one twice adds nothing
+					named[qname] = true
+					parts = append(parts, q[0])
+				}
 				continue
 			}
 			u, ok := parseUsage(w)
@@ -535,30 +543,42 @@ func mergeParts(parts []part) []part {
 		u       Usage
 		invalid bool
 	}
-	type seenKey struct {
-		k key
-		q Qualifier
-	}
 	var out []part
 	index := map[key]int{}
-	seen := map[seenKey]bool{}
+	seen := map[int]map[Qualifier]bool{} // of the parts merged from several
 	for _, q := range parts {
 		k := key{q.usage, q.invalid != ""}
 		i, ok := index[k]
 		if !ok {
-			i = len(out)
-			index[k] = i
-			first := q
-			first.qualifiers = nil
-			out = append(out, first)
+			// The first part of a usage keeps its qualifiers, shared with
+			// the definition it comes from.
+			index[k] = len(out)
+			out = append(out, q)
+			continue
 		}
 		x := &out[i]
 		x.v11 = x.v11 || q.v11
+		if x.invalid != "" || len(q.qualifiers) == 0 {
+			continue
+		}
+		set := seen[i]
+		if set == nil {
+			set = map[Qualifier]bool{}
+			for _, y := range x.qualifiers {
+				set[y] = true
+			}
+			seen[i] = set
+			x.qualifiers = slices.Clip(x.qualifiers) // appends copy
+		}
 		for _, y := range q.qualifiers {
-			if !seen[seenKey{k, y}] {
-				seen[seenKey{k, y}] = true
+			if !set[y] {
+				set[y] = true
 				x.qualifiers = append(x.qualifiers, y)
 			}
+		}
+		if len(x.qualifiers) > maxQualifiers {
+			x.qualifiers = nil
+			x.invalid = "gives usage " + string(x.usage) + " more than " + strconv.Itoa(maxQualifiers) + " qualifiers"
 		}
 	}
 	return out
@@ -619,15 +639,27 @@ func (pr *parser) permission(line int, text, key, value string) {
 		pr.problem(line, text, "no resource specification")
 		return
 	}
+	// A prohibition that breaks the grammar is kept, read so that it
+	// prohibits at least what was meant (reading 18); a permission that
+	// does is ignored.
+	var notes []string // why a prohibition is read otherwise than written
 	res := p.resources(words[0])
 	if res == nil {
-		pr.problem(line, text, "names a resource set that is not defined: "+words[0])
-		return
+		if allow {
+			pr.problem(line, text, "names a resource set that is not defined: "+words[0])
+			return
+		}
+		notes = append(notes, "names a resource set that is not defined: "+words[0]+": read as a prohibition for every resource")
+		res = &resources{patterns: []string{"/"}}
 	}
 	qs, err := qualifiers(words[1:])
 	if err != "" {
-		pr.problem(line, text, err)
-		return
+		if allow {
+			pr.problem(line, text, err)
+			return
+		}
+		notes = append(notes, err+": read as a prohibition for "+words[0]+" alone")
+		qs = nil
 	}
 
 	var parts []part
@@ -658,8 +690,11 @@ func (pr *parser) permission(line int, text, key, value string) {
 			return
 		}
 		if !allow && len(qs) > 0 {
-			pr.problem(line, text, "a prohibition may not hold qualifiers (section 2.4.2)")
-			return
+			notes = append(notes, "a prohibition may not hold qualifiers (section 2.4.2): read without them")
+			qs = nil
+		}
+		for _, n := range notes {
+			pr.problem(line, text, n)
 		}
 		q := part{usage: u, allow: allow}
 		if len(qs) > 0 {

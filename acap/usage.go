@@ -279,6 +279,10 @@ func isURI(s string) bool {
 	return err == nil
 }
 
+// maxQualifiers is the number of qualifiers a field, a qualified usage or
+// a usage of a composite usage may hold.
+const maxQualifiers = 32
+
 // once lists the qualifier types of which only the first occurrence in a
 // field counts (ACAP 1.1 says so for each).
 var once = map[string]bool{
@@ -290,7 +294,14 @@ var once = map[string]bool{
 // applies the rules for repeated qualifiers. It returns the qualifiers that
 // count, whether the field relies on an ACAP 1.1 feature, and the first
 // problem that makes the field impossible to interpret, if any.
+//
+// A field with more than maxQualifiers qualifiers cannot be interpreted: no
+// combination of the qualifiers of Annex A needs that many, and the cost of
+// reading composite usages grows with them.
 func checkQualifiers(u Usage, qs []Qualifier) (effective []Qualifier, v11 bool, problem string) {
+	if len(qs) > maxQualifiers {
+		return nil, false, "more than " + strconv.Itoa(maxQualifiers) + " qualifiers"
+	}
 	count := map[string]int{}
 	for _, q := range qs {
 		allowed := false
@@ -303,15 +314,19 @@ func checkQualifiers(u Usage, qs []Qualifier) (effective []Qualifier, v11 bool, 
 			}
 			return nil, v11, "qualifier " + q.Type + " does not apply to usage " + string(u)
 		}
+		count[q.Type]++
+		n := count[q.Type]
+		if n == 2 && q.Type != "prohibited-modification" {
+			v11 = true // repeating a qualifier is an ACAP 1.1 feature
+		}
+		if q.Type == "time-limit" && n > 2 || once[q.Type] && n > 1 {
+			continue // an occurrence that is ignored (sections 2.5.3.1, 2.5.5)
+		}
 		ok, newer := checkValue(q.Type, q.Value)
 		if !ok {
 			return nil, v11, "invalid value of " + q.String()
 		}
 		v11 = v11 || newer || v11Qualifiers[q.Type]
-		count[q.Type]++
-		if count[q.Type] == 2 && q.Type != "prohibited-modification" {
-			v11 = true // repeating a qualifier is an ACAP 1.1 feature
-		}
 	}
 	return combine(qs), v11, ""
 }
