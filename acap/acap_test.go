@@ -696,15 +696,20 @@ func TestMalformedProhibitions(t *testing.T) {
 		w     []want
 	}{
 		{"ACAP-disallow-crawl: /a/ /b/", []want{
-			{agent: "bot", url: "/a/x", usage: acap.Crawl, permitted: false, line: 2},
+			{agent: "bot", url: "/a/x", usage: acap.Crawl, permitted: false, line: 3},
 			{agent: "bot", url: "/b/x", usage: acap.Crawl, permitted: true},
 		}},
 		{"ACAP-disallow-crawl: /a/ time-limit=3-days", []want{
-			{agent: "bot", url: "/a/x", usage: acap.Crawl, permitted: false, line: 2},
+			{agent: "bot", url: "/a/x", usage: acap.Crawl, permitted: false, line: 3},
 		}},
 		{"ACAP-disallow-index: the-acap:resource-set:priv", []want{
-			{agent: "bot", url: "/x", usage: acap.Index, permitted: false, line: 2},
+			{agent: "bot", url: "/x", usage: acap.Index, permitted: false, line: 3},
 			{agent: "bot", url: "/x", usage: acap.Crawl, permitted: true},
+		}},
+		{"ACAP-disallow-(crawling): /a/", []want{
+			{agent: "bot", url: "/a/x", usage: acap.Crawl, permitted: false, line: 3},
+			{agent: "bot", url: "/a/x", usage: acap.Index, permitted: false, line: 3},
+			{agent: "bot", url: "/a/x", usage: acap.Follow, permitted: true},
 		}},
 		{"ACAP-allow-crawl: the-acap:resource-set:priv", []want{
 			{agent: "bot", url: "/x", usage: acap.Crawl, permitted: true},
@@ -713,7 +718,7 @@ func TestMalformedProhibitions(t *testing.T) {
 			{agent: "bot", url: "/a/x", usage: acap.Crawl, permitted: true},
 		}},
 	} {
-		p := acap.Parse(file("ACAP-crawler: *", tc.field))
+		p := acap.Parse(file("ACAP-composite-usage: crawling crawl index", "ACAP-crawler: *", tc.field))
 		if len(p.Problems()) != 1 {
 			t.Errorf("%s: problems %v", tc.field, p.Problems())
 		}

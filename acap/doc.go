@@ -146,7 +146,8 @@
 //
 //  18. A prohibition with words after its resource specification is read
 //     for that resource alone, without qualifiers; one naming a resource
-//     set that is not defined prohibits every resource. A permission that
+//     set that is not defined prohibits every resource; one naming a
+//     locally defined usage prohibits each of its usages. A permission that
 //     breaks the grammar is ignored (or, when its qualifiers cannot be
 //     read, is a prohibition, by 2.4.3).
 //  19. An ACAP-crawler record that names both "*" and a crawler is a

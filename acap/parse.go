@@ -667,11 +667,7 @@ func (pr *parser) permission(line int, text, key, value string) {
 	if local, isLocal := strings.CutPrefix(name, "("); isLocal && strings.HasSuffix(local, ")") {
 		shared = true
 		local = strings.TrimSuffix(local, ")")
-		switch {
-		case !allow:
-			pr.problem(line, text, "a prohibition may not name a locally-defined usage (section 2.4.2)")
-			return
-		case len(qs) > 0:
+		if allow && len(qs) > 0 {
 			pr.problem(line, text, "a permission for a locally-defined usage may not hold qualifiers (section 2.4.1.3)")
 			return
 		}
@@ -682,6 +678,16 @@ func (pr *parser) permission(line int, text, key, value string) {
 		} else {
 			pr.problem(line, text, "names a usage that is not defined: "+local)
 			return
+		}
+		if !allow {
+			// Read as prohibiting every usage of the definition
+			// (reading 18).
+			pr.problem(line, text, "a prohibition may not name a locally-defined usage (section 2.4.2): read as a prohibition of each of its usages")
+			prohibitions := make([]part, len(parts))
+			for i, pt := range parts {
+				prohibitions[i] = part{usage: pt.usage}
+			}
+			parts, shared = prohibitions, false
 		}
 	} else {
 		u, ok := parseUsage(name)
