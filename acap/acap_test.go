@@ -692,34 +692,38 @@ func TestOtherFallsBack(t *testing.T) {
 // ignored.
 func TestMalformedProhibitions(t *testing.T) {
 	for _, tc := range []struct {
-		field string
-		w     []want
+		field    string
+		problems int
+		w        []want
 	}{
-		{"ACAP-disallow-crawl: /a/ /b/", []want{
+		{"ACAP-disallow-crawl: /a/ /b/", 1, []want{
 			{agent: "bot", url: "/a/x", usage: acap.Crawl, permitted: false, line: 3},
 			{agent: "bot", url: "/b/x", usage: acap.Crawl, permitted: true},
 		}},
-		{"ACAP-disallow-crawl: /a/ time-limit=3-days", []want{
+		{"ACAP-disallow-crawl: /a/ time-limit=3-days", 1, []want{
 			{agent: "bot", url: "/a/x", usage: acap.Crawl, permitted: false, line: 3},
 		}},
-		{"ACAP-disallow-index: the-acap:resource-set:priv", []want{
+		{"ACAP-disallow-index: the-acap:resource-set:priv", 1, []want{
 			{agent: "bot", url: "/x", usage: acap.Index, permitted: false, line: 3},
 			{agent: "bot", url: "/x", usage: acap.Crawl, permitted: true},
 		}},
-		{"ACAP-disallow-(crawling): /a/", []want{
+		{"ACAP-disallow-(crawling): /a/", 1, []want{
 			{agent: "bot", url: "/a/x", usage: acap.Crawl, permitted: false, line: 3},
 			{agent: "bot", url: "/a/x", usage: acap.Index, permitted: false, line: 3},
 			{agent: "bot", url: "/a/x", usage: acap.Follow, permitted: true},
 		}},
-		{"ACAP-allow-crawl: the-acap:resource-set:priv", []want{
+		{"ACAP-disallow-(crawling): the-acap:resource-set:priv", 2, []want{
+			{agent: "bot", url: "/x", usage: acap.Index, permitted: false, line: 3},
+		}},
+		{"ACAP-allow-crawl: the-acap:resource-set:priv", 1, []want{
 			{agent: "bot", url: "/x", usage: acap.Crawl, permitted: true},
 		}},
-		{"ACAP-allow-crawl: /a/ /b/", []want{
+		{"ACAP-allow-crawl: /a/ /b/", 1, []want{
 			{agent: "bot", url: "/a/x", usage: acap.Crawl, permitted: true},
 		}},
 	} {
 		p := acap.Parse(file("ACAP-composite-usage: crawling crawl index", "ACAP-crawler: *", tc.field))
-		if len(p.Problems()) != 1 {
+		if len(p.Problems()) != tc.problems {
 			t.Errorf("%s: problems %v", tc.field, p.Problems())
 		}
 		check(t, p, tc.w)

@@ -699,14 +699,14 @@ func (pr *parser) permission(line int, text, key, value string) {
 			notes = append(notes, "a prohibition may not hold qualifiers (section 2.4.2): read without them")
 			qs = nil
 		}
-		for _, n := range notes {
-			pr.problem(line, text, n)
-		}
 		q := part{usage: u, allow: allow}
 		if len(qs) > 0 {
 			q.qualifiers, q.v11, q.invalid = checkQualifiers(u, qs)
 		}
 		parts = []part{q}
+	}
+	for _, n := range notes {
+		pr.problem(line, text, n)
 	}
 
 	for _, q := range parts {
