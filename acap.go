@@ -116,8 +116,9 @@ func (t *Transport) attachReferences(ctx context.Context, st, prev *originState,
 			st.until = until
 		}
 	}
-	st.size += int64(pol.MemSize() - st.acapSize)
-	st.acapSize = pol.MemSize()
+	size := pol.MemSize()
+	st.size += int64(size - st.acapSize)
+	st.acapSize = size
 }
 
 // reference returns st's entry for the permissions reference at rawURL, if

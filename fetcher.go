@@ -86,12 +86,11 @@ func (t *Transport) fetch(ctx context.Context, o origin, dial, userAgent string,
 	return t.get(ctx, o.robotsURL(), fetchURL, host, userAgent, old)
 }
 
-// get fetches the resource at rawURL as a robots.txt is fetched (retries,
-// redirects, status policy, size limit), from fetchURL with host in the
-// Host header when host is not empty, revalidating old when it has a
-// usable response.
-func (t *Transport) get(ctx context.Context, rawURL, fetchURL, host, userAgent string, old *cache.Entry) fetchResult {
-	robotsURL := rawURL
+// get fetches the resource at robotsURL as a robots.txt is fetched
+// (retries, redirects, status policy, size limit), from fetchURL with host
+// in the Host header when host is not empty, revalidating old when it has
+// a usable response.
+func (t *Transport) get(ctx context.Context, robotsURL, fetchURL, host, userAgent string, old *cache.Entry) fetchResult {
 	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, fetchURL, nil)
 	if err != nil {
 		return t.failed(old, nil, &FetchError{URL: robotsURL, Err: err})

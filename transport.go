@@ -137,8 +137,11 @@ type Transport struct {
 	// name (at most MaxACAPReferences) are fetched with the robots.txt, as
 	// it is (retries, redirects, StatusPolicy, CachePolicy; within a
 	// FetchTimeout of their own), and kept in memory with it, not in
-	// Store; while one that applies to the agent cannot be read, the
-	// agent's requests to the origin are refused (ReasonACAPReference). A
+	// Store. While a reference that applies to the agent cannot be read,
+	// the agent's requests to the origin are refused (ReasonACAPReference).
+	// A reference may name any http or https URL, on any host: the
+	// robots.txt chooses where Base sends those requests, so a crawler
+	// that must not reach some hosts filters them in Base. A
 	// robots.txt without ACAP records is obeyed as without ACAP, in
 	// Parser's dialect; one with ACAP records has its conventional records
 	// read as RFC 9309 says. ACAPPolicy gives the policy for the other
