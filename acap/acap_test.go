@@ -712,6 +712,9 @@ func TestMalformedProhibitions(t *testing.T) {
 			{agent: "bot", url: "/a/x", usage: acap.Index, permitted: false, line: 3},
 			{agent: "bot", url: "/a/x", usage: acap.Follow, permitted: true},
 		}},
+		{"ACAP-disallow-(crawling): /a/ time-limit=3-days", 2, []want{
+			{agent: "bot", url: "/a/x", usage: acap.Index, permitted: false, line: 3},
+		}},
 		{"ACAP-disallow-(crawling): the-acap:resource-set:priv", 2, []want{
 			{agent: "bot", url: "/x", usage: acap.Index, permitted: false, line: 3},
 		}},

@@ -345,11 +345,11 @@ func (d *decider) collect() {
 	}
 	// relevance reports whether a part concerns the usage asked about,
 	// and whether as usage other.
-	relevance := func(pt *part, usage Usage, fellBack bool) (relevant, other bool) {
+	relevance := func(written, usage Usage, fellBack bool) (relevant, other bool) {
 		switch {
-		case usage.covers(q.Usage), fellBack && pt.usage.covers(q.Usage):
+		case usage.covers(q.Usage), fellBack && written.covers(q.Usage):
 			return true, false
-		case (usage == Other || fellBack && pt.usage == Other) && q.Usage != Other:
+		case (usage == Other || fellBack && written == Other) && q.Usage != Other:
 			// A field for other that fell back to crawl still counts
 			// as one for other.
 			return true, true
@@ -362,7 +362,7 @@ func (d *decider) collect() {
 			// Without the fallback, each part concerns the query by its
 			// usage alone.
 			for i, u := range usageList {
-				if src.usages&(1<<i) != 0 && (u.covers(q.Usage) || u == Other && q.Usage != Other) {
+				if rel, _ := relevance(u, u, false); rel && src.usages&(1<<i) != 0 {
 					written[i], keep = true, true
 				}
 			}
@@ -372,7 +372,7 @@ func (d *decider) collect() {
 			for i := range f.parts {
 				pt := &f.parts[i]
 				_, usage, fellBack := d.fallback(pt, f.shared)
-				if rel, _ := relevance(pt, usage, fellBack); rel {
+				if rel, _ := relevance(pt.usage, usage, fellBack); rel {
 					written[pt.usage.index()] = true
 					keep = true
 				}
@@ -401,7 +401,7 @@ func (d *decider) collect() {
 					f: f, part: pt, rec: src.r, crawler: src.crawler, purpose: src.purpose, written: pt.usage,
 					usage: usage, allow: allow, fellBack: fellBack, sub: src.sub, named: !src.r.any,
 				}
-				e.relevant, e.other = relevance(pt, usage, fellBack)
+				e.relevant, e.other = relevance(pt.usage, usage, fellBack)
 				d.entries = append(d.entries, e)
 			}
 		}

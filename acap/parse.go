@@ -24,7 +24,8 @@ type Policy struct {
 
 	// Locally defined usages, by lower-case name: a qualified usage has
 	// one part, a composite one at most two per usage (one valid, one
-	// read as a prohibition). Fields that name one share its parts.
+	// read as a prohibition). Permissions that name one share its parts,
+	// unless a part falls back.
 	qualified map[string][]part
 	composite map[string][]part
 	sets      map[string]*resources
@@ -57,9 +58,8 @@ type resources struct {
 }
 
 type record struct {
-	source    string  // "" for the robots.txt, else the permissions reference
-	parent    *record // for a record of a referenced resource, the record that referred to it
-	line      int
+	source    string   // "" for the robots.txt, else the permissions reference
+	parent    *record  // for a record of a referenced resource, the record that referred to it
 	crawlers  []string // lower-case names
 	any       bool     // ACAP-crawler: *
 	reference string   // ACAP-permissions-reference
@@ -71,7 +71,6 @@ type record struct {
 }
 
 type subrecord struct {
-	line     int
 	purposes []string // lower-case patterns
 	fields   []*field
 	usages   usageSet // of the parts of fields
@@ -262,7 +261,6 @@ type parser struct {
 	sub             *subrecord
 	subHasFields    bool
 	recordHasFields bool // the current record has a field after its crawler lines
-	hadFields       bool // recordHasFields before the current line
 	inACAP          bool // within an ACAP record: conventional fields are ignored
 
 	conv      strings.Builder // the conventional records, outside ACAP records
@@ -325,6 +323,7 @@ func (pr *parser) Line(info policy.LineInfo) {
 	}
 	first := !pr.seenACAP
 	pr.seenACAP = true
+	hadFields := pr.cur != nil && pr.recordHasFields // before this line
 	switch key {
 	case "acap-crawler", "acap-usage-purpose":
 	default:
@@ -332,7 +331,6 @@ func (pr *parser) Line(info policy.LineInfo) {
 		// crawler lines of a record and the purpose lines of a
 		// sub-record (section 2.3).
 		if pr.cur != nil {
-			pr.hadFields = pr.recordHasFields
 			pr.recordHasFields = true
 			pr.subHasFields = pr.subHasFields || pr.sub != nil
 		}
@@ -355,7 +353,6 @@ func (pr *parser) Line(info policy.LineInfo) {
 			return
 		}
 		pr.definition(line, text, key, value)
-	case key == "acap-version":
 	case key == "acap-crawler":
 		pr.crawler(line, text, value)
 	case pr.cur == nil:
@@ -363,10 +360,10 @@ func (pr *parser) Line(info policy.LineInfo) {
 	case pr.cur.reference != "":
 		pr.problem(line, text, "a record with a permissions reference holds nothing else (section 2.3)")
 	case key == "acap-permissions-reference":
-		pr.reference(line, text, value)
+		pr.reference(line, text, value, hadFields)
 	case key == "acap-usage-purpose":
 		if pr.sub == nil || pr.subHasFields {
-			pr.sub = &subrecord{line: line}
+			pr.sub = &subrecord{}
 			pr.subHasFields = false
 			pr.cur.subs = append(pr.cur.subs, pr.sub)
 		}
@@ -417,7 +414,7 @@ func (pr *parser) version(line int, text, value string) {
 
 func (pr *parser) crawler(line int, text, value string) {
 	if pr.cur == nil || pr.recordHasFields {
-		pr.cur = &record{source: pr.source, parent: pr.parent, line: line}
+		pr.cur = &record{source: pr.source, parent: pr.parent}
 		pr.sub, pr.recordHasFields = nil, false
 		pr.p.records = append(pr.p.records, pr.cur)
 	}
@@ -437,11 +434,11 @@ func (pr *parser) crawler(line int, text, value string) {
 	}
 }
 
-func (pr *parser) reference(line int, text, value string) {
+func (pr *parser) reference(line int, text, value string, hadFields bool) {
 	switch {
 	case pr.parent != nil:
 		pr.problem(line, text, "a permissions reference in a referenced resource is ignored: references do not chain (section 2.3.2)")
-	case pr.hadFields:
+	case hadFields:
 		pr.problem(line, text, "a permissions reference must be the only field of its record (section 2.3)")
 	case value == "" || !isURI(value):
 		pr.problem(line, text, "not a resource locator")
@@ -662,6 +659,11 @@ func (pr *parser) permission(line int, text, key, value string) {
 		qs = nil
 	}
 
+	if !allow && len(qs) > 0 {
+		notes = append(notes, "a prohibition may not hold qualifiers (section 2.4.2): read without them")
+		qs = nil
+	}
+
 	var parts []part
 	shared := false
 	if local, isLocal := strings.CutPrefix(name, "("); isLocal && strings.HasSuffix(local, ")") {
@@ -682,10 +684,14 @@ func (pr *parser) permission(line int, text, key, value string) {
 		if !allow {
 			// Read as prohibiting every usage of the definition
 			// (reading 18).
-			pr.problem(line, text, "a prohibition may not name a locally-defined usage (section 2.4.2): read as a prohibition of each of its usages")
-			prohibitions := make([]part, len(parts))
-			for i, pt := range parts {
-				prohibitions[i] = part{usage: pt.usage}
+			notes = append(notes, "a prohibition may not name a locally-defined usage (section 2.4.2): read as a prohibition of each of its usages")
+			var prohibitions []part
+			var seen usageSet
+			for _, pt := range parts {
+				if !seen.has(pt.usage) {
+					seen = seen.with(pt.usage)
+					prohibitions = append(prohibitions, part{usage: pt.usage})
+				}
 			}
 			parts, shared = prohibitions, false
 		}
@@ -694,10 +700,6 @@ func (pr *parser) permission(line int, text, key, value string) {
 		if !ok {
 			pr.problem(line, text, "not an ACAP usage type: "+name)
 			return
-		}
-		if !allow && len(qs) > 0 {
-			notes = append(notes, "a prohibition may not hold qualifiers (section 2.4.2): read without them")
-			qs = nil
 		}
 		q := part{usage: u, allow: allow}
 		if len(qs) > 0 {

@@ -1,6 +1,7 @@
 package acap
 
 import (
+	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
@@ -67,6 +68,8 @@ func (u Usage) index() int {
 type usageSet uint16
 
 func (s usageSet) with(u Usage) usageSet { return s | 1<<u.index() }
+
+func (s usageSet) has(u Usage) bool { return s&(1<<u.index()) != 0 }
 
 // Basic returns the basic usage type u is based upon: present for every
 // present-*, u itself otherwise.
@@ -189,18 +192,9 @@ func checkUseResource(v string) (ok, v11 bool) {
 	case "id", "class", "meta":
 		return !strings.Contains(name, ","), false
 	case "idlist", "classlist", "taglist":
-		return !slicesContainsEmpty(strings.Split(name, ",")), true
+		return !hasEmpty(strings.Split(name, ",")), true
 	}
 	return false, false
-}
-
-func slicesContainsEmpty(parts []string) bool {
-	for _, p := range parts {
-		if strings.TrimSpace(p) == "" {
-			return true
-		}
-	}
-	return false
 }
 
 // checkRoleLocator validates a value that is a general URI or
@@ -251,24 +245,21 @@ func checkTargetCondition(v string) bool {
 		}
 		return true
 	case "permitteddomainlist", "prohibiteddomainlist", "permittedcountrylist", "prohibitedcountrylist":
-		return !slicesContainsEmpty(strings.Split(val, ","))
+		return !hasEmpty(strings.Split(val, ","))
 	case "rulesref":
 		return isURI(val)
 	}
 	return false
 }
 
+// hasEmpty reports whether a list item is empty or only spaces.
+func hasEmpty(items []string) bool {
+	return slices.ContainsFunc(items, func(s string) bool { return strings.TrimSpace(s) == "" })
+}
+
 func isIP(s string) bool {
-	parts := strings.Split(s, ".")
-	if len(parts) != 4 {
-		return false
-	}
-	for _, p := range parts {
-		if n, err := strconv.Atoi(p); err != nil || n < 0 || n > 255 {
-			return false
-		}
-	}
-	return true
+	a, err := netip.ParseAddr(s)
+	return err == nil && a.Is4()
 }
 
 func isURI(s string) bool {
