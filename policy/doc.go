@@ -57,6 +57,11 @@
 //     a "%2F" or "%3F" it holds after a '*' and before any '?' matches
 //     that escape in a path, and the decoded '/' or '?' in a query, so
 //     "/*redirect=http%3A%2F%2F" disallows "/go?redirect=http%3A%2F%2Fx".
+//     A pattern with more than 8 literals between its first '*' and the
+//     first that holds such an escape is not read that exactly (its size
+//     would grow with the square of its length): a Disallow then matches
+//     as if each such escape were '*', an Allow only as written, so it
+//     disallows more, never less.
 //
 // The Google dialect compares URLs as given, byte for byte: callers must
 // percent-encode them (as [net/url.URL.RequestURI] does), and patterns are

@@ -45,6 +45,11 @@ func FuzzMatch(f *testing.F) {
 			f.Add(v.Robots, v.Agent, v.URL)
 		}
 	}
+	// Patterns with more query variants than the package spells out.
+	many := "user-agent: *\ndisallow: /*a*a*a*a*a*a*a*a*a*%2Fb\nallow: /*a*a*a*a*a*a*a*a*a*a*%2Fb\n"
+	for _, u := range []string{"/aaaaaaaaaa?x=/b", "/aaaaaaaaaa%2Fb", "/aaaaaaaaaXb", "/a?aaaaaaaaa=%2Fb"} {
+		f.Add(many, "a", u)
+	}
 	bodies, urls := seedBodies(f), seedURLs(f)
 	for i, b := range bodies {
 		f.Add(string(b), "Googlebot", urls[i%len(urls)])

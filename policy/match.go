@@ -263,7 +263,16 @@ func compile(r *Robots, members []uint32) *matcher {
 			}
 			c.add(sp, anchored, ref)
 			if r.dialect == RFC9309 {
-				for _, v := range queryVariants(c.m.str(sp)) {
+				p := c.m.str(sp)
+				vs, ok := queryVariants(p)
+				if !ok && !rl.allow {
+					// Too many variants to spell out: the Disallow
+					// also applies where widenQueryDelims matches, a
+					// superset of what they match. (An Allow keeps
+					// only its written form, a subset.)
+					vs = []string{widenQueryDelims(p)}
+				}
+				for _, v := range vs {
 					c.addWild(v, anchored, ref)
 				}
 			}

@@ -325,22 +325,30 @@ func googleEscape(dst, s []byte) []byte {
 // covers the second, with the URL's query starting before one of the
 // literals up to the first that holds such an escape ("?" is inserted
 // there), and those escapes decoded from there on.
-func queryVariants(p string) []string {
+//
+// A pattern that would need more than maxQueryVariants variants (each as
+// long as the pattern, so their size grows with the square of its length)
+// gets none, and ok is false: the caller then reads it in the way that
+// prohibits more (see compile).
+func queryVariants(p string) (variants []string, ok bool) {
 	star := strings.IndexByte(p, '*')
 	if star < 0 {
-		return nil
+		return nil, true
 	}
 	q := strings.IndexByte(p, '?')
 	if q < 0 {
 		q = len(p)
 	}
 	if q < star {
-		return nil
+		return nil, true
 	}
 	segs := strings.Split(p[star+1:q], "*")
 	first := slices.IndexFunc(segs, hasQueryDelimEscape)
 	if first < 0 {
-		return nil
+		return nil, true
+	}
+	if first+1 > maxQueryVariants {
+		return nil, false
 	}
 	var out []string
 	for j := 0; j <= first; j++ {
@@ -351,7 +359,7 @@ func queryVariants(p string) []string {
 				b.WriteString("?*")
 			}
 			if i >= j {
-				seg = strings.NewReplacer("%2F", "/", "%3F", "?").Replace(seg)
+				seg = decodeQueryDelims.Replace(seg)
 			}
 			b.WriteString(seg)
 			if i < len(segs)-1 {
@@ -361,8 +369,30 @@ func queryVariants(p string) []string {
 		b.WriteString(p[q:])
 		out = append(out, b.String())
 	}
-	return out
+	return out, true
 }
+
+// widenQueryDelims returns p with each "%2F" and "%3F" between its first
+// '*' and its first '?' replaced by '*': a pattern that matches whatever p
+// or any of its query variants matches.
+func widenQueryDelims(p string) string {
+	star := strings.IndexByte(p, '*')
+	q := strings.IndexByte(p, '?')
+	if star < 0 || q >= 0 && q < star {
+		return p
+	}
+	if q < 0 {
+		q = len(p)
+	}
+	return p[:star+1] + widen.Replace(p[star+1:q]) + p[q:]
+}
+
+var widen = strings.NewReplacer("%2F", "*", "%3F", "*")
+
+// maxQueryVariants bounds the variants of one pattern (queryVariants).
+const maxQueryVariants = 8
+
+var decodeQueryDelims = strings.NewReplacer("%2F", "/", "%3F", "?")
 
 func hasQueryDelimEscape(s string) bool {
 	return strings.Contains(s, "%2F") || strings.Contains(s, "%3F")

@@ -80,7 +80,15 @@ func (ref *reference) decide(agent, url string) (allowed bool, line int) {
 	var rule func(e event, allow bool, pattern string)
 	rule = func(e event, allow bool, pattern string) {
 		prio := -1
-		if matchesPattern(path, pattern, ref.dialect == policy.RFC9309, scratch) {
+		rfc := ref.dialect == policy.RFC9309
+		match := matchesPattern(path, pattern, rfc, scratch)
+		if rfc && tooManyQueryVariants(pattern) {
+			// The written form only; a Disallow also matches where its
+			// escapes between '*' and '?' are read as '*'.
+			match = matchesPattern(path, pattern, false, scratch) ||
+				!allow && matchesPattern(path, widenEscapes(pattern), false, scratch)
+		}
+		if match {
 			prio = len(pattern)
 		}
 		if prio < 0 {
@@ -203,6 +211,37 @@ func matchesPattern(path, pattern string, rfc bool, scratch [2][]int) bool {
 		pos, next = next, pos
 	}
 	return true
+}
+
+// tooManyQueryVariants reports whether an RFC9309 pattern has more than
+// 8 '*'-separated literals between its first '*' and its first '?' before
+// the first that holds "%2F" or "%3F": the package does not spell out the
+// ways such a pattern meets a query, and reads it as tooManyQueryVariants
+// says in the reference (a Disallow widened, an Allow as written).
+func tooManyQueryVariants(pattern string) bool {
+	star, q := strings.IndexByte(pattern, '*'), strings.IndexByte(pattern, '?')
+	if q < 0 {
+		q = len(pattern)
+	}
+	if star < 0 || q < star {
+		return false
+	}
+	for i, lit := range strings.Split(pattern[star+1:q], "*") {
+		if strings.Contains(lit, "%2F") || strings.Contains(lit, "%3F") {
+			return i+1 > 8
+		}
+	}
+	return false
+}
+
+// widenEscapes replaces each "%2F" and "%3F" between a pattern's first '*'
+// and its first '?' by '*'.
+func widenEscapes(pattern string) string {
+	star, q := strings.IndexByte(pattern, '*'), strings.IndexByte(pattern, '?')
+	if q < 0 {
+		q = len(pattern)
+	}
+	return pattern[:star+1] + strings.NewReplacer("%2F", "*", "%3F", "*").Replace(pattern[star+1:q]) + pattern[q:]
 }
 
 // decideKoster follows the 1996 draft: records end at blank lines and at a

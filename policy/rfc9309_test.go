@@ -308,6 +308,14 @@ func TestEncodedDelimitersInQuery(t *testing.T) {
 		{"/*%3Fpull%3D", "/x?pull%3D1", false}, // an encoded "?" is data, not the query's start
 		{"/a%2Fb", "/a/b", false},
 		{"/a?u=%2F", "/a?u=/", true},
+		// More than 8 literals before the escape: the package does not
+		// spell out where the query may start, and a Disallow reads each
+		// escape as '*', so it prohibits more, never less.
+		{"/*a*a*a*a*a*a*a*a*a*%2Fb", "/aaaaaaaaa?x=%2Fb", true},
+		{"/*a*a*a*a*a*a*a*a*a*%2Fb", "/a?aaaaaaaa/b", true},
+		{"/*a*a*a*a*a*a*a*a*a*%2Fb", "/aaaaaaaaa%2Fb", true},
+		{"/*a*a*a*a*a*a*a*a*a*%2Fb", "/aaaaaaaaaXb", true},
+		{"/*a*a*a*a*a*a*a*a*a*%2Fb", "/aaaaaaaab", false},
 	}
 	for _, tc := range tests {
 		r := policy.Parse([]byte("user-agent: *\ndisallow: " + tc.rule + "\n"))

@@ -410,3 +410,26 @@ func TestPatternMatches(t *testing.T) {
 		t.Errorf("CanonicalPattern = %q", got)
 	}
 }
+
+// TestQueryVariantsBounded: a pattern with thousands of '*' before a "%2F"
+// would need a variant per '*' (each as long as the pattern) to be read
+// exactly; it is read as a wider Disallow instead, so a 500 KiB file of
+// them stays within a small multiple of its size, and still disallows
+// what its patterns match.
+func TestQueryVariantsBounded(t *testing.T) {
+	pattern := "/*" + strings.Repeat("a*", 8000) + "%2Fb"
+	body := "user-agent: *\n" + strings.Repeat("disallow: "+pattern+"\n", 30)
+	r := policy.Parse([]byte(body))
+	path := "/" + strings.Repeat("a", 8000)
+	for _, url := range []string{path + "%2Fb", path + "?x=%2Fb", path + "Xb"} {
+		if r.Allowed("x", url) {
+			t.Errorf("%.20q… allowed", url)
+		}
+	}
+	if !r.Allowed("x", path+"c") {
+		t.Errorf("a path without the final b is disallowed")
+	}
+	if m := r.MemSize(); m > 20*len(body) { // parsed and compiled
+		t.Errorf("MemSize %d for a %d-byte file", m, len(body))
+	}
+}
