@@ -12,10 +12,11 @@ import (
 
 // A Group is the set of rules one agent follows in a robots.txt: the union
 // of every group that names the agent's product token, or else of every "*"
-// group (RFC 9309 §2.2.1). Get one with Robots.Group and reuse it to check
+// group (RFC 9309 §2.2.1); under Koster1996, the one record the draft has
+// the agent follow. Get one with Robots.Group and reuse it to check
 // many URLs for the same agent. A Group is safe for concurrent use.
 type Group struct {
-	agent      string  // "*", a lower-case token, or "" for no group
+	agent      string  // "*", a lower-case token (Koster1996: value), or "" for no group
 	crawlDelay float64 // seconds; negative when absent
 	rate       Rate
 	*rules
@@ -243,8 +244,9 @@ func (r *Robots) Decide(userAgent, target string) Decision {
 	return r.Group(userAgent).Decide(target)
 }
 
-// Agent returns the group's product token in lower case, "*" for the "*"
-// group, or "" when no group applies.
+// Agent returns the group's product token in lower case (under
+// Koster1996, the record's whole user-agent value), "*" for the "*" group,
+// or "" when no group applies.
 func (g *Group) Agent() string { return g.agent }
 
 // Line returns the line of the group's first user-agent line, or 0 when no
@@ -291,8 +293,9 @@ func (g *Group) Allowed(target string) bool {
 // scheme-relative URL, whose first segment is a host: decide such paths
 // through an absolute URL, or with DecideURL.
 //
-// In the RFC9309 dialect, target is normalised as described in the package
-// documentation, and /robots.txt is always allowed. In the Google dialect
+// In the RFC9309 and Koster1996 dialects, target is normalised as described
+// in the package documentation, and /robots.txt is always allowed. In the
+// Google dialect
 // target is compared as given, so it must already be percent-encoded (as
 // net/url's URL.String and URL.RequestURI give it).
 func (g *Group) Decide(target string) Decision {

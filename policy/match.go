@@ -39,7 +39,7 @@ import (
 
 // ruleRef is a rule as the matcher ranks it.
 type ruleRef struct {
-	prio  int32 // octets of the pattern, wildcards and anchor included
+	prio  int32 // octets of the pattern, wildcards and anchor included (Koster1996: earlier rules higher)
 	idx   int32 // index in Robots.rules (file order); -1 for no rule
 	allow bool
 }

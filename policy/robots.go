@@ -50,7 +50,7 @@ type group struct {
 // agent is a user-agent line, with the Crawl-delay and Request-rate lines
 // that apply to it: those below it in its group.
 type agent struct {
-	token      span // lower-case product token; empty when the value has none
+	token      span // lower-case product token (Koster1996: the whole value); empty when none
 	line       uint32
 	group      uint32
 	star       bool
@@ -169,6 +169,9 @@ func (r *Robots) MemSize() int {
 	}
 	add(r.index.star)
 	add(r.index.empty)
+	for _, g := range r.index.records { // the 1996 draft's records
+		add(g)
+	}
 	return n
 }
 
@@ -204,7 +207,7 @@ type GroupInfo struct {
 // An AgentInfo is a user-agent line and the extension lines that apply to
 // it.
 type AgentInfo struct {
-	Token       string // lower-case product token; "*" for the "*" group
+	Token       string // lower-case product token (Koster1996: the whole value); "*" for the "*" group
 	Line        int
 	CrawlDelay  time.Duration // zero when absent
 	RequestRate Rate          // zero when absent

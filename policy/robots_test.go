@@ -433,3 +433,22 @@ func TestQueryVariantsBounded(t *testing.T) {
 		t.Errorf("MemSize %d for a %d-byte file", m, len(body))
 	}
 }
+
+// TestKosterMemSize: the matchers that deciding compiles for the records
+// of a 1996-draft file count in MemSize, as for the other dialects.
+func TestKosterMemSize(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("user-agent: bot\n")
+	for i := range 2000 {
+		fmt.Fprintf(&b, "disallow: /p%d/\n", i)
+	}
+	r := policy.ParseWith([]byte(b.String()), policy.Koster1996)
+	r.Allowed("other", "/") // indexes the records, compiles none of them
+	before := r.MemSize()
+	if r.Allowed("bot", "/p7/x") {
+		t.Fatal("/p7/x allowed")
+	}
+	if after := r.MemSize(); after < before+2000*4 {
+		t.Errorf("MemSize %d after compiling a 2,000-rule record, %d before", after, before)
+	}
+}
