@@ -409,6 +409,7 @@ func (m *matcher) buildAutomaton() {
 	ids := map[string]int32{}
 	var lits []string
 	var freq []int32
+	var last []int32 // per literal, the last rule that holds it, +1
 	for i := range m.wild {
 		w := &m.wild[i]
 		w.segLo = int32(len(m.segs))
@@ -419,8 +420,10 @@ func (m *matcher) buildAutomaton() {
 				ids[l] = id
 				lits = append(lits, l)
 				freq = append(freq, 0)
+				last = append(last, 0)
 			}
-			if !slices.Contains(m.segs[w.segLo:], id) {
+			if last[id] != int32(i)+1 { // each literal once per rule
+				last[id] = int32(i) + 1
 				m.segs = append(m.segs, id)
 				freq[id]++
 			}
