@@ -4,158 +4,210 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
-	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/robotsguard/robotsguard/acap"
 	"github.com/robotsguard/robotsguard/cache"
+	"github.com/robotsguard/robotsguard/policy"
 )
 
-// MaxACAPReferences is the number of ACAP-permissions-reference resources
-// the Transport reads for one robots.txt. The crawlers of records whose
-// reference is past it are refused, as for a reference that cannot be
-// read.
-const MaxACAPReferences = 8
+// ACAPOptions turn on the ACAP 1.1 extensions of robots.txt (see package
+// acap) in a Transport: a request is sent only if the ACAP records of its
+// origin's robots.txt, pooled with the conventional ones, permit crawling
+// its URL for the agent (UserAgent, or the request's User-Agent, whose
+// whole value is matched against ACAP-crawler names); refusals have
+// ReasonACAP.
+//
+// The resources that ACAP-permissions-reference fields name are fetched as
+// robots.txt files are (retries, redirects, StatusPolicy, CachePolicy,
+// Store; within a FetchTimeout of their own, after the robots.txt's), and
+// cached as entries of their own, shared by the files that name them.
+// While a reference that applies to the agent cannot be read, the agent's
+// requests to the origin are refused (ReasonACAPReference). A reference
+// may name any http or https URL, on any host: the robots.txt chooses where
+// Base sends those requests, so a crawler that must not reach some hosts
+// filters them in Base.
+//
+// A robots.txt without ACAP records is obeyed as without ACAP, in Parser's
+// dialect; one with ACAP records has its conventional records read as RFC
+// 9309 says. Transport.ACAPPolicy gives the policy for the other usages
+// (index, present, …).
+type ACAPOptions struct {
+	// Purpose is the usage purpose the crawler acts for (a name or URI,
+	// ACAP 1.1 section 2.3.3): ACAP sub-records whose ACAP-usage-purpose
+	// pattern matches it apply. Empty means none.
+	Purpose string
 
-var errTooManyReferences = fmt.Errorf("more than %d permissions references in the file", MaxACAPReferences)
+	// MaxReferences is the number of permissions references read for one
+	// robots.txt; the crawlers of records whose reference is past it are
+	// refused, as for a reference that cannot be read. Zero means
+	// DefaultMaxACAPReferences.
+	MaxReferences int
+}
 
-// acapRef is the state of one ACAP-permissions-reference of a robots.txt.
+// DefaultMaxACAPReferences is the default of ACAPOptions.MaxReferences.
+const DefaultMaxACAPReferences = 8
+
+// acapState is what the Transport knows of the ACAP records of an
+// origin's robots.txt.
+type acapState struct {
+	own    *acap.Policy // the records of the file
+	policy *acap.Policy // those, with the records of its permissions references
+	refs   []acapRef
+	until  time.Time // the time the first reference must be read again
+	size   int64     // memory held, besides the file's
+}
+
+// acapRef is one ACAP-permissions-reference of a robots.txt.
 type acapRef struct {
-	ref   acap.Reference
-	url   string       // resolved; "" when it could not be
-	entry *cache.Entry // the last fetch; nil when none was made
-	err   error        // why the resource cannot be used; nil when it is
+	ref acap.Reference
+	err error // why the resource cannot be used; nil when it is
 }
 
-// acapPolicy reads the ACAP records of a robots.txt body.
-func (t *Transport) acapPolicy(body []byte) *acap.Policy {
-	return acap.Parser{MaxSize: t.Parser.MaxSize}.Parse(body)
+// refState is a permissions reference, held in the in-memory cache as an
+// entry of its own.
+type refState struct {
+	entry *cache.Entry
+	err   error
+	until time.Time
 }
 
-// attachReferences reads the permissions references of st's ACAP records
-// (section 2.3.2 of ACAP 1.1) as robots.txt files are read, reusing the
-// fresh ones of prev, and adds their records to st.acap. A reference that
-// cannot be read, with no copy to stand in, is kept with its error: the
-// crawlers of its record are refused.
-func (t *Transport) attachReferences(ctx context.Context, st, prev *originState, dial, ua string) {
-	if st.acap == nil || !st.acap.HasRecords() {
-		return
-	}
-	refs := st.acap.References()
-	if len(refs) == 0 {
-		return
-	}
-	// The references get their own time budget, after the robots.txt's.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), orDefault(t.FetchTimeout, DefaultFetchTimeout))
-	defer cancel()
-	base, _ := url.Parse(st.origin.robotsURL())
-	pol := st.acap
-	for i, ref := range refs {
-		r := acapRef{ref: ref}
-		st.refs = append(st.refs, &r)
-		if i >= MaxACAPReferences {
-			r.err = errTooManyReferences
-			continue
-		}
-		u, err := ref.URL(base)
-		if err == nil && u.Scheme != "http" && u.Scheme != "https" {
-			err = errScheme
-		}
-		if err != nil {
-			r.err = &FetchError{URL: ref.Locator, Err: err}
-			continue
-		}
-		r.url = u.String()
-		now := t.now()
-		old := prev.reference(r.url)
-		var fetchErr error
-		if old != nil && old.Failures == 0 && now.Before(t.cachePolicy().FreshUntil(old)) {
-			r.entry = old
-		} else {
-			fetchURL, host := r.url, ""
-			if o, err := originOf(u); err == nil && o == st.origin && dial != "" {
-				// The robots.txt came from another address (a Host
-				// header): so does the resource of the same origin.
-				fetchURL, host = origin{https: o.https, host: dial}.String()+u.RequestURI(), o.host
-			}
-			res := t.get(ctx, r.url, fetchURL, host, ua, old)
-			r.entry, fetchErr = res.entry, res.err
-			if res.err != nil {
-				t.log(slog.LevelWarn, "ACAP permissions reference fetch failed", st.origin, "reference", r.url, "error", res.err)
-			}
-		}
-		e := r.entry
-		if e.Status == 0 || e.Failures > 0 && !t.cachePolicy().UsableStale(e, now) {
-			r.err = fetchErr
-			if r.err == nil {
-				r.err = &FetchError{URL: r.url, Err: errors.New(e.Err)}
-			}
-			continue
-		}
-		switch t.statusPolicy()(e.Status) {
-		case UseRules:
-			pol = pol.Include(ref, e.Body)
-		case DisallowAll:
-			r.err = &FetchError{URL: r.url, Status: e.Status}
-		}
-		// AllowAll: the resource is unavailable, and adds nothing.
-	}
-	st.acap = pol
-	for _, r := range st.refs {
-		if r.entry == nil {
-			continue
-		}
-		st.size += int64(len(r.entry.Body)) + 512
-		until := r.entry.RetryAt
-		if r.entry.Failures == 0 {
-			until = t.cachePolicy().FreshUntil(r.entry)
-		}
-		if until.Before(st.until) {
-			st.until = until
-		}
-	}
-	size := pol.MemSize()
-	st.size += int64(size - st.acapSize)
-	st.acapSize = size
-}
+func (r *refState) memSize() int64 { return int64(len(r.entry.Body)) + 512 }
 
-// reference returns st's entry for the permissions reference at rawURL, if
-// it has one.
-func (st *originState) reference(rawURL string) *cache.Entry {
-	if st == nil {
+// acapPolicy returns the file's own ACAP records, or nil.
+func (st *originState) acapPolicy() *acap.Policy {
+	if st == nil || st.acap == nil {
 		return nil
 	}
-	for _, r := range st.refs {
-		if r.url == rawURL && r.entry != nil {
-			return r.entry
-		}
-	}
-	return nil
+	return st.acap.own
 }
 
-// checkACAP decides req by the ACAP records of st: a crawl of the URL must
-// be permitted, and every permissions reference that applies to the agent
-// must have been read.
-func (t *Transport) checkACAP(req *http.Request, st *originState, refuse func(Reason) *DisallowedError) error {
-	ua := t.UserAgent
-	if ua == "" {
-		ua = req.Header.Get("User-Agent")
+// parseACAP parses a robots.txt body for its rules and its ACAP records.
+func (t *Transport) parseACAP(body []byte) (*policy.Robots, *acap.Policy) {
+	return t.Parser.Parse(body), acap.Parser{MaxSize: t.Parser.MaxSize}.Parse(body)
+}
+
+// resolveACAP reads the permissions references of pol, the ACAP records of
+// o's robots.txt (section 2.3.2 of ACAP 1.1), as robots.txt files are
+// read, and returns the ACAP state: nil when pol has no records. A
+// reference that cannot be read, with no copy to stand in, is kept with
+// its error: the crawlers of its record are refused.
+func (t *Transport) resolveACAP(o origin, pol *acap.Policy, dial, ua string) *acapState {
+	if pol == nil || !pol.HasRecords() {
+		return nil
 	}
-	for _, r := range st.refs {
+	a := &acapState{own: pol, policy: pol}
+	refs := pol.References()
+	if len(refs) == 0 {
+		return a
+	}
+	// The references get their own time budget, after the robots.txt's.
+	ctx, cancel := context.WithTimeout(context.Background(), t.fetchTimeout())
+	defer cancel()
+	base, _ := url.Parse(o.robotsURL())
+	limit := orDefault(t.ACAP.MaxReferences, DefaultMaxACAPReferences)
+	for i, ref := range refs {
+		r := acapRef{ref: ref}
+		var rs *refState
+		switch u, err := ref.URL(base); {
+		case i >= limit:
+			r.err = fmt.Errorf("robotsguard: more than %d permissions references in the file", limit)
+		case err != nil:
+			r.err = &FetchError{URL: ref.Locator, Err: err}
+		default:
+			rs = t.reference(ctx, o, u, dial, ua)
+			r.err = rs.err
+		}
+		if rs != nil {
+			if a.until.IsZero() || rs.until.Before(a.until) {
+				a.until = rs.until
+			}
+			if r.err == nil && t.statusPolicy()(rs.entry.Status) == UseRules {
+				a.policy = a.policy.Include(ref, rs.entry.Body)
+			}
+			// AllowAll: the resource is unavailable, and adds nothing.
+		}
+		a.refs = append(a.refs, r)
+	}
+	a.size = int64(a.policy.MemSize())
+	return a
+}
+
+// reference returns the state of the permissions reference at u, named by
+// the robots.txt of o: from memory while fresh, else from the Store or
+// fetched, and then held in memory.
+func (t *Transport) reference(ctx context.Context, o origin, u *url.URL, dial, ua string) *refState {
+	ro, err := originOf(u)
+	if err != nil {
+		return &refState{entry: &cache.Entry{}, err: &FetchError{URL: u.String(), Err: err}}
+	}
+	key := stateKey{origin: ro, path: u.RequestURI()}
+	now := t.now()
+	var old *cache.Entry
+	if v, ok := t.states.Get(key); ok {
+		rs := v.(*refState)
+		if now.Before(rs.until) {
+			return rs
+		}
+		old = rs.entry
+	}
+	rawURL := ro.String() + u.RequestURI()
+	var res fetchResult
+	if e := t.load(ctx, rawURL, now); e != nil && e.Failures == 0 && e.Status != 0 && now.Before(t.cachePolicy().FreshUntil(e)) {
+		res = fetchResult{entry: e, outcome: FromStore}
+		t.fetched(t.fetchEvent(rawURL, o, FromStore, e, nil, 0))
+	} else {
+		if e != nil && (old == nil || e.Received.After(old.Received)) {
+			old = e
+		}
+		fetchURL, host := rawURL, ""
+		if ro == o && dial != "" {
+			// The robots.txt came from another address (a Host
+			// header): so does the resource of the same origin.
+			fetchURL, host = origin{https: o.https, host: dial}.String()+u.RequestURI(), o.host
+		}
+		start := t.now()
+		res = t.get(ctx, rawURL, fetchURL, host, ua, old)
+		t.fetched(t.fetchEvent(rawURL, o, res.outcome, res.entry, res.err, t.now().Sub(start)))
+		t.save(ctx, rawURL, res.entry)
+	}
+	e := res.entry
+	rs := &refState{entry: e, until: e.RetryAt}
+	if e.Failures == 0 {
+		rs.until = t.cachePolicy().FreshUntil(e)
+	}
+	switch {
+	case e.Status == 0 || e.Failures > 0 && !t.cachePolicy().UsableStale(e, now):
+		rs.err = res.err
+		if rs.err == nil {
+			rs.err = &FetchError{URL: rawURL, Err: errors.New(e.Err)}
+		}
+	case t.statusPolicy()(e.Status) == DisallowAll:
+		rs.err = &FetchError{URL: rawURL, Status: e.Status}
+	}
+	t.states.Set(key, rs)
+	return rs
+}
+
+// acapDecider decides requests by the ACAP records of a robots.txt: a
+// crawl of the URL must be permitted, and every permissions reference that
+// applies to the agent must have been read.
+type acapDecider struct {
+	a       *acapState
+	purpose string
+}
+
+func (d acapDecider) decide(u *url.URL, ua string, _ *policy.Group) *DisallowedError {
+	for _, r := range d.a.refs {
 		if r.err != nil && r.ref.AppliesTo(ua) {
-			e := refuse(ReasonACAPReference)
-			e.Reference = r.ref
-			e.Err = r.err
-			return e
+			return &DisallowedError{Reason: ReasonACAPReference, Reference: r.ref, Err: r.err}
 		}
 	}
-	d := st.acap.Decide(acap.Query{Agent: ua, URL: acapTarget(req.URL), Usage: acap.Crawl, Purpose: t.ACAPPurpose})
-	if !d.Permitted {
-		e := refuse(ReasonACAP)
-		e.ACAP = d
-		return e
+	dec := d.a.policy.Decide(acap.Query{Agent: ua, URL: acapTarget(u), Usage: acap.Crawl, Purpose: d.purpose})
+	if !dec.Permitted {
+		return &DisallowedError{Reason: ReasonACAP, ACAP: dec}
 	}
 	return nil
 }
@@ -172,39 +224,33 @@ func acapTarget(u *url.URL) string {
 
 // ACAPPolicy returns the ACAP policy that applies to u: the ACAP records of
 // its origin's robots.txt, with those of the resources its permissions
-// references name, read as RoundTrip reads them (from the cache, or
-// fetched and cached now). Use it to decide the usages of a resource other
-// than crawling it (index, present, …). ACAP must be on.
+// references name, as Robots returns them (from the cache, or fetched and
+// cached now). Use it to decide the usages of a resource other than
+// crawling it (index, present, …). ACAP must be set.
 //
 // It fails when the robots.txt cannot be read, and when a permissions
 // reference that applies to UserAgent cannot: its records would be
-// missing. A robots.txt that is unavailable (e.g. 404) gives a policy
-// without records, which permits everything.
+// missing. A robots.txt that is unavailable (e.g. 404), or has no ACAP
+// records, gives a policy without records, which permits everything.
 func (t *Transport) ACAPPolicy(ctx context.Context, u *url.URL) (*acap.Policy, error) {
-	if !t.ACAP {
+	if t.ACAP == nil {
 		return nil, errors.New("robotsguard: ACAPPolicy needs Transport.ACAP")
 	}
-	t.init()
-	o, err := originOf(u)
+	s, err := t.Robots(ctx, u)
 	if err != nil {
 		return nil, err
 	}
-	req := (&http.Request{Method: http.MethodGet, URL: u, Header: http.Header{}}).WithContext(ctx)
-	st, _, err := t.robots(ctx, o, "", req, t.now())
-	if err != nil {
-		return nil, err
+	if s.Access == Unreachable {
+		return nil, &FetchError{URL: s.URL, Status: s.Status, Err: s.Err}
 	}
-	switch t.access(st, t.now()) {
-	case Unreachable:
-		return nil, &FetchError{URL: o.robotsURL(), Status: st.entry.Status, Err: st.err}
-	case UseRules:
-	default:
+	if s.ACAP == nil {
 		return acap.Parse(nil), nil
 	}
-	for _, r := range st.refs {
+	for _, r := range s.st.acap.refs {
 		if r.err != nil && t.UserAgent != "" && r.ref.AppliesTo(t.UserAgent) {
-			return nil, fmt.Errorf("robotsguard: ACAP-permissions-reference %s (line %d of %s): %w", r.ref.Locator, r.ref.Line, o.robotsURL(), r.err)
+			return nil, fmt.Errorf("robotsguard: ACAP-permissions-reference %s (line %d of %s): %w", r.ref.Locator, r.ref.Line, s.URL, r.err)
 		}
 	}
-	return st.acap, nil
+	return s.ACAP, nil
 }
+

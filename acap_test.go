@@ -17,7 +17,7 @@ import (
 	"github.com/robotsguard/robotsguard/policy"
 )
 
-func acapOn(t *robotsguard.Transport) { t.ACAP = true }
+func acapOn(t *robotsguard.Transport) { t.ACAP = &robotsguard.ACAPOptions{} }
 
 // serve makes s answer each path of files with its body, and 404 for
 // others than /robots.txt.
@@ -86,7 +86,7 @@ func TestACAPPurpose(t *testing.T) {
 	s := newSite(t, robotsTxt("ACAP-crawler: *\nACAP-disallow-crawl: /news/\nACAP-usage-purpose: archive\nACAP-allow-crawl: /news/\n"))
 	h := newHarness(t, acapOn)
 	h.refused(s.URL+"/news/1", robotsguard.ReasonACAP)
-	h = newHarness(t, acapOn, func(t *robotsguard.Transport) { t.ACAPPurpose = "archive" })
+	h = newHarness(t, acapOn, func(t *robotsguard.Transport) { t.ACAP = &robotsguard.ACAPOptions{Purpose: "archive"} })
 	h.allowed(s.URL + "/news/1")
 }
 
@@ -175,18 +175,18 @@ func TestACAPReferenceUnreadable(t *testing.T) {
 
 func TestACAPTooManyReferences(t *testing.T) {
 	var b strings.Builder
-	for i := range robotsguard.MaxACAPReferences + 1 {
+	for i := range robotsguard.DefaultMaxACAPReferences + 1 {
 		fmt.Fprintf(&b, "ACAP-crawler: bot%d\nACAP-permissions-reference: /r%d.txt\n", i, i)
 	}
 	s := newSite(t, robotsTxt(b.String()))
 	serve(s, map[string]http.HandlerFunc{})
-	last := fmt.Sprintf("Bot%d/1.0", robotsguard.MaxACAPReferences)
+	last := fmt.Sprintf("Bot%d/1.0", robotsguard.DefaultMaxACAPReferences)
 	h := newHarness(t, acapOn, func(t *robotsguard.Transport) { t.UserAgent = last })
 	d := h.refused(s.URL+"/a", robotsguard.ReasonACAPReference)
 	if !strings.Contains(d.Error(), "more than 8 permissions references") {
 		t.Errorf("message %q", d.Error())
 	}
-	if n := len(s.seen()); n != 1+robotsguard.MaxACAPReferences {
+	if n := len(s.seen()); n != 1+robotsguard.DefaultMaxACAPReferences {
 		t.Errorf("origin saw %d requests: %v", n, s.seen())
 	}
 }

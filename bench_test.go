@@ -61,7 +61,10 @@ func BenchmarkOverhead(b *testing.B) {
 				name += "-acap"
 			}
 			b.Run("base="+base.name+"/transport="+name, func(b *testing.B) {
-				tr := &robotsguard.Transport{Base: base.rt, UserAgent: "BenchBot/1.0", Delay: -1, ACAP: acap}
+				tr := &robotsguard.Transport{Base: base.rt, UserAgent: "BenchBot/1.0", Delay: -1}
+				if acap {
+					tr.ACAP = &robotsguard.ACAPOptions{}
+				}
 				if _, err := tr.RoundTrip(req); err != nil { // fetch and cache the robots.txt
 					b.Fatal(err)
 				}

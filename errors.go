@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/robotsguard/robotsguard/acap"
 	"github.com/robotsguard/robotsguard/policy"
@@ -14,6 +15,16 @@ import (
 // *DisallowedError with the details.
 var ErrDisallowed = errors.New("robotsguard: disallowed by robots.txt")
 
+// ErrUnsupportedURL is the error of a request whose URL has no robots.txt
+// to check it against: a scheme other than http and https, no host, or an
+// Opaque that names a host. Such a request is not sent.
+var ErrUnsupportedURL = errors.New("robotsguard: URL cannot be checked against robots.txt")
+
+// unsupportedURL returns an error matching ErrUnsupportedURL that says why.
+func unsupportedURL(why string) error {
+	return fmt.Errorf("%w: %s", ErrUnsupportedURL, why)
+}
+
 // Reason tells why the Transport refused a request.
 type Reason uint8
 
@@ -22,19 +33,19 @@ const (
 	// DisallowedError.Decision names it.
 	ReasonRule Reason = iota + 1
 	// ReasonUnreachable: the robots.txt could not be fetched (a 5xx, a
-	// network error, a timeout, a truncated body) and no copy of it can
-	// stand in, so nothing may be fetched (RFC 9309 §2.3.1.4);
-	// DisallowedError.Err says why.
+	// network error, a timeout, a truncated body, a content coding that
+	// cannot be undone) and no copy of it can stand in, so nothing may be
+	// fetched (RFC 9309 §2.3.1.4); DisallowedError.Err says why.
 	ReasonUnreachable
 	// ReasonStatus: the StatusPolicy disallows everything for the status
 	// the robots.txt was served with (e.g. 401 or 403 under
 	// Koster1996StatusPolicy).
 	ReasonStatus
-	// ReasonACAP: with Transport.ACAP on, the ACAP records of the
+	// ReasonACAP: with Transport.ACAP set, the ACAP records of the
 	// robots.txt (pooled with its conventional ones) do not permit
 	// crawling the URL; DisallowedError.ACAP says which field decided.
 	ReasonACAP
-	// ReasonACAPReference: with Transport.ACAP on, an
+	// ReasonACAPReference: with Transport.ACAP set, an
 	// ACAP-permissions-reference that applies to the agent names a
 	// resource that cannot be read (or that its status disallows), so
 	// the permissions are unknown; DisallowedError.Reference names it and
@@ -61,7 +72,7 @@ func (r Reason) String() string {
 type DisallowedError struct {
 	Method    string
 	URL       string // the request's URL, its password redacted
-	Agent     string // the product token the decision was made for
+	Agent     string // the crawler's product token, which selected the group
 	RobotsURL string // the robots.txt that decided
 	Reason    Reason
 	// Decision is the policy's verdict when Reason is ReasonRule: the
@@ -90,13 +101,13 @@ func (e *DisallowedError) Error() string {
 	case ReasonRule:
 		return fmt.Sprintf("%s by %s line %d %q (group %q)", head, e.RobotsURL, e.Decision.Rule.Line, e.Decision.Rule.String(), e.Decision.Agent)
 	case ReasonUnreachable:
-		return fmt.Sprintf("%s: %s unreachable: %v", head, e.RobotsURL, e.Err)
+		return fmt.Sprintf("%s: %s unreachable: %s", head, e.RobotsURL, unprefixed(e.Err))
 	case ReasonStatus:
 		return fmt.Sprintf("%s: %s answered status %d, which disallows everything", head, e.RobotsURL, e.Status)
 	case ReasonACAP:
 		return fmt.Sprintf("%s by the ACAP records of %s: %v", head, e.RobotsURL, e.ACAP)
 	case ReasonACAPReference:
-		return fmt.Sprintf("%s: the ACAP-permissions-reference %s (line %d of %s) cannot be read: %v", head, e.Reference.Locator, e.Reference.Line, e.RobotsURL, e.Err)
+		return fmt.Sprintf("%s: the ACAP-permissions-reference %s (line %d of %s) cannot be read: %s", head, e.Reference.Locator, e.Reference.Line, e.RobotsURL, unprefixed(e.Err))
 	}
 	return head
 }
@@ -104,7 +115,17 @@ func (e *DisallowedError) Error() string {
 // Is reports whether target is ErrDisallowed.
 func (e *DisallowedError) Is(target error) bool { return target == ErrDisallowed }
 
-// A FetchError is why a robots.txt could not be fetched.
+// unprefixed returns err's message without the package prefix, to nest it
+// in another message of the package.
+func unprefixed(err error) string {
+	if err == nil {
+		return "unknown error"
+	}
+	return strings.TrimPrefix(err.Error(), "robotsguard: ")
+}
+
+// A FetchError is why a robots.txt (or an ACAP permissions reference)
+// could not be fetched.
 type FetchError struct {
 	URL    string // the robots.txt
 	Status int    // the last status received, or 0
@@ -114,11 +135,22 @@ type FetchError struct {
 func (e *FetchError) Error() string {
 	switch {
 	case e.Err != nil && e.Status != 0:
-		return fmt.Sprintf("fetching %s: status %d: %v", e.URL, e.Status, e.Err)
+		return fmt.Sprintf("robotsguard: fetching %s: status %d: %s", e.URL, e.Status, unprefixed(e.Err))
 	case e.Err != nil:
-		return fmt.Sprintf("fetching %s: %v", e.URL, e.Err)
+		return fmt.Sprintf("robotsguard: fetching %s: %s", e.URL, unprefixed(e.Err))
 	}
-	return fmt.Sprintf("fetching %s: status %d", e.URL, e.Status)
+	return fmt.Sprintf("robotsguard: fetching %s: status %d", e.URL, e.Status)
 }
 
 func (e *FetchError) Unwrap() error { return e.Err }
+
+// A PanicError is a panic recovered from Base or from a Store while a
+// robots.txt was being fetched: the fetch failed with it (inside a
+// *FetchError), and the requests waiting on the fetch were refused, instead
+// of the process dying.
+type PanicError struct {
+	Value any    // what was passed to panic
+	Stack []byte // the stack of the goroutine that panicked
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("robotsguard: panic: %v", e.Value) }

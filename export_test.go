@@ -1,15 +1,11 @@
 package robotsguard
 
 import (
-	"context"
 	"net/url"
 	"time"
 )
 
-// Test hooks: tests replace sleeping and shorten the retry waits of
-// robots.txt fetches.
-
-func SetSleep(t *Transport, f func(context.Context, time.Duration) error) { t.sleep = f }
+// Test hooks: tests shorten the retry waits of robots.txt fetches.
 
 func SetRetryWait(t *Transport, min, max time.Duration) { t.retryWaitMin, t.retryWaitMax = min, max }
 

@@ -2,9 +2,9 @@ package robotsguard
 
 import (
 	"context"
-	"fmt"
-	"io"
+	"errors"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -63,8 +63,9 @@ func Koster1996StatusPolicy(status int) Access {
 
 // fetchResult is the outcome of one fetch of a robots.txt.
 type fetchResult struct {
-	entry *cache.Entry
-	err   error // why the fetch failed; nil when entry holds a usable response
+	entry   *cache.Entry
+	err     error // why the fetch failed; nil when entry holds a usable response
+	outcome Outcome
 }
 
 // Backing off after failed fetches: no new fetch before a minute, doubling
@@ -114,12 +115,16 @@ func (t *Transport) get(ctx context.Context, robotsURL, fetchURL, host, userAgen
 		if resp != nil {
 			resp.Body.Close() // retryablehttp may return both
 		}
+		var pe *PanicError
+		if errors.As(err, &pe) {
+			err = pe // not the url.Error around it
+		}
 		return t.failed(old, nil, &FetchError{URL: robotsURL, Err: err})
 	}
 	defer resp.Body.Close()
 
 	if resp.StatusCode == http.StatusNotModified && old != nil && old.Status != 0 {
-		return fetchResult{entry: old.Revalidated(resp.Header, requested, received)}
+		return fetchResult{entry: old.Revalidated(resp.Header, requested, received), outcome: Revalidated}
 	}
 	access := t.statusPolicy()(resp.StatusCode)
 	if access == Unreachable {
@@ -132,15 +137,15 @@ func (t *Transport) get(ctx context.Context, robotsURL, fetchURL, host, userAgen
 		Received:  received,
 	}
 	if access == UseRules {
-		// Read at most one byte more than the parser reads, so that it
-		// knows the file was cut; the rest is never downloaded.
-		e.Body, err = io.ReadAll(io.LimitReader(resp.Body, int64(t.maxSize())+1))
+		e.Body, err = readBody(resp, t.maxSize())
 		if err != nil {
-			// Incomplete data is a server error (Google's spec).
-			return t.failed(old, nil, &FetchError{URL: robotsURL, Status: resp.StatusCode, Err: fmt.Errorf("reading body: %w", err)})
+			// Incomplete data is a server error (Google's spec), and so
+			// is a body that cannot be decoded: read as text, it would
+			// hold no rules and allow everything.
+			return t.failed(old, nil, &FetchError{URL: robotsURL, Status: resp.StatusCode, Err: err})
 		}
 	}
-	return fetchResult{entry: e}
+	return fetchResult{entry: e, outcome: Fetched}
 }
 
 // failed returns old updated with one more failure: the usable response it
@@ -164,7 +169,11 @@ func (t *Transport) failed(old *cache.Entry, resp *http.Response, err error) fet
 		}
 	}
 	e.RetryAt = now.Add(wait)
-	return fetchResult{entry: &e, err: err}
+	out := Failed
+	if e.Status != 0 && t.cachePolicy().UsableStale(&e, now) {
+		out = ServedStale
+	}
+	return fetchResult{entry: &e, err: err, outcome: out}
 }
 
 // retryClient returns the client that fetches robots.txt files, retrying
@@ -175,11 +184,8 @@ func (t *Transport) retryClient(onAttempt func()) *retryablehttp.Client {
 	return &retryablehttp.Client{
 		HTTPClient: &http.Client{
 			// The base transport, not the Transport itself: robots.txt
-			// is not subject to robots.txt. The wrapper hides the base's
-			// CloseIdleConnections from the retry client, which calls it
-			// after a failure and would drop the connections of every
-			// origin.
-			Transport:     struct{ http.RoundTripper }{t.base()},
+			// is not subject to robots.txt.
+			Transport:     recoverer{t.base()},
 			CheckRedirect: t.checkRedirect,
 		},
 		RetryMax:       t.retryMax(),
@@ -187,6 +193,10 @@ func (t *Transport) retryClient(onAttempt func()) *retryablehttp.Client {
 		RetryWaitMax:   waitMax,
 		RequestLogHook: func(retryablehttp.Logger, *http.Request, int) { onAttempt() },
 		CheckRetry: func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+			var pe *PanicError
+			if errors.As(err, &pe) {
+				return false, nil // a panicking Base is not tried again
+			}
 			if resp != nil {
 				// A server that asks for a long pause gets it: no retry
 				// now, the back-off after the failure honours it.
@@ -200,6 +210,21 @@ func (t *Transport) retryClient(onAttempt func()) *retryablehttp.Client {
 		ErrorHandler: retryablehttp.PassthroughErrorHandler, // the last response is ours to read
 		// Logger nil: silent.
 	}
+}
+
+// recoverer is a RoundTripper that turns a panic of the one it wraps into
+// an error, a *PanicError. It also hides the wrapped one's
+// CloseIdleConnections from the retry client, which calls it after a
+// failure and would drop the connections of every origin.
+type recoverer struct{ rt http.RoundTripper }
+
+func (r recoverer) RoundTrip(req *http.Request) (resp *http.Response, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			resp, err = nil, &PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return r.rt.RoundTrip(req)
 }
 
 // checkRedirect follows at most maxRedirects redirects, to HTTP(S) URLs

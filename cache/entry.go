@@ -23,8 +23,8 @@ type Entry struct {
 	// parser's size limit.
 	Body []byte
 
-	// Header holds the response's fields that matter for caching (see
-	// CachingFields).
+	// Header holds the response's fields that matter for caching: those
+	// KeepCaching keeps.
 	Header http.Header
 
 	// Requested and Received are the times the request for that response
@@ -43,13 +43,15 @@ type Entry struct {
 	Err          string
 }
 
-// CachingFields are the response header fields an Entry keeps.
-var CachingFields = []string{"Cache-Control", "Date", "Age", "Expires", "ETag", "Last-Modified", "Pragma"}
+// cachingFields are the response header fields an Entry keeps.
+var cachingFields = [...]string{"Cache-Control", "Date", "Age", "Expires", "ETag", "Last-Modified", "Pragma"}
 
-// KeepCaching returns the CachingFields of h.
+// KeepCaching returns the fields of h that decide a response's freshness
+// and revalidate it: Cache-Control, Date, Age, Expires, ETag,
+// Last-Modified and Pragma.
 func KeepCaching(h http.Header) http.Header {
 	out := http.Header{}
-	for _, k := range CachingFields {
+	for _, k := range cachingFields {
 		if vs := h.Values(k); len(vs) > 0 {
 			out[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
 		}
@@ -91,19 +93,35 @@ func (e *Entry) Validators() http.Header {
 	return h
 }
 
-// encoding version; bump on any change of the layout.
-const entryVersion = 1
+// entryVersion is the version of the encoding; bump it, and the version
+// in keyPrefix, on any change of the layout.
+const entryVersion = 2
 
-var errCorrupt = errors.New("cache: corrupt entry")
+// ErrVersion is the error of UnmarshalBinary for an entry encoded by
+// another version of the library: a Store shared across versions may hold
+// one, which is to be skipped, not removed.
+var ErrVersion = errors.New("robotsguard: cache: entry encoded by another version")
 
-// MarshalBinary encodes the entry for a Store.
+var errCorrupt = errors.New("robotsguard: cache: corrupt entry")
+
+// MarshalBinary encodes the entry for a Store. Header fields without
+// values are left out.
 func (e *Entry) MarshalBinary() ([]byte, error) {
 	b := make([]byte, 0, 64+len(e.Body))
 	b = append(b, 'R', 'G', entryVersion)
 	b = binary.AppendUvarint(b, uint64(e.Status))
 	b = appendBytes(b, e.Body)
-	b = binary.AppendUvarint(b, uint64(len(e.Header)))
+	fields := 0
+	for _, vs := range e.Header {
+		if len(vs) > 0 {
+			fields++
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(fields))
 	for k, vs := range e.Header {
+		if len(vs) == 0 {
+			continue
+		}
 		b = appendBytes(b, []byte(k))
 		b = binary.AppendUvarint(b, uint64(len(vs)))
 		for _, v := range vs {
@@ -119,14 +137,15 @@ func (e *Entry) MarshalBinary() ([]byte, error) {
 }
 
 // UnmarshalBinary decodes an entry encoded by MarshalBinary. It fails on
-// anything else, without panicking, whatever the input.
+// anything else, without panicking, whatever the input; on an entry of
+// another encoding version, with an error matching ErrVersion.
 func (e *Entry) UnmarshalBinary(b []byte) error {
 	d := decoder{b: b}
 	if len(b) < 3 || b[0] != 'R' || b[1] != 'G' {
 		return errCorrupt
 	}
 	if b[2] != entryVersion {
-		return fmt.Errorf("cache: entry version %d, want %d", b[2], entryVersion)
+		return fmt.Errorf("%w (version %d, this one reads %d)", ErrVersion, b[2], entryVersion)
 	}
 	d.b = b[3:]
 	var n Entry
@@ -137,6 +156,9 @@ func (e *Entry) UnmarshalBinary(b []byte) error {
 		for i := uint64(0); i < nh && d.err == nil; i++ {
 			k := string(d.bytes())
 			nv := d.uint(uint64(len(d.b)))
+			if nv == 0 {
+				d.err = errCorrupt // MarshalBinary leaves such fields out
+			}
 			for j := uint64(0); j < nv && d.err == nil; j++ {
 				n.Header[k] = append(n.Header[k], string(d.bytes()))
 			}

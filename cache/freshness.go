@@ -110,31 +110,99 @@ func directives(h http.Header) (cc *cacheobject.ResponseCacheDirectives, ok bool
 //
 // FreshUntil applies MaxAge and MinAge to what is left of it.
 func (p Policy) Lifetime(e *Entry) time.Duration {
+	d, _ := p.lifetime(e)
+	return d
+}
+
+// lifetime returns Lifetime and what set it.
+func (p Policy) lifetime(e *Entry) (time.Duration, string) {
 	h := e.Header
 	cc, ok := directives(h)
-	if !ok || cc.NoCachePresent || cc.NoStore || repeatedMaxAge(h) {
-		return 0
-	}
-	if cc.MaxAge >= 0 {
-		return time.Duration(cc.MaxAge) * time.Second
+	switch {
+	case !ok:
+		return 0, "Cache-Control that does not parse"
+	case cc.NoCachePresent:
+		return 0, "no-cache"
+	case cc.NoStore:
+		return 0, "no-store"
+	case repeatedMaxAge(h):
+		return 0, "max-age given twice"
+	case cc.MaxAge >= 0:
+		return time.Duration(cc.MaxAge) * time.Second, "max-age"
 	}
 	if exp := h.Get("Expires"); exp != "" {
 		t, err := http.ParseTime(exp)
 		if err != nil {
-			return 0
+			return 0, "Expires that does not parse"
 		}
-		return max(t.Sub(e.date()), 0)
+		return max(t.Sub(e.date()), 0), "Expires"
 	}
 	if p.Strict && !heuristicallyCacheable(e.Status) {
-		return 0
+		return 0, "status not cacheable by default"
 	}
 	if p.DefaultAge > 0 {
-		return p.DefaultAge
+		return p.DefaultAge, "DefaultAge"
 	}
 	if lm, err := http.ParseTime(h.Get("Last-Modified")); err == nil {
-		return max(e.date().Sub(lm)/heuristicFraction, 0)
+		return max(e.date().Sub(lm)/heuristicFraction, 0), "Last-Modified heuristic"
 	}
-	return p.maxAge()
+	return p.maxAge(), "MaxAge (no freshness information)"
+}
+
+// Freshness is how long a response is used without a new fetch, and why.
+type Freshness struct {
+	// Lifetime is the response's freshness lifetime (see Lifetime), and
+	// Source names what set it: "max-age", "Expires", "Last-Modified
+	// heuristic", "DefaultAge", "MaxAge (no freshness information)",
+	// "no-cache", "no-store", or the reason the response is stale on
+	// arrival ("Expires that does not parse", …).
+	Lifetime time.Duration
+	Source   string
+	// Until is FreshUntil: the end of what was left of the lifetime on
+	// receipt, after the cap and the floor.
+	Until time.Time
+	// Capped and Floored tell whether MaxAge cut what was left, or
+	// MinAge raised it.
+	Capped, Floored bool
+}
+
+// Freshness returns how long the entry's response is fresh, and why.
+func (p Policy) Freshness(e *Entry) Freshness {
+	f := Freshness{}
+	f.Lifetime, f.Source = p.lifetime(e)
+	left := f.Lifetime - e.initialAge()
+	switch {
+	case left > p.maxAge():
+		left, f.Capped = p.maxAge(), true
+	case left < p.minAge():
+		left, f.Floored = min(p.minAge(), p.maxAge()), p.minAge() > 0
+	}
+	f.Until = e.Received.Add(left)
+	return f
+}
+
+// Expiry returns the time after which the entry is of no use: it is no
+// longer fresh, can no longer stand in for an unreachable robots.txt, and
+// its failures no longer matter to when the file counts as long
+// unreachable. A Store may forget it then.
+func (p Policy) Expiry(e *Entry) time.Time {
+	t := p.FreshUntil(e)
+	if e.Status != 0 {
+		t = later(t, e.Received.Add(p.staleLimit()))
+	}
+	if e.Failures > 0 {
+		t = later(t, e.RetryAt, e.FailingSince.Add(p.staleLimit()).Add(p.maxAge()))
+	}
+	return t
+}
+
+func later(t time.Time, ts ...time.Time) time.Time {
+	for _, u := range ts {
+		if u.After(t) {
+			t = u
+		}
+	}
+	return t
 }
 
 // repeatedMaxAge reports whether the Cache-Control fields of h give
@@ -174,10 +242,7 @@ func (p Policy) Age(e *Entry, now time.Time) time.Duration {
 // less its corrected initial age), capped at MaxAge, so that a copy is not
 // used without a new fetch for more than MaxAge, and, unless the policy is
 // Strict, raised to MinAge.
-func (p Policy) FreshUntil(e *Entry) time.Time {
-	left := p.Lifetime(e) - e.initialAge()
-	return e.Received.Add(min(max(left, p.minAge()), p.maxAge()))
-}
+func (p Policy) FreshUntil(e *Entry) time.Time { return p.Freshness(e).Until }
 
 // Fresh reports whether the entry's response is fresh at now.
 func (p Policy) Fresh(e *Entry, now time.Time) bool {

@@ -1,132 +1,115 @@
 package cache
 
-import "sync"
+import (
+	"context"
+	"time"
 
-// A Store keeps encoded entries (see Entry.MarshalBinary) by key, for
-// sharing them between processes or keeping them across restarts. Its
-// method set is that of github.com/gregjones/httpcache's Cache, so that
-// httpcache's backends (diskcache, leveldbcache, memcache, redis) can serve
-// as a Store. Implementations must be safe for concurrent use; a Store may
-// forget entries at any time.
+	"github.com/robotsguard/robotsguard/internal/lru"
+)
+
+// A Store keeps encoded entries (see Entry.MarshalBinary) by key, to share
+// them between processes or keep them across restarts: a disk, memcache or
+// Redis backend. Implementations must be safe for concurrent use; a Store
+// may forget entries at any time.
+//
+// Every call gets a context whose deadline bounds it, and should return
+// when the context is done. The transport does not depend on it: it stops
+// waiting for a call when the context ends, whether the call returns or
+// not, and takes an error, a panic or a missing entry alike as "no entry".
+// A Store is a cache in front of the origins, never a source of truth.
 type Store interface {
-	// Get returns the value stored under key, if any.
-	Get(key string) (value []byte, ok bool)
-	// Set stores value under key. The Store may keep value; the caller
-	// does not change it afterwards.
-	Set(key string, value []byte)
-	// Delete removes the value stored under key, if any.
-	Delete(key string)
+	// Get returns the value stored under key. ok is false, with a nil
+	// error, when there is none.
+	Get(ctx context.Context, key string) (value []byte, ok bool, err error)
+
+	// Set stores value under key for ttl, after which the Store should
+	// forget it (the value is of no use then: ttl covers the time a copy
+	// may stand in for an unreachable robots.txt). The Store may keep
+	// value; the caller does not change it afterwards.
+	Set(ctx context.Context, key string, value []byte, ttl time.Duration) error
 }
 
-// An LRU is a cache of values bounded by their total size: adding a value
-// evicts the least recently used ones until the total fits. It is safe for
-// concurrent use.
-type LRU[K comparable, V any] struct {
-	max  int64
-	size func(V) int64
+// Key returns the key under which an entry for the resource at url
+// ("https://example.com/robots.txt") is stored. Keys carry the version of
+// the entry encoding, so that processes of different versions sharing a
+// Store keep their entries apart instead of overwriting each other's.
+func Key(url string) string { return keyPrefix + url }
 
-	mu    sync.Mutex // guards the fields below
-	total int64
-	items map[K]*lruItem[K, V]
-	head  lruItem[K, V] // sentinel: head.next is the most recently used
-}
-
-type lruItem[K comparable, V any] struct {
-	key        K
-	value      V
-	size       int64
-	prev, next *lruItem[K, V]
-}
-
-// NewLRU returns an LRU that holds values whose sizes, as size reports them,
-// add up to at most maxSize. A value larger than maxSize is not kept.
-func NewLRU[K comparable, V any](maxSize int64, size func(V) int64) *LRU[K, V] {
-	c := &LRU[K, V]{max: maxSize, size: size, items: map[K]*lruItem[K, V]{}}
-	c.head.next, c.head.prev = &c.head, &c.head
-	return c
-}
-
-// Get returns the value of key and marks it most recently used.
-func (c *LRU[K, V]) Get(key K) (v V, ok bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	it := c.items[key]
-	if it == nil {
-		return v, false
-	}
-	c.unlink(it)
-	c.pushFront(it)
-	return it.value, true
-}
-
-// Set stores v under key, replacing any value there, and evicts least
-// recently used values until the total size fits.
-func (c *LRU[K, V]) Set(key K, v V) {
-	size := c.size(v)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if it := c.items[key]; it != nil {
-		c.remove(it)
-	}
-	if size > c.max {
-		return
-	}
-	it := &lruItem[K, V]{key: key, value: v, size: size}
-	c.items[key] = it
-	c.pushFront(it)
-	c.total += size
-	for c.total > c.max {
-		c.remove(c.head.prev)
-	}
-}
-
-// Delete removes key.
-func (c *LRU[K, V]) Delete(key K) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if it := c.items[key]; it != nil {
-		c.remove(it)
-	}
-}
-
-// Len returns the number of values held.
-func (c *LRU[K, V]) Len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.items)
-}
-
-// Size returns the total size of the values held.
-func (c *LRU[K, V]) Size() int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.total
-}
-
-func (c *LRU[K, V]) remove(it *lruItem[K, V]) {
-	c.unlink(it)
-	delete(c.items, it.key)
-	c.total -= it.size
-}
-
-func (c *LRU[K, V]) unlink(it *lruItem[K, V]) {
-	it.prev.next, it.next.prev = it.next, it.prev
-}
-
-func (c *LRU[K, V]) pushFront(it *lruItem[K, V]) {
-	it.prev, it.next = &c.head, c.head.next
-	c.head.next.prev = it
-	c.head.next = it
-}
+const keyPrefix = "robotsguard/e2/"
 
 // NewMemoryStore returns an in-memory Store bounded to maxBytes of keys and
-// values, evicting the least recently used entries.
+// values, evicting the least recently used entries and expired ones.
 func NewMemoryStore(maxBytes int64) Store {
-	return memoryStore{NewLRU[string](maxBytes, func(b []byte) int64 { return int64(len(b)) + lruOverhead })}
+	return &memoryStore{c: lru.New[string](maxBytes, func(v memoryValue) int64 { return int64(len(v.b)) + lruOverhead })}
 }
 
 // lruOverhead approximates the memory an LRU spends per item besides the
 // value: the item, its map slot and its key.
 const lruOverhead = 96
 
-type memoryStore struct{ *LRU[string, []byte] }
+type memoryStore struct {
+	c   *lru.Cache[string, memoryValue]
+	now func() time.Time // nil: time.Now
+}
+
+type memoryValue struct {
+	b       []byte
+	expires time.Time
+}
+
+func (m *memoryStore) time() time.Time {
+	if m.now != nil {
+		return m.now()
+	}
+	return time.Now()
+}
+
+func (m *memoryStore) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	v, ok := m.c.Get(key)
+	if !ok || !m.time().Before(v.expires) {
+		return nil, false, nil
+	}
+	return v.b, true, nil
+}
+
+func (m *memoryStore) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+	if ttl <= 0 {
+		m.c.Delete(key)
+		return nil
+	}
+	m.c.Set(key, memoryValue{b: value, expires: m.time().Add(ttl)})
+	return nil
+}
+
+// A LegacyStore is a cache with the method set of
+// github.com/gregjones/httpcache's Cache: its diskcache, leveldbcache,
+// memcache and redis backends are LegacyStores.
+type LegacyStore interface {
+	Get(key string) (value []byte, ok bool)
+	Set(key string, value []byte)
+}
+
+// FromLegacy adapts a LegacyStore (any github.com/gregjones/httpcache
+// backend) to a Store. Its calls take no context and return no error: the
+// transport still stops waiting for one when its context ends. It has no
+// expiry either, so entries stay until the backend drops them; an entry
+// past its use is ignored when read.
+func FromLegacy(s LegacyStore) Store { return legacyStore{s} }
+
+type legacyStore struct{ s LegacyStore }
+
+func (l legacyStore) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
+	b, ok := l.s.Get(key)
+	return b, ok, nil
+}
+
+func (l legacyStore) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	l.s.Set(key, value)
+	return nil
+}

@@ -1,0 +1,178 @@
+package robotsguard
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"sync/atomic"
+	"time"
+)
+
+// An Observer is told what the Transport does: every robots.txt fetch,
+// every refusal and every pacing wait. Set the functions you need; nil ones
+// are skipped. They are called synchronously, from many goroutines at
+// once: they must be safe for concurrent use and quick (count, log, or hand
+// off to a channel). An adapter to a metrics system is an Observer.
+type Observer struct {
+	// Fetched is called after each fetch of a robots.txt or of an ACAP
+	// permissions reference, and when one is taken from the Store.
+	Fetched func(FetchEvent)
+	// Refused is called with each refusal, by RoundTrip or Check, before
+	// it is returned.
+	Refused func(*DisallowedError)
+	// Waited is called after each pause taken to pace requests to an
+	// origin, or given up because the request's context ended.
+	Waited func(WaitEvent)
+}
+
+// Outcome is how a fetch of a robots.txt ended.
+type Outcome uint8
+
+const (
+	// Fetched: a response was received and is used (2xx, or a status
+	// that the StatusPolicy reads as allowing or disallowing all).
+	Fetched Outcome = iota + 1
+	// Revalidated: the server answered 304 Not Modified to a conditional
+	// request; the cached file is used for a new lifetime.
+	Revalidated
+	// ServedStale: the fetch failed, and a cached copy stands in for the
+	// file (RFC 9309 §2.3.1.4).
+	ServedStale
+	// Failed: the fetch failed, with no copy to stand in: the origin is
+	// unreachable, and its requests are refused.
+	Failed
+	// FromStore: a fresh entry was found in the Store; nothing was
+	// fetched.
+	FromStore
+)
+
+var outcomeNames = [...]string{
+	Fetched:     "fetched",
+	Revalidated: "revalidated",
+	ServedStale: "served stale",
+	Failed:      "failed",
+	FromStore:   "from store",
+}
+
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) && outcomeNames[o] != "" {
+		return outcomeNames[o]
+	}
+	return "Outcome(" + strconv.Itoa(int(o)) + ")"
+}
+
+// A FetchEvent describes one fetch of a robots.txt or of an ACAP
+// permissions reference.
+type FetchEvent struct {
+	URL      string // what was fetched
+	Origin   string // the origin whose rules it holds, "https://example.com"
+	Outcome  Outcome
+	Status   int           // the status received, or 0 when none was
+	Duration time.Duration // the time the fetch took, retries included
+	Bytes    int           // the body bytes kept
+	// Lifetime is how long the file is used without a new fetch, from
+	// its receipt, and LifetimeSource what set it: the header field
+	// ("max-age", "Expires", "Last-Modified heuristic", …), with
+	// " (capped)" or " (floored)" when the cache policy's bounds applied
+	// (see cache.Freshness). Both are zero when nothing usable was
+	// received.
+	Lifetime       time.Duration
+	LifetimeSource string
+	// Err is why the fetch failed, for ServedStale and Failed.
+	Err error
+}
+
+// A WaitEvent describes one pause that paced a request.
+type WaitEvent struct {
+	Origin string
+	// Wait is the pause the request had to take, and Backoff tells
+	// whether a 429 or 503 response set it (rather than the origin's
+	// Crawl-delay or Delay).
+	Wait    time.Duration
+	Backoff bool
+	// Err is not nil when the request gave up: its context ended, or its
+	// deadline came before its turn. The request was not sent.
+	Err error
+}
+
+// Stats are counters of what a Transport has done since it was created.
+type Stats struct {
+	Checked     int64 // requests checked (RoundTrip and Check), /robots.txt requests aside
+	Refused     int64 // of those, refused
+	CacheMisses int64 // checks that found no fresh rules in memory and waited for a fetch or the Store
+	Fetches     int64 // robots.txt and permissions reference fetches, each counted once however many requests waited
+	Failures    int64 // of those, failed (ServedStale or Failed)
+	StoreErrors int64 // Store calls that failed, panicked or timed out
+	Waits       int64 // pauses taken to pace requests
+	WaitTime    time.Duration
+	// Origins and CacheBytes are what the in-memory cache holds now:
+	// the number of entries and their estimated size; Evictions counts
+	// the entries it dropped to stay within CacheSize.
+	Origins    int
+	CacheBytes int64
+	Evictions  int64
+}
+
+// counters back Stats.
+type counters struct {
+	checked, refused, misses, fetches, failures, storeErrors, waits, waitNanos atomic.Int64
+}
+
+// Stats returns a snapshot of the Transport's counters. It is cheap: a few
+// atomic loads and one lock of the cache.
+func (t *Transport) Stats() Stats {
+	t.init()
+	c := &t.counters
+	s := Stats{
+		Checked: c.checked.Load(), Refused: c.refused.Load(), CacheMisses: c.misses.Load(),
+		Fetches: c.fetches.Load(), Failures: c.failures.Load(), StoreErrors: c.storeErrors.Load(),
+		Waits: c.waits.Load(), WaitTime: time.Duration(c.waitNanos.Load()),
+	}
+	s.Origins, s.CacheBytes, s.Evictions = t.states.Stats()
+	return s
+}
+
+// refused reports a refusal to the observer and the logger, and returns it.
+func (t *Transport) refused(e *DisallowedError) *DisallowedError {
+	t.counters.refused.Add(1)
+	if t.Observer != nil && t.Observer.Refused != nil {
+		t.Observer.Refused(e)
+	}
+	if t.Logger != nil && t.Logger.Enabled(context.Background(), slog.LevelDebug) {
+		t.Logger.Debug("request refused", "url", e.URL, "agent", e.Agent, "reason", e.Reason.String(), "robots", e.RobotsURL, "error", e.Error())
+	}
+	return e
+}
+
+// fetched reports a fetch to the counters, the observer and the logger.
+func (t *Transport) fetched(ev FetchEvent) {
+	if ev.Outcome != FromStore {
+		t.counters.fetches.Add(1)
+	}
+	if ev.Outcome == ServedStale || ev.Outcome == Failed {
+		t.counters.failures.Add(1)
+	}
+	if t.Observer != nil && t.Observer.Fetched != nil {
+		t.Observer.Fetched(ev)
+	}
+	if t.Logger == nil {
+		return
+	}
+	if ev.Err != nil {
+		t.Logger.Warn("robots.txt fetch failed", "url", ev.URL, "outcome", ev.Outcome.String(), "status", ev.Status, "error", ev.Err)
+		return
+	}
+	t.Logger.Debug("robots.txt fetched", "url", ev.URL, "outcome", ev.Outcome.String(), "status", ev.Status,
+		"bytes", ev.Bytes, "duration", ev.Duration, "lifetime", ev.Lifetime, "lifetime_source", ev.LifetimeSource)
+}
+
+// waited reports a pacing wait.
+func (t *Transport) waited(ev WaitEvent) {
+	if ev.Err == nil {
+		t.counters.waits.Add(1)
+		t.counters.waitNanos.Add(int64(ev.Wait))
+	}
+	if t.Observer != nil && t.Observer.Waited != nil {
+		t.Observer.Waited(ev)
+	}
+}

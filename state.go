@@ -1,0 +1,369 @@
+package robotsguard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/robotsguard/robotsguard/acap"
+	"github.com/robotsguard/robotsguard/cache"
+	"github.com/robotsguard/robotsguard/policy"
+)
+
+// The state cache: what the Transport knows of each origin's robots.txt,
+// in memory, bounded in bytes, and how it is found, fetched and shared
+// through the Store. A request's path through it: lookup finds a fresh
+// state, or waits for refresh, which takes the entry from the Store or
+// fetches it, and builds the new state in newState.
+
+// stateKey names what the in-memory cache holds: the state of an origin's
+// robots.txt (path ""), or an ACAP permissions reference (its path on its
+// origin).
+type stateKey struct {
+	origin origin
+	path   string
+}
+
+// held is a value of the in-memory cache.
+type held interface{ memSize() int64 }
+
+// originState is what the Transport knows of an origin's robots.txt. It is
+// immutable: a fetch replaces it.
+type originState struct {
+	origin  origin
+	entry   *cache.Entry
+	err     error          // why the last fetch failed, when it did
+	access  Access         // what entry's status means, when it has one
+	robots  *policy.Robots // the parsed body; empty unless access is UseRules
+	group   *policy.Group  // the group of the Transport's UserAgent
+	every   time.Duration  // the interval that group asks for
+	decider decider        // decides requests when access is UseRules
+	acap    *acapState     // with ACAP on, for a file with ACAP records
+	until   time.Time      // used without a new fetch until then
+	size    int64          // memory held, for the cache bound
+}
+
+func (st *originState) memSize() int64 { return st.size }
+
+// emptyRobots is the rules of a file without any: everything is allowed.
+var emptyRobots = policy.Parse(nil)
+
+// A decider decides a request by the rules of an origin: the conventional
+// rules of its robots.txt, or, with ACAP on, its ACAP records. It returns
+// nil when the agent ua (following group g of the conventional rules) may
+// fetch u, else the refusal with its reason and details.
+type decider interface {
+	decide(u *url.URL, ua string, g *policy.Group) *DisallowedError
+}
+
+// rulesDecider decides by the conventional rules.
+type rulesDecider struct{}
+
+func (rulesDecider) decide(u *url.URL, _ string, g *policy.Group) *DisallowedError {
+	if d := g.DecideURL(u); !d.Allowed {
+		return &DisallowedError{Reason: ReasonRule, Decision: d}
+	}
+	return nil
+}
+
+// newState builds the state of origin o from entry e, the failure err of
+// the fetch that produced it (if any), and the ACAP state of the file.
+func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *originState {
+	st := &originState{origin: o, entry: e, err: err, robots: emptyRobots, decider: rulesDecider{}}
+	if err == nil && e.Err != "" {
+		st.err = errors.New(e.Err) // a failure loaded from a Store
+	}
+	if e.Status != 0 {
+		st.access = t.statusPolicy()(e.Status)
+	}
+	// The body is kept (to revalidate and share the entry) besides its
+	// parsed form. Matchers built later, for agents other than UserAgent,
+	// are not counted.
+	st.size = int64(len(e.Body)) + 1024
+	if p.robots != nil {
+		st.robots = p.robots
+		st.size += int64(p.robots.MemSize())
+	}
+	if t.UserAgent != "" {
+		st.group = st.robots.Group(t.UserAgent)
+		st.group.Allowed("/") // build its matcher now, to count it
+		st.every = t.interval(st.group)
+	}
+	if p.acap != nil {
+		st.acap = p.acap
+		st.decider = acapDecider{p.acap, t.ACAP.Purpose}
+		st.size += p.acap.size
+	}
+	switch {
+	case e.Failures > 0:
+		st.until = e.RetryAt
+	case e.Status != 0:
+		st.until = t.cachePolicy().FreshUntil(e)
+	}
+	if p.acap != nil && p.acap.until.Before(st.until) {
+		st.until = p.acap.until
+	}
+	return st
+}
+
+// parsed is what a robots.txt body holds: its rules and, with ACAP on,
+// its ACAP state.
+type parsed struct {
+	robots *policy.Robots
+	acap   *acapState
+}
+
+// parse parses e's body, when its status says the rules apply, and reads
+// the permissions references of its ACAP records (fetching those that are
+// not fresh in memory) when ACAP is on.
+func (t *Transport) parse(o origin, e *cache.Entry, dial, ua string) parsed {
+	if e.Status == 0 || t.statusPolicy()(e.Status) != UseRules {
+		return parsed{}
+	}
+	if t.ACAP == nil {
+		return parsed{robots: t.Parser.Parse(e.Body)}
+	}
+	robots, pol := t.parseACAP(e.Body)
+	return parsed{robots: robots, acap: t.resolveACAP(o, pol, dial, ua)}
+}
+
+// cached returns the state of o held in memory, if any.
+func (t *Transport) cached(o origin) *originState {
+	if v, ok := t.states.Get(stateKey{origin: o}); ok {
+		return v.(*originState)
+	}
+	return nil
+}
+
+// lookup returns the state of origin o's robots.txt at now, fetching the
+// file (from host dial, if not empty, as agent ua) when the cache has no
+// usable state, and whether it waited for a fetch. Concurrent requests for
+// an origin share one fetch; each stops waiting when its own context ends.
+func (t *Transport) lookup(ctx context.Context, o origin, dial, ua string, now time.Time) (st *originState, waited bool, err error) {
+	if st := t.cached(o); st != nil && now.Before(st.until) {
+		return st, false, nil
+	}
+	t.counters.misses.Add(1)
+	// The fetch outlives the request that started it, as others may wait
+	// on it, so it takes neither its cancellation nor its values (such as
+	// an httptrace.ClientTrace that belongs to that request).
+	ch := t.flight.DoChan(o.String(), func() (any, error) {
+		return t.refresh(o, dial, ua), nil
+	})
+	select {
+	case r := <-ch:
+		return r.Val.(*originState), true, nil
+	case <-ctx.Done():
+		return nil, true, fmt.Errorf("robotsguard: waiting for %s: %w", o.robotsURL(), ctx.Err())
+	}
+}
+
+// refresh brings o's state up to date: from memory, if another caller did
+// meanwhile; from the Store, if another Transport fetched the file; else by
+// fetching it. A panic on the way (in Base, a Store or the library) fails
+// the fetch instead of the process.
+func (t *Transport) refresh(o origin, dial, ua string) (st *originState) {
+	start := t.now()
+	prev := t.cached(o)
+	if prev != nil && start.Before(prev.until) {
+		return prev
+	}
+	var old *cache.Entry
+	if prev != nil {
+		old = prev.entry
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			err := &FetchError{URL: o.robotsURL(), Err: &PanicError{Value: v, Stack: debug.Stack()}}
+			res := t.failed(old, nil, err)
+			t.fetched(FetchEvent{URL: o.robotsURL(), Origin: o.String(), Outcome: Failed, Err: err})
+			st = t.newState(o, res.entry, err, parsed{})
+			t.states.Set(stateKey{origin: o}, st)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), t.fetchTimeout())
+	defer cancel()
+	robotsURL := o.robotsURL()
+
+	// Another Transport sharing the Store may have fetched it since.
+	if e := t.load(ctx, robotsURL, start); e != nil && (old == nil || e.Received.After(old.Received)) {
+		if e.Failures == 0 && e.Status != 0 && start.Before(t.cachePolicy().FreshUntil(e)) {
+			t.fetched(t.fetchEvent(robotsURL, o, FromStore, e, nil, 0))
+			return t.keep(o, e, nil, t.parse(o, e, dial, ua))
+		}
+		old = e
+	}
+	// With ACAP on, a file still fresh may be here only for its
+	// references: they are read again, the file is not.
+	if old != nil && old.Failures == 0 && old.Status != 0 && start.Before(t.cachePolicy().FreshUntil(old)) {
+		p := parsed{robots: prev.robots, acap: t.resolveACAP(o, prev.acapPolicy(), dial, ua)}
+		return t.keep(o, old, nil, p)
+	}
+	res := t.fetch(ctx, o, dial, ua, old)
+	t.fetched(t.fetchEvent(robotsURL, o, res.outcome, res.entry, res.err, t.now().Sub(start)))
+	st = t.keep(o, res.entry, res.err, t.parse(o, res.entry, dial, ua))
+	if !t.cachePolicy().Storable(res.entry) {
+		return st
+	}
+	if res.err != nil {
+		// A failure does not replace a newer success another process
+		// stored meanwhile.
+		if e := t.load(ctx, robotsURL, t.now()); e != nil && e.Received.After(res.entry.Received) {
+			return st
+		}
+	}
+	t.save(ctx, robotsURL, res.entry)
+	return st
+}
+
+// keep builds o's state and holds it in memory, unless the cache policy
+// forbids storing it.
+func (t *Transport) keep(o origin, e *cache.Entry, err error, p parsed) *originState {
+	st := t.newState(o, e, err, p)
+	if t.cachePolicy().Storable(e) {
+		t.states.Set(stateKey{origin: o}, st)
+	} else {
+		t.states.Delete(stateKey{origin: o})
+	}
+	return st
+}
+
+// fetchEvent describes a fetch of url, with entry e as its result.
+func (t *Transport) fetchEvent(url string, o origin, out Outcome, e *cache.Entry, err error, d time.Duration) FetchEvent {
+	ev := FetchEvent{URL: url, Origin: o.String(), Outcome: out, Duration: d, Bytes: len(e.Body), Err: err}
+	if out != Failed && out != ServedStale {
+		ev.Status = e.Status
+		f := t.cachePolicy().Freshness(e)
+		ev.Lifetime, ev.LifetimeSource = f.Until.Sub(e.Received), f.Source
+		switch {
+		case f.Capped:
+			ev.LifetimeSource += " (capped)"
+		case f.Floored:
+			ev.LifetimeSource += " (floored)"
+		}
+	} else {
+		var fe *FetchError
+		if errors.As(err, &fe) {
+			ev.Status = fe.Status
+		}
+	}
+	return ev
+}
+
+// A Snapshot is an origin's robots.txt as a Transport holds it at one
+// time: what it does with requests to the origin, and why.
+type Snapshot struct {
+	Origin string // "https://example.com"
+	URL    string // its robots.txt
+	// Access is what the Transport does with requests to the origin now:
+	// UseRules (the rules in Robots decide, from a fresh file or a copy
+	// standing in for an unreachable one), AllowAll, DisallowAll, or
+	// Unreachable (every request is refused).
+	Access Access
+	// Status is the status the robots.txt was last served with, or 0
+	// when no usable response was ever received.
+	Status int
+	// Robots holds the file's rules, groups, Crawl-delays and Sitemaps
+	// when Access is UseRules; otherwise it is an empty file.
+	Robots *policy.Robots
+	// Delay is the pause the Transport keeps between requests of its
+	// UserAgent to the origin (for the "*" group, without a UserAgent).
+	Delay time.Duration
+	// Received is when the response in use was received, and FreshUntil
+	// when the Transport will fetch the file again (after a failure, the
+	// end of the back-off).
+	Received, FreshUntil time.Time
+	// Err is why the last fetch failed, or nil when it did not.
+	Err error
+	// ACAP is the ACAP policy of the file, with the records of its
+	// permissions references, when Transport.ACAP is set and the file has
+	// ACAP records; nil otherwise.
+	ACAP *acap.Policy
+
+	st *originState
+}
+
+// Robots returns the robots.txt of u's origin as the Transport holds it,
+// fetched and cached as RoundTrip would (within ctx): its rules, the pause
+// kept between requests, and whether it could be fetched. It fails when u
+// has no robots.txt (ErrUnsupportedURL) or ctx ends first; a robots.txt
+// that cannot be fetched is a Snapshot with Access Unreachable, not an
+// error.
+func (t *Transport) Robots(ctx context.Context, u *url.URL) (*Snapshot, error) {
+	t.init()
+	if u == nil {
+		return nil, unsupportedURL("nil URL")
+	}
+	o, err := originOf(u)
+	if err != nil {
+		return nil, err
+	}
+	st, _, err := t.lookup(ctx, o, "", t.UserAgent, t.now())
+	if err != nil {
+		return nil, err
+	}
+	s := &Snapshot{
+		Origin: o.String(), URL: o.robotsURL(), Access: t.access(st, t.now()), Status: st.entry.Status,
+		Robots: emptyRobots, Received: st.entry.Received, FreshUntil: st.until, Err: st.err, st: st,
+	}
+	switch s.Access {
+	case UseRules:
+		s.Robots = st.robots
+		s.Delay = st.every
+		if t.UserAgent == "" {
+			s.Delay = t.interval(st.robots.Group(""))
+		}
+		if st.acap != nil {
+			s.ACAP = st.acap.policy
+		}
+	case AllowAll:
+		s.Delay = t.interval(nil)
+	}
+	return s, nil
+}
+
+// Prefetch fetches and caches the robots.txt of each origin (an origin or
+// any URL of it: "https://example.com", "https://example.com/a"), at most
+// PrefetchConcurrency at once, and returns when all are held or ctx ends. Origins held
+// fresh are not fetched again. A robots.txt that cannot be fetched is held
+// as unreachable, as RoundTrip would; the error joins those of the
+// arguments that are not http or https URLs, and ctx's.
+func (t *Transport) Prefetch(ctx context.Context, origins ...string) error {
+	t.init()
+	var errs []error
+	sem := make(chan struct{}, orDefault(t.PrefetchConcurrency, DefaultPrefetchConcurrency))
+	var wg sync.WaitGroup
+loop:
+	for _, raw := range origins {
+		u, err := url.Parse(raw)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("robotsguard: prefetch: %w", err))
+			continue
+		}
+		o, err := originOf(u)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("robotsguard: prefetch %q: %w", raw, err))
+			continue
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			break loop
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			t.lookup(ctx, o, "", t.UserAgent, t.now())
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		errs = append(errs, fmt.Errorf("robotsguard: prefetch: %w", err))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,123 @@
+package robotsguard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/robotsguard/robotsguard/cache"
+)
+
+// Calls to the Store: each bounded by its context whatever the Store does,
+// a panic in one recovered, and what comes back checked like any input
+// from elsewhere.
+
+// maxSkew is how far ahead of the clock an entry in the Store may have been
+// received: clocks of a fleet differ a little.
+const maxSkew = 5 * time.Minute
+
+// load reads the entry for url from the Store, if there is one usable. An
+// entry is data from elsewhere: one that does not decode, or was encoded
+// by another version, is skipped (and left in place); one received further
+// ahead of now than maxSkew is ignored; other times ahead of now are
+// brought back to now (a retry time, to the longest back-off), so that a
+// skewed clock or a bad entry cannot keep a copy fresh, or an origin
+// blocked, for long.
+func (t *Transport) load(ctx context.Context, url string, now time.Time) *cache.Entry {
+	if t.Store == nil {
+		return nil
+	}
+	var b []byte
+	var ok bool
+	err := t.storeCall(ctx, func(ctx context.Context) (err error) {
+		b, ok, err = t.Store.Get(ctx, cache.Key(url))
+		return err
+	})
+	if err != nil {
+		t.storeFailed("get", url, err)
+		return nil
+	}
+	if !ok {
+		return nil
+	}
+	var e cache.Entry
+	if err := e.UnmarshalBinary(b); err != nil {
+		level := slog.LevelWarn
+		if errors.Is(err, cache.ErrVersion) {
+			level = slog.LevelDebug
+		}
+		t.log(level, "skipping a cache entry that cannot be read", "url", url, "error", err)
+		return nil
+	}
+	if e.Received.Sub(now) > maxSkew || e.FailingSince.Sub(now) > maxSkew {
+		t.log(slog.LevelWarn, "ignoring a cache entry from the future", "url", url, "received", e.Received)
+		return nil
+	}
+	for _, tm := range []*time.Time{&e.Requested, &e.Received, &e.FailingSince} {
+		if tm.After(now) {
+			*tm = now
+		}
+	}
+	if limit := now.Add(maxRetryAfter); e.RetryAt.After(limit) {
+		e.RetryAt = limit
+	}
+	return &e
+}
+
+// save writes the entry for url to the Store, if there is one, for as
+// long as it may be of use.
+func (t *Transport) save(ctx context.Context, url string, e *cache.Entry) {
+	if t.Store == nil {
+		return
+	}
+	b, err := e.MarshalBinary()
+	if err != nil {
+		return
+	}
+	ttl := t.cachePolicy().Expiry(e).Sub(t.now())
+	if ttl <= 0 {
+		return
+	}
+	err = t.storeCall(ctx, func(ctx context.Context) error {
+		return t.Store.Set(ctx, cache.Key(url), b, ttl)
+	})
+	if err != nil {
+		t.storeFailed("set", url, err)
+	}
+}
+
+// storeCall runs f, a call to the Store, and returns its error, or ctx's
+// when ctx ends first, or a *PanicError when f panics. A call that does
+// not return when ctx ends is left to finish on its own.
+func (t *Transport) storeCall(ctx context.Context, f func(context.Context) error) error {
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				done <- &PanicError{Value: v, Stack: debug.Stack()}
+			}
+		}()
+		done <- f(ctx)
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (t *Transport) storeFailed(op, url string, err error) {
+	t.counters.storeErrors.Add(1)
+	t.log(slog.LevelWarn, "cache store failed", "op", op, "url", url, "error", fmt.Sprint(err))
+}
+
+func (t *Transport) log(level slog.Level, msg string, args ...any) {
+	if t.Logger == nil {
+		return
+	}
+	t.Logger.Log(context.Background(), level, msg, args...)
+}
