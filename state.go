@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"runtime/debug"
 	"sync"
@@ -237,6 +238,9 @@ func (t *Transport) fetchEvent(url string, o origin, out Outcome, e *cache.Entry
 	ev := FetchEvent{URL: url, Origin: o.String(), Outcome: out, Duration: d, Bytes: len(e.Body), Err: err}
 	if out != Failed && out != ServedStale {
 		ev.Status = e.Status
+		if out == Revalidated {
+			ev.Status = http.StatusNotModified
+		}
 		f := t.cachePolicy().Freshness(e)
 		ev.Lifetime, ev.LifetimeSource = f.Until.Sub(e.Received), f.Source
 		switch {

@@ -19,7 +19,8 @@ import (
 // received: clocks of a fleet differ a little.
 const maxSkew = 5 * time.Minute
 
-// load reads the entry for url from the Store, if there is one usable. An
+// load reads the entry for url from the Store, if there is one usable,
+// within a quarter of FetchTimeout (and of ctx). An
 // entry is data from elsewhere: one that does not decode, or was encoded
 // by another version, is skipped (and left in place); one received further
 // ahead of now than maxSkew is ignored; other times ahead of now are
@@ -30,6 +31,10 @@ func (t *Transport) load(ctx context.Context, url string, now time.Time) *cache.
 	if t.Store == nil {
 		return nil
 	}
+	// A quarter of the fetch's budget: a slow Store leaves the rest to
+	// the fetch.
+	ctx, cancel := context.WithTimeout(ctx, t.fetchTimeout()/4)
+	defer cancel()
 	var b []byte
 	var ok bool
 	err := t.storeCall(ctx, func(ctx context.Context) (err error) {

@@ -97,7 +97,8 @@ type Transport struct {
 	// the backends of github.com/gregjones/httpcache): a Transport that
 	// finds a fresh entry there does not fetch the file itself. Each Store
 	// call is bounded by FetchTimeout, and the Transport stops waiting
-	// for it then. A Store that fails, hangs or panics costs a fetch,
+	// for it then (a Get takes a quarter of it at most, leaving the rest
+	// to the fetch). A Store that fails, hangs or panics costs a fetch,
 	// never a request that the rules refuse: its failures are logged and
 	// counted (Stats.StoreErrors), and the robots.txt is fetched.
 	Store cache.Store

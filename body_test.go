@@ -1,0 +1,122 @@
+package robotsguard_test
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/robotsguard/robotsguard"
+)
+
+const codedRules = "User-agent: *\nDisallow: /private\n"
+
+func gzipped(s string) []byte {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	io.WriteString(w, s)
+	w.Close()
+	return b.Bytes()
+}
+
+func zlibbed(s string) []byte {
+	var b bytes.Buffer
+	w := zlib.NewWriter(&b)
+	io.WriteString(w, s)
+	w.Close()
+	return b.Bytes()
+}
+
+func deflated(s string) []byte {
+	var b bytes.Buffer
+	w, _ := flate.NewWriter(&b, flate.DefaultCompression)
+	io.WriteString(w, s)
+	w.Close()
+	return b.Bytes()
+}
+
+// coded serves body with the given Content-Encoding, whatever the request
+// asked for, as misconfigured servers and CDNs do.
+func coded(encoding string, body []byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Encoding", encoding)
+		w.Write(body)
+	}
+}
+
+// TestContentCodings: a robots.txt whose content coding was not undone on
+// the way (Base with compression off) is decoded when it can be; else it
+// is unreachable. Read as text, it would hold no rules and allow
+// everything.
+func TestContentCodings(t *testing.T) {
+	tests := []struct {
+		name    string
+		robots  http.HandlerFunc
+		refused robotsguard.Reason // of /private
+	}{
+		{"gzip", coded("gzip", gzipped(codedRules)), robotsguard.ReasonRule},
+		{"x-gzip", coded("x-gzip", gzipped(codedRules)), robotsguard.ReasonRule},
+		{"deflate (zlib)", coded("deflate", zlibbed(codedRules)), robotsguard.ReasonRule},
+		{"deflate (raw)", coded("deflate", deflated(codedRules)), robotsguard.ReasonRule},
+		{"gzip twice", coded("gzip, gzip", gzipped(string(gzipped(codedRules)))), robotsguard.ReasonRule},
+		{"identity", coded("identity", []byte(codedRules)), robotsguard.ReasonRule},
+		{"br", coded("br", []byte("\x1b\x20\x00\xf8\xa5\x40\x02")), robotsguard.ReasonUnreachable},
+		{"zstd", coded("zstd", []byte("\x28\xb5\x2f\xfd")), robotsguard.ReasonUnreachable},
+		{"gzip that is not", coded("gzip", []byte(codedRules)), robotsguard.ReasonUnreachable},
+		{"truncated gzip", coded("gzip", gzipped(codedRules)[:20]), robotsguard.ReasonUnreachable},
+		{"three codings", coded("gzip, gzip, gzip", gzipped(string(gzipped(string(gzipped(codedRules)))))), robotsguard.ReasonUnreachable},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSite(t, tc.robots)
+			h := newHarness(t, func(tr *robotsguard.Transport) {
+				tr.Base = &http.Transport{DisableCompression: true}
+				tr.RetryMax = -1
+			})
+			h.refused(s.URL+"/private", tc.refused)
+			if n := s.count("/private"); n != 0 {
+				t.Errorf("origin got %d disallowed requests", n)
+			}
+		})
+	}
+}
+
+// TestGzipBomb: a compressed robots.txt is read up to the size limit once
+// decoded, whatever it would grow to.
+func TestGzipBomb(t *testing.T) {
+	var b bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+	io.WriteString(w, "User-agent: *\nDisallow: /early\n")
+	zeros := make([]byte, 1<<20)
+	for range 32 { // 32 MiB of comment bytes, 32 KiB compressed
+		w.Write(zeros)
+	}
+	io.WriteString(w, "\nDisallow: /late\n")
+	w.Close()
+	s := newSite(t, coded("gzip", b.Bytes()))
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Base = &http.Transport{DisableCompression: true} })
+	h.refused(s.URL+"/early", robotsguard.ReasonRule)
+	h.allowed(s.URL + "/late")
+	snap := robotsOf(t, h, s.URL)
+	if !snap.Robots.Truncated() {
+		t.Error("the decoded body was not cut at the size limit")
+	}
+}
+
+// TestTransparentGzip: with compression on (the default), net/http
+// decodes a gzip body itself, and the rules apply.
+func TestTransparentGzip(t *testing.T) {
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			io.WriteString(w, codedRules)
+			return
+		}
+		coded("gzip", gzipped(codedRules))(w, r)
+	})
+	h := newHarness(t)
+	h.refused(s.URL+"/private", robotsguard.ReasonRule)
+}
