@@ -253,4 +253,3 @@ func (t *Transport) ACAPPolicy(ctx context.Context, u *url.URL) (*acap.Policy, e
 	}
 	return s.ACAP, nil
 }
-
