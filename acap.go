@@ -56,7 +56,7 @@ type acapState struct {
 	own    *acap.Policy // the records of the file
 	policy *acap.Policy // those, with the records of its permissions references
 	refs   []acapRef
-	until  time.Time // the time the first reference must be read again
+	until  time.Time // the time the first reference must be read again; zero without references
 	size   int64     // memory held, besides the file's
 }
 

@@ -206,3 +206,16 @@ func TestDialectTable(t *testing.T) {
 	})
 	h2.allowed(s.URL + "/page")
 }
+
+// TestACAPStateCached: a file with ACAP records is read once while
+// fresh, with or without permissions references.
+func TestACAPStateCached(t *testing.T) {
+	s := newSite(t, robotsTxt(acapRules, "Cache-Control: max-age=600"))
+	h := newHarness(t, acapOn)
+	for i := range 5 {
+		h.allowed(fmt.Sprintf("%s/p%d", s.URL, i))
+	}
+	if st := h.tr.Stats(); st.CacheMisses != 1 {
+		t.Errorf("%d cache misses for 5 requests to a fresh origin, want 1", st.CacheMisses)
+	}
+}

@@ -105,7 +105,7 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 	case e.Status != 0:
 		st.until = t.cachePolicy().FreshUntil(e)
 	}
-	if p.acap != nil && p.acap.until.Before(st.until) {
+	if p.acap != nil && !p.acap.until.IsZero() && p.acap.until.Before(st.until) {
 		st.until = p.acap.until
 	}
 	return st
