@@ -5,13 +5,34 @@
 //
 //	client := &http.Client{Transport: &robotsguard.Transport{UserAgent: "FooBot/1.0 (+https://example.com/bot)"}}
 //	resp, err := client.Get("https://example.com/private/report")
-//	if errors.Is(err, robotsguard.ErrDisallowed) {
-//		var d *robotsguard.DisallowedError
-//		errors.As(err, &d) // d.Reason, d.Decision.Rule.Line, ...
+//	var d *robotsguard.DisallowedError
+//	if errors.As(err, &d) { // errors.Is(err, robotsguard.ErrDisallowed) too
+//		log.Print(d) // robotsguard: GET https://example.com/private/report disallowed for "FooBot" by https://example.com/robots.txt line 7 "Disallow: /private/" (group "*")
 //	}
 //
 // Because an http.Client calls its Transport for every redirect, redirect
 // targets are checked too. Requests for /robots.txt itself pass through.
+//
+// # Asking without sending
+//
+// Transport.Check returns the verdict RoundTrip would reach on a request,
+// without pacing or sending it: a frontier filters URLs with it before it
+// queues them. Transport.Robots returns an origin's robots.txt as the
+// Transport holds it (a Snapshot: rules, Sitemaps, the pause kept between
+// requests, and whether the file could be fetched), and Transport.Prefetch
+// fetches the files of many origins at once, bounded. All three fetch and
+// cache as RoundTrip does: it is built on them.
+//
+// # Errors
+//
+// A refusal matches ErrDisallowed and is a *DisallowedError: the URL, the
+// agent, the Reason (a rule, an unreachable robots.txt, a status that
+// disallows all, ACAP), and the deciding rule with its line. A URL that has
+// no robots.txt (not http or https, no host) matches ErrUnsupportedURL. A
+// robots.txt that cannot be fetched is described by a *FetchError, which
+// holds a *PanicError when Base or the Store panicked. When a request's
+// context ends while it waits for its origin's rules or pace, the error
+// wraps the context's (context.Canceled, context.DeadlineExceeded).
 //
 // # Fetching
 //
@@ -26,21 +47,30 @@
 //	4xx except 429            (RFC 9309 §2.3.1.3; the 1996 draft disallows on
 //	                           401 and 403: Koster1996StatusPolicy)
 //	5xx, 429, network errors, unreachable: nothing allowed, but a cached copy
-//	timeouts, truncated body   of the file stands in for up to 30 days
-//	                           (RFC 9309 §2.3.1.4)
+//	timeouts, truncated body,  of the file stands in for up to 30 days
+//	undecodable coding         (RFC 9309 §2.3.1.4)
+//
+// A body served with a gzip or deflate content coding that was not undone
+// on the way is decoded, within the same size bound; any other coding makes
+// the file unreachable rather than read as text without rules.
 //
 // Failed fetches are retried with go-retryablehttp (exponential back-off,
 // Retry-After honoured); after a failed fetch, the next waits a minute,
 // doubling up to an hour. A robots.txt unreachable for 30 days with no copy
 // is then treated as unavailable, unless DisallowWhileUnreachable is set.
+// FetchTimeout bounds all of it: no request waits longer for its origin's
+// rules.
 //
 // # Caching
 //
 // Fetched files are kept, parsed, in an in-memory LRU bounded in bytes, and
-// optionally in a shared Store. How long one is used is RFC 9111 freshness
-// (max-age, Expires, Age, heuristics on Last-Modified), capped at 24 hours
-// and raised to one minute; a stale file is revalidated with If-None-Match
-// and If-Modified-Since. See package cache.
+// optionally in a shared cache.Store (disk, memcache, Redis: a Transport
+// that finds a fresh entry there does not fetch). How long one is used is
+// RFC 9111 freshness (max-age, Expires, Age, heuristics on Last-Modified),
+// capped at 24 hours and raised to one minute; a stale file is revalidated
+// with If-None-Match and If-Modified-Since. See package cache. Store calls
+// are bounded by the fetch's deadline and their failures cost a fetch, never
+// a refusal or a request the rules refuse.
 //
 // # Pacing
 //
@@ -48,14 +78,24 @@
 // Request-rate) for the agent, capped at MaxDelay, or by Delay (one second
 // by default). A 429 or 503 response pushes the next request back by its
 // Retry-After, or by a doubling pause. Waits end with the request's
-// context, and fail at once when the context's deadline comes first.
+// context, and fail at once when the context's deadline comes first. The
+// Clock drives these waits and cache freshness alike; tests plug in a fake
+// one.
+//
+// # Observing
+//
+// An Observer is told of every robots.txt fetch (its outcome, status,
+// duration, size, and the lifetime chosen with the header that set it),
+// every refusal and every pacing wait; Transport.Stats returns counters.
+// Logger, when set, logs refusals and fetches at Debug level and failures
+// at Warn.
 //
 // # ACAP
 //
 // With ACAP set, the Transport also obeys the ACAP 1.1 extensions of
 // robots.txt (package acap): crawling a URL must be permitted by the ACAP
 // records addressed to the agent, pooled with the conventional records, and
-// the resources named by ACAP-permissions-reference fields are fetched as
-// the robots.txt is. ACAPPolicy gives the same policy for the other usages
-// of what was fetched (index, present, …).
+// the resources named by ACAP-permissions-reference fields are fetched and
+// cached as the robots.txt is. ACAPPolicy gives the same policy for the
+// other usages of what was fetched (index, present, …).
 package robotsguard

@@ -33,10 +33,14 @@
 //
 // The transport keeps parsed robots.txt files in memory, bounded in bytes
 // by an LRU. A Store shares encoded entries between processes or keeps them
-// across restarts; its method set is that of
-// github.com/gregjones/httpcache's Cache, so httpcache's disk, LevelDB and
-// memcache backends plug in unchanged. (httpcache itself is not used for
-// freshness: it ignores Age, has no heuristic freshness, drops entries on
-// 5xx responses and lets a request's max-age extend a response's
-// lifetime.)
+// across restarts: its calls take a context and return errors, and a write
+// carries the entry's lifetime (Policy.Expiry), so that a shared store
+// drops it once it can no longer stand in for the file. Keys (Key) carry
+// the version of the encoding: processes of two versions sharing a Store
+// keep their entries apart, and an entry of another version is skipped
+// (ErrVersion), never deleted. FromLegacy adapts the backends of
+// github.com/gregjones/httpcache (disk, LevelDB, memcache). (httpcache
+// itself is not used for freshness: it ignores Age, has no heuristic
+// freshness, drops entries on 5xx responses and lets a request's max-age
+// extend a response's lifetime.)
 package cache
