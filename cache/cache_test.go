@@ -325,3 +325,36 @@ func TestExpiry(t *testing.T) {
 		t.Errorf("Expiry of failures = %v after they began, want past the stale limit", got.Sub(t0))
 	}
 }
+
+// FuzzFreshness: header fields from any server give a freshness within the
+// policy's bounds, without panicking.
+func FuzzFreshness(f *testing.F) {
+	f.Add(200, "max-age=600", "", "", "", "")
+	f.Add(200, "", httpDate(t0), httpDate(t0.Add(time.Hour)), "", "")
+	f.Add(404, "no-cache, max-age=5", "", "", "99999999999999999999", httpDate(t0.Add(-time.Hour)))
+	f.Add(200, "max-age=\"60", "garbage", "0", "-1", "garbage")
+	f.Fuzz(func(t *testing.T, status int, cc, date, expires, age, lastModified string) {
+		e := &cache.Entry{Status: status, Header: http.Header{}, Requested: t0.Add(-time.Second), Received: t0}
+		for k, v := range map[string]string{"Cache-Control": cc, "Date": date, "Expires": expires, "Age": age, "Last-Modified": lastModified} {
+			if v != "" {
+				e.Header.Set(k, v)
+			}
+		}
+		for _, p := range []cache.Policy{{}, {Strict: true}, {MaxAge: time.Hour, MinAge: 2 * time.Hour}} {
+			fr := p.Freshness(e)
+			maxAge := p.MaxAge
+			if maxAge == 0 {
+				maxAge = cache.DefaultMaxAge
+			}
+			if d := fr.Until.Sub(e.Received); d < 0 || d > maxAge {
+				t.Fatalf("%+v: fresh for %v after receipt, outside [0, %v]", p, d, maxAge)
+			}
+			if fr.Lifetime < 0 || fr.Source == "" {
+				t.Fatalf("%+v: lifetime %v from %q", p, fr.Lifetime, fr.Source)
+			}
+			if p.Expiry(e).Before(fr.Until) {
+				t.Fatalf("%+v: expires before it is stale", p)
+			}
+		}
+	})
+}
