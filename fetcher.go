@@ -31,6 +31,20 @@ const (
 	Unreachable
 )
 
+var accessNames = [...]string{
+	UseRules:    "use rules",
+	AllowAll:    "allow all",
+	DisallowAll: "disallow all",
+	Unreachable: "unreachable",
+}
+
+func (a Access) String() string {
+	if int(a) < len(accessNames) {
+		return accessNames[a]
+	}
+	return "Access(" + strconv.Itoa(int(a)) + ")"
+}
+
 // A StatusPolicy tells what the status code of a robots.txt response means,
 // after redirects. Transport.StatusPolicy plugs one in.
 type StatusPolicy func(status int) Access
