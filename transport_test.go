@@ -181,16 +181,21 @@ func TestRobotsFetchSendsUserAgent(t *testing.T) {
 // one robots.txt request; all of them wait for it and then proceed.
 func TestHerd(t *testing.T) {
 	release := make(chan struct{})
-	var arrived atomic.Int32
 	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
-		arrived.Add(1)
 		<-release
 		io.WriteString(w, "User-agent: *\nDisallow: /no\n")
 	})
+	free := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(free) // before s.Close, which waits for the handler
 	h := newHarness(t, func(tr *robotsguard.Transport) {
 		tr.Base = &http.Transport{MaxConnsPerHost: 8}
 	})
 	const n = 1000
+	// Each request tells, through its context, when it first waits on
+	// something: on the robots.txt fetch, since that cannot end before
+	// release. One that returns without waiting tells too.
+	var waiting sync.WaitGroup
+	waiting.Add(n)
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for i := range n {
@@ -201,18 +206,22 @@ func TestHerd(t *testing.T) {
 			if i%10 == 0 {
 				path = "/no"
 			}
-			_, err := h.get(s.URL + path)
+			ctx := &waitingContext{Context: context.Background(), waiting: sync.OnceFunc(waiting.Done)}
+			_, err := h.do(ctx, s.URL+path)
+			ctx.waiting()
 			if (path == "/no") != errors.Is(err, robotsguard.ErrDisallowed) || path != "/no" && err != nil {
 				errs <- fmt.Errorf("%s: %v", path, err)
 			}
 		}()
 	}
-	// Let the requests pile up on the single fetch before releasing it.
-	for arrived.Load() == 0 {
-		time.Sleep(time.Millisecond)
+	allWaiting := make(chan struct{})
+	go func() { waiting.Wait(); close(allWaiting) }()
+	select {
+	case <-allWaiting:
+	case <-time.After(time.Minute): // a bound on failure, not a pause: this is never reached when the Transport works
+		t.Error("the requests did not all wait on the robots.txt fetch")
 	}
-	time.Sleep(50 * time.Millisecond)
-	close(release)
+	free()
 	wg.Wait()
 	close(errs)
 	for err := range errs {
@@ -227,17 +236,39 @@ func TestHerd(t *testing.T) {
 	if got := s.count("/no"); got != 0 {
 		t.Errorf("origin got %d disallowed requests", got)
 	}
+	if st := h.tr.Stats(); st.CacheMisses != n || st.Fetches != 1 {
+		t.Errorf("%d cache misses and %d fetches, want all %d requests waiting on one fetch", st.CacheMisses, st.Fetches, n)
+	}
+}
+
+// waitingContext is a context that calls waiting when it is first asked
+// for its Done channel: when whoever holds it is about to wait.
+type waitingContext struct {
+	context.Context
+	waiting func()
+}
+
+func (c *waitingContext) Done() <-chan struct{} {
+	c.waiting()
+	return c.Context.Done()
 }
 
 // TestContextCancelledWhileFetching: a request whose context ends while
 // the robots.txt is being fetched returns at once with the context's
 // error; the fetch goes on and serves the next request.
 func TestContextCancelledWhileFetching(t *testing.T) {
+	fetching := make(chan struct{}, 1)
 	release := make(chan struct{})
 	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case fetching <- struct{}{}:
+		default: // told once is enough
+		}
 		<-release
 		io.WriteString(w, "User-agent: *\nDisallow: /no\n")
 	})
+	free := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(free) // before s.Close, which waits for the handler
 	h := newHarness(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
@@ -245,14 +276,16 @@ func TestContextCancelledWhileFetching(t *testing.T) {
 		_, err := h.do(ctx, s.URL+"/page")
 		done <- err
 	}()
-	for s.count("/robots.txt") == 0 {
-		time.Sleep(time.Millisecond)
+	select {
+	case <-fetching:
+	case err := <-done:
+		t.Fatalf("request returned before the robots.txt was fetched: %v", err)
 	}
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) || errors.Is(err, robotsguard.ErrDisallowed) {
 		t.Fatalf("cancelled request: %v, want context.Canceled", err)
 	}
-	close(release)
+	free()
 	h.allowed(s.URL + "/page")
 	h.refused(s.URL+"/no", robotsguard.ReasonRule)
 	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/page"}) {
