@@ -233,28 +233,34 @@ func TestBackoffHoldsWaitingRequests(t *testing.T) {
 	h.allowed(s.URL + "/warm")
 	start := h.clock.Now()
 	var calls atomic.Int32
+	sleeping := make(chan struct{}) // closed when a starts its pause
 	release := make(chan struct{})
+	free := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(free)
 	h.clock.setSleep(func(ctx context.Context, d time.Duration) error {
 		h.mu.Lock()
 		h.slept = append(h.slept, d)
 		h.mu.Unlock()
 		if calls.Add(1) == 1 {
+			close(sleeping)
 			<-release // request a waits here while b goes out
 			return nil
 		}
 		h.clock.Advance(d)
 		return nil
 	})
-	done := make(chan error)
+	done := make(chan error, 1)
 	go func() {
 		_, err := h.get(s.URL + "/a")
 		done <- err
 	}()
-	for calls.Load() == 0 {
-		time.Sleep(time.Millisecond)
+	select {
+	case <-sleeping:
+	case err := <-done:
+		t.Fatalf("a returned without a pause: %v", err)
 	}
 	h.allowed(s.URL + "/b") // waits 2s, then gets the 503
-	close(release)
+	free()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
