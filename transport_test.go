@@ -490,18 +490,42 @@ func countQuery(s *site, prefix string) int {
 }
 
 // TestUnsupportedURLs: only http and https URLs with a host can be checked;
-// anything else fails without being sent.
+// anything else fails with ErrUnsupportedURL, is not taken for a refusal,
+// and is not sent. Check says the same, and closes no body.
 func TestUnsupportedURLs(t *testing.T) {
-	h := newHarness(t)
-	for _, u := range []string{"ftp://example.com/x", "http:///x", "file:///etc/passwd"} {
-		req, err := http.NewRequest(http.MethodGet, u, nil)
-		if err != nil {
-			continue
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Base = failingRoundTripper{t} })
+	for _, u := range []*url.URL{
+		{Scheme: "ftp", Host: "example.com", Path: "/x"},
+		{Scheme: "http", Path: "/x"},
+		{Scheme: "file", Path: "/etc/passwd"},
+		{Scheme: "http", Host: "example.com", Opaque: "//other.example/x"},
+	} {
+		body := &closeRecorder{Reader: strings.NewReader("data")}
+		req := &http.Request{Method: http.MethodPost, URL: u, Header: http.Header{}, Body: body}
+		if err := h.tr.Check(req); !errors.Is(err, robotsguard.ErrUnsupportedURL) || errors.Is(err, robotsguard.ErrDisallowed) {
+			t.Errorf("Check %s: %v, want ErrUnsupportedURL alone", u, err)
 		}
-		if _, err := h.tr.RoundTrip(req); err == nil {
-			t.Errorf("%s: no error", u)
+		if body.closed.Load() {
+			t.Errorf("Check %s closed the body", u)
+		}
+		if _, err := h.tr.RoundTrip(req); !errors.Is(err, robotsguard.ErrUnsupportedURL) || errors.Is(err, robotsguard.ErrDisallowed) {
+			t.Errorf("RoundTrip %s: %v, want ErrUnsupportedURL alone", u, err)
+		}
+		if !body.closed.Load() {
+			t.Errorf("RoundTrip %s left the body of an unsent request open", u)
 		}
 	}
+	if st := h.tr.Stats(); st.Checked != 0 || st.Refused != 0 {
+		t.Errorf("stats %+v, want no check and no refusal counted", st)
+	}
+}
+
+// failingRoundTripper fails the test if anything is sent through it.
+type failingRoundTripper struct{ t *testing.T }
+
+func (f failingRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	f.t.Errorf("%s %s sent", req.Method, req.URL)
+	return nil, errors.New("nothing may be sent")
 }
 
 func TestOriginKey(t *testing.T) {
@@ -631,8 +655,13 @@ func TestNoBypass(t *testing.T) {
 	}
 	u2, _ := url.Parse(s.URL + "/x")
 	u2.Opaque = "//other.example/private"
-	if _, err := h.tr.RoundTrip(&http.Request{Method: "GET", URL: u2, Header: http.Header{}}); err == nil {
-		t.Error("an absolute-form Opaque URL was sent")
+	if _, err := h.tr.RoundTrip(&http.Request{Method: "GET", URL: u2, Header: http.Header{}}); !errors.Is(err, robotsguard.ErrUnsupportedURL) {
+		t.Errorf("absolute-form Opaque URL: %v, want ErrUnsupportedURL", err)
+	}
+	u3, _ := url.Parse(s.URL + "/robots.txt")
+	u3.Opaque = "//other.example/robots.txt"
+	if _, err := h.tr.RoundTrip(&http.Request{Method: "GET", URL: u3, Header: http.Header{}}); !errors.Is(err, robotsguard.ErrUnsupportedURL) {
+		t.Errorf("absolute-form Opaque URL for /robots.txt: %v, want ErrUnsupportedURL", err)
 	}
 	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt"}) {
 		t.Errorf("origin saw %q, want only the transport's robots.txt fetch", got)
