@@ -715,3 +715,181 @@ func TestKoster1996Transport(t *testing.T) {
 		t.Errorf("robots.txt requests %v, want one per 7 days", got)
 	}
 }
+
+// TestCheck: Check decides as RoundTrip does, fetching the robots.txt, but
+// sends nothing else, does not pace, and leaves the body alone.
+func TestCheck(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\nCrawl-delay: 10\n"))
+	h := newHarness(t)
+	for range 3 {
+		body := &closeRecorder{Reader: strings.NewReader("data")}
+		req, _ := http.NewRequest(http.MethodPost, s.URL+"/yes", body)
+		if err := h.tr.Check(req); err != nil {
+			t.Errorf("Check /yes: %v", err)
+		}
+		req, _ = http.NewRequest(http.MethodPost, s.URL+"/no", body)
+		err := h.tr.Check(req)
+		var d *robotsguard.DisallowedError
+		if !errors.As(err, &d) || d.Reason != robotsguard.ReasonRule || d.Decision.Rule.Line != 2 || d.Method != http.MethodPost {
+			t.Errorf("Check /no: %v, want a refusal by line 2", err)
+		}
+		if body.closed.Load() {
+			t.Error("Check closed the request's body")
+		}
+	}
+	req, _ := http.NewRequest(http.MethodGet, s.URL+"/robots.txt", nil)
+	if err := h.tr.Check(req); err != nil {
+		t.Errorf("Check /robots.txt: %v", err)
+	}
+	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt"}) {
+		t.Errorf("origin saw %q, want only the robots.txt fetch", got)
+	}
+	if got := h.sleeps(); len(got) != 0 {
+		t.Errorf("Check paused %v", got)
+	}
+	if st := h.tr.Stats(); st.Checked != 6 || st.Refused != 3 || st.CacheMisses != 1 || st.Fetches != 1 || st.Waits != 0 {
+		t.Errorf("stats %+v, want 6 checked, 3 refused, 1 miss, 1 fetch, no wait", st)
+	}
+	// Check then RoundTrip: the request is not paced as if Check had sent it.
+	h.allowed(s.URL + "/yes")
+	if got := h.sleeps(); len(got) != 0 {
+		t.Errorf("the first request sent paused %v", got)
+	}
+}
+
+// TestCheckContext: Check waits for the robots.txt within the request's
+// context, and returns the context's error, not a refusal.
+func TestCheckContext(t *testing.T) {
+	release := make(chan struct{})
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		<-release
+		io.WriteString(w, "User-agent: *\nDisallow: /no\n")
+	})
+	t.Cleanup(sync.OnceFunc(func() { close(release) }))
+	h := newHarness(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/no", nil)
+	if err := h.tr.Check(req); !errors.Is(err, context.Canceled) || errors.Is(err, robotsguard.ErrDisallowed) {
+		t.Errorf("Check with a cancelled context: %v, want context.Canceled", err)
+	}
+}
+
+// TestRobotsSnapshot: Robots gives an origin's rules as the Transport
+// holds them, fetched once, and an unreachable robots.txt as a Snapshot,
+// not an error.
+func TestRobotsSnapshot(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n\nUser-agent: TestBot\nCrawl-delay: 3\n\nSitemap: https://example.com/sitemap.xml\n", "Cache-Control: max-age=600"))
+	h := newHarness(t)
+	u, _ := url.Parse(s.URL + "/any/page")
+	snap, err := h.tr.Robots(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Origin != s.URL || snap.URL != s.URL+"/robots.txt" || snap.Access != robotsguard.UseRules || snap.Status != 200 ||
+		snap.Delay != 3*time.Second || snap.Err != nil || !snap.Received.Equal(h.clock.Now()) ||
+		!snap.FreshUntil.Equal(h.clock.Now().Add(10*time.Minute)) {
+		t.Errorf("snapshot %+v", snap)
+	}
+	if got := snap.Robots.Sitemaps(); !slices.Equal(got, []string{"https://example.com/sitemap.xml"}) {
+		t.Errorf("sitemaps %q", got)
+	}
+	h.allowed(s.URL + "/no/1") // TestBot follows only its group
+	if n := s.count("/robots.txt"); n != 1 {
+		t.Errorf("robots.txt fetched %d times, want once for Robots and RoundTrip", n)
+	}
+
+	down := newSite(t, status(503))
+	h = newHarness(t, func(tr *robotsguard.Transport) { tr.RetryMax = -1 })
+	u, _ = url.Parse(down.URL)
+	snap, err = h.tr.Robots(context.Background(), u)
+	var fe *robotsguard.FetchError
+	if err != nil || snap.Access != robotsguard.Unreachable || !errors.As(snap.Err, &fe) || fe.Status != 503 {
+		t.Errorf("unreachable: %+v, %v; want Access Unreachable and the FetchError", snap, err)
+	}
+
+	gone := newSite(t, status(404))
+	h = newHarness(t, func(tr *robotsguard.Transport) { tr.Delay = 2 * time.Second })
+	u, _ = url.Parse(gone.URL)
+	if snap, err = h.tr.Robots(context.Background(), u); err != nil || snap.Access != robotsguard.AllowAll || snap.Status != 404 || snap.Delay != 2*time.Second {
+		t.Errorf("404: %+v, %v; want AllowAll, status 404 and Delay", snap, err)
+	}
+
+	if _, err := h.tr.Robots(context.Background(), &url.URL{Scheme: "ftp", Host: "example.com"}); !errors.Is(err, robotsguard.ErrUnsupportedURL) {
+		t.Errorf("ftp URL: %v, want ErrUnsupportedURL", err)
+	}
+}
+
+// TestPrefetch: Prefetch fetches each origin's robots.txt once, whatever
+// URL of it is given; later requests use them; arguments that are not
+// http or https URLs are reported, and do not stop the others.
+func TestPrefetch(t *testing.T) {
+	a := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n"))
+	b := newSite(t, status(404))
+	h := newHarness(t)
+	err := h.tr.Prefetch(context.Background(), a.URL, a.URL+"/page", b.URL+"/", "ftp://example.com", "::")
+	if !errors.Is(err, robotsguard.ErrUnsupportedURL) {
+		t.Errorf("Prefetch: %v, want ErrUnsupportedURL among the errors", err)
+	}
+	if err == nil || !strings.Contains(err.Error(), "ftp://example.com") || !strings.Contains(err.Error(), `"::"`) {
+		t.Errorf("Prefetch: %v, want both bad arguments named", err)
+	}
+	if na, nb := a.count("/robots.txt"), b.count("/robots.txt"); na != 1 || nb != 1 {
+		t.Errorf("robots.txt fetched %d and %d times, want once each", na, nb)
+	}
+	h.refused(a.URL+"/no", robotsguard.ReasonRule)
+	h.allowed(b.URL + "/no")
+	if st := h.tr.Stats(); st.Fetches != 2 {
+		t.Errorf("%d fetches, want the prefetched files used", st.Fetches)
+	}
+	// Fresh origins are not fetched again.
+	if err := h.tr.Prefetch(context.Background(), a.URL, b.URL); err != nil {
+		t.Errorf("Prefetch again: %v", err)
+	}
+	if na, nb := a.count("/robots.txt"), b.count("/robots.txt"); na != 1 || nb != 1 {
+		t.Errorf("robots.txt fetched %d and %d times, want once each", na, nb)
+	}
+}
+
+// TestPanicInBase: a panic in Base while it fetches a robots.txt fails the
+// fetch, and the requests waiting on it are refused; the process lives.
+func TestPanicInBase(t *testing.T) {
+	h := newHarness(t, func(tr *robotsguard.Transport) {
+		tr.Base = panickingRoundTripper{}
+		tr.RetryMax = -1
+	})
+	d := h.refused("http://example.com/page", robotsguard.ReasonUnreachable)
+	var fe *robotsguard.FetchError
+	var pe *robotsguard.PanicError
+	if !errors.As(d.Err, &fe) || !errors.As(d.Err, &pe) || pe.Value != "base is broken" || len(pe.Stack) == 0 {
+		t.Errorf("refusal %v: want a FetchError holding the PanicError", d)
+	}
+	if st := h.tr.Stats(); st.Fetches != 1 || st.Failures != 1 {
+		t.Errorf("stats %+v, want one failed fetch", st)
+	}
+}
+
+type panickingRoundTripper struct{}
+
+func (panickingRoundTripper) RoundTrip(*http.Request) (*http.Response, error) {
+	panic("base is broken")
+}
+
+// TestCloseIdleConnections: the Transport forwards CloseIdleConnections to
+// Base, so http.Client.CloseIdleConnections reaches it.
+func TestCloseIdleConnections(t *testing.T) {
+	base := &closeIdleRecorder{}
+	client := &http.Client{Transport: &robotsguard.Transport{Base: base}}
+	client.CloseIdleConnections()
+	if base.calls.Load() != 1 {
+		t.Errorf("Base's CloseIdleConnections called %d times, want once", base.calls.Load())
+	}
+	(&robotsguard.Transport{Base: staticRoundTripper{}}).CloseIdleConnections() // no such method: nothing to do
+}
+
+type closeIdleRecorder struct {
+	staticRoundTripper
+	calls atomic.Int32
+}
+
+func (c *closeIdleRecorder) CloseIdleConnections() { c.calls.Add(1) }
