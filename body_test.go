@@ -102,7 +102,7 @@ func TestGzipBomb(t *testing.T) {
 	h.refused(s.URL+"/early", robotsguard.ReasonRule)
 	h.allowed(s.URL + "/late")
 	snap := robotsOf(t, h, s.URL)
-	if !snap.Robots.Truncated() {
+	if !snap.Rules.Truncated() {
 		t.Error("the decoded body was not cut at the size limit")
 	}
 }

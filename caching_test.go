@@ -1,6 +1,7 @@
 package robotsguard_test
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -292,4 +293,86 @@ func (c *countingRoundTripper) robotsFetches(host string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.counts[host]
+}
+
+// TestObserverFetched: the Observer is told how each fetch ended, with the
+// lifetime given to the file and what set it; Stats count fetches and
+// failures once each, however many requests waited.
+func TestObserverFetched(t *testing.T) {
+	const body = "User-agent: *\nDisallow: /private\n"
+	var failing atomic.Bool
+	var h *harness
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		if failing.Load() {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Date", h.clock.Now().Format(http.TimeFormat))
+		w.Header().Set("Cache-Control", "max-age=600")
+		w.Header().Set("ETag", `"v1"`)
+		if r.Header.Get("If-None-Match") == `"v1"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		io.WriteString(w, body)
+	})
+	var mu sync.Mutex
+	var events []robotsguard.FetchEvent
+	observe := func(tr *robotsguard.Transport) {
+		tr.RetryMax = -1
+		tr.Store = cache.NewMemoryStore(1 << 20)
+		tr.Observer = &robotsguard.Observer{Fetched: func(ev robotsguard.FetchEvent) {
+			mu.Lock()
+			events = append(events, ev)
+			mu.Unlock()
+		}}
+	}
+	h = newHarness(t, observe)
+	last := func() robotsguard.FetchEvent {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(events) == 0 {
+			t.Fatal("no fetch event")
+		}
+		ev := events[len(events)-1]
+		events = events[:0]
+		return ev
+	}
+	robotsURL := s.URL + "/robots.txt"
+
+	h.allowed(s.URL + "/a")
+	if ev := last(); ev.URL != robotsURL || ev.Origin != s.URL || ev.Outcome != robotsguard.Fetched || ev.Status != 200 ||
+		ev.Bytes != len(body) || ev.Lifetime != 10*time.Minute || ev.LifetimeSource != "max-age" || ev.Err != nil {
+		t.Errorf("first fetch: %+v", ev)
+	}
+	h.clock.Advance(11 * time.Minute)
+	h.allowed(s.URL + "/a")
+	if ev := last(); ev.Outcome != robotsguard.Revalidated || ev.Lifetime != 10*time.Minute {
+		t.Errorf("revalidation: %+v", ev)
+	}
+	// Another Transport sharing the Store takes the file from it.
+	store := h.tr.Store
+	h2 := newHarness(t, observe, func(tr *robotsguard.Transport) { tr.Store = store })
+	h2.clock.Advance(h.clock.Now().Sub(h2.clock.Now()))
+	h2.refused(s.URL+"/private", robotsguard.ReasonRule)
+	if ev := last(); ev.Outcome != robotsguard.FromStore || ev.Status != 200 || ev.Bytes != len(body) {
+		t.Errorf("from the Store: %+v", ev)
+	}
+	failing.Store(true)
+	h.clock.Advance(11 * time.Minute)
+	h.refused(s.URL+"/private", robotsguard.ReasonRule)
+	var fe *robotsguard.FetchError
+	if ev := last(); ev.Outcome != robotsguard.ServedStale || !errors.As(ev.Err, &fe) || fe.Status != 500 || ev.Status != 500 {
+		t.Errorf("failure with a copy: %+v", ev)
+	}
+	if st := h.tr.Stats(); st.Fetches != 3 || st.Failures != 1 || st.CacheMisses != 3 || st.Checked != 3 || st.Refused != 1 || st.StoreErrors != 0 {
+		t.Errorf("stats %+v, want 3 fetches, 1 failure, 3 misses, 3 checks, 1 refusal", st)
+	}
+
+	down := newSite(t, status(503))
+	h.allowed(s.URL + "/a") // nothing fetched: the copy stands in during the back-off
+	h.refused(down.URL+"/a", robotsguard.ReasonUnreachable)
+	if ev := last(); ev.Outcome != robotsguard.Failed || ev.Status != 503 || ev.Err == nil || ev.Lifetime != 0 {
+		t.Errorf("failure without a copy: %+v", ev)
+	}
 }

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/robotsguard/robotsguard"
 	"github.com/robotsguard/robotsguard/policy"
@@ -29,40 +27,6 @@ func robotsOf(t *testing.T, h *harness, rawURL string) *robotsguard.Snapshot {
 	return s
 }
 
-// TestCheck: Check gives RoundTrip's verdict without pacing or sending
-// anything but the robots.txt fetch.
-func TestCheck(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\nCrawl-delay: 30\n"))
-	h := newHarness(t)
-	check := func(path string) error {
-		req, _ := http.NewRequest(http.MethodGet, s.URL+path, nil)
-		return h.tr.Check(req)
-	}
-	for range 3 {
-		if err := check("/public"); err != nil {
-			t.Errorf("Check(/public): %v", err)
-		}
-	}
-	err := check("/private/x")
-	var d *robotsguard.DisallowedError
-	if !errors.As(err, &d) || d.Reason != robotsguard.ReasonRule || d.Decision.Rule.Line != 2 {
-		t.Errorf("Check(/private/x) = %v, want a refusal by line 2", err)
-	}
-	if err := check("/robots.txt"); err != nil {
-		t.Errorf("Check(/robots.txt): %v", err)
-	}
-	req, _ := http.NewRequest(http.MethodGet, "ftp://example.com/file", nil)
-	if err := h.tr.Check(req); !errors.Is(err, robotsguard.ErrUnsupportedURL) {
-		t.Errorf("Check(ftp URL) = %v, want ErrUnsupportedURL", err)
-	}
-	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt"}) {
-		t.Errorf("origin saw %q, want the robots.txt fetch only", got)
-	}
-	if got := h.sleeps(); len(got) != 0 {
-		t.Errorf("Check paused %v", got)
-	}
-}
-
 // TestUnsupportedURLError: URLs that have no robots.txt fail with
 // ErrUnsupportedURL, unsent.
 func TestUnsupportedURLError(t *testing.T) {
@@ -80,41 +44,9 @@ func TestUnsupportedURLError(t *testing.T) {
 	}
 }
 
-// TestRobotsSnapshot: Robots returns an origin's rules as the Transport
-// holds them, fetched once.
-func TestRobotsSnapshot(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\n\nUser-agent: TestBot\nCrawl-delay: 4\nDisallow: /tb\n\nSitemap: https://example.com/sitemap.xml\n", "Cache-Control: max-age=600"))
-	h := newHarness(t)
-	snap := robotsOf(t, h, s.URL+"/any/page")
-	if snap.Origin != s.URL || snap.URL != s.URL+"/robots.txt" || snap.Access != robotsguard.UseRules || snap.Status != 200 {
-		t.Errorf("snapshot %+v", snap)
-	}
-	if !slices.Equal(snap.Robots.Sitemaps(), []string{"https://example.com/sitemap.xml"}) || snap.Delay != 4*time.Second {
-		t.Errorf("sitemaps %q, delay %v", snap.Robots.Sitemaps(), snap.Delay)
-	}
-	if got := snap.FreshUntil.Sub(snap.Received); got != 10*time.Minute {
-		t.Errorf("fresh for %v, want 10m", got)
-	}
-	h.refused(s.URL+"/tb", robotsguard.ReasonRule)
-	if n := s.count("/robots.txt"); n != 1 {
-		t.Errorf("robots.txt fetched %d times", n)
-	}
-
-	down := newSite(t, status(503))
-	h2 := newHarness(t, func(tr *robotsguard.Transport) { tr.RetryMax = -1 })
-	snap = robotsOf(t, h2, down.URL)
-	var fe *robotsguard.FetchError
-	if snap.Access != robotsguard.Unreachable || !errors.As(snap.Err, &fe) || fe.Status != 503 {
-		t.Errorf("unreachable origin: access %v, err %v", snap.Access, snap.Err)
-	}
-	if _, err := h.tr.Robots(context.Background(), &url.URL{Scheme: "mailto", Opaque: "a@b"}); !errors.Is(err, robotsguard.ErrUnsupportedURL) {
-		t.Errorf("Robots(mailto:) = %v", err)
-	}
-}
-
-// TestPrefetch: Prefetch fetches each origin's robots.txt once, at most
-// PrefetchConcurrency at once, and later requests use them.
-func TestPrefetch(t *testing.T) {
+// TestPrefetchBounded: Prefetch fetches each origin's robots.txt once, at
+// most PrefetchConcurrency at once, and later requests use them.
+func TestPrefetchBounded(t *testing.T) {
 	var inFlight, peak atomic.Int32
 	base := &countingRoundTripper{robots: "User-agent: *\nDisallow: /no\n"}
 	gate := roundTripFunc(func(req *http.Request) (*http.Response, error) {
@@ -174,23 +106,6 @@ func TestBasePanics(t *testing.T) {
 	}
 	if n := calls.Load(); n != 1 {
 		t.Errorf("a panicking Base was called %d times, want once (no retries)", n)
-	}
-}
-
-// closeIdler records CloseIdleConnections.
-type closeIdler struct {
-	http.RoundTripper
-	closed atomic.Bool
-}
-
-func (c *closeIdler) CloseIdleConnections() { c.closed.Store(true) }
-
-func TestCloseIdleConnections(t *testing.T) {
-	base := &closeIdler{RoundTripper: http.DefaultTransport}
-	client := &http.Client{Transport: &robotsguard.Transport{Base: base}}
-	client.CloseIdleConnections()
-	if !base.closed.Load() {
-		t.Error("http.Client.CloseIdleConnections did not reach Base")
 	}
 }
 

@@ -25,7 +25,11 @@ func unsupportedURL(why string) error {
 	return fmt.Errorf("%w: %s", ErrUnsupportedURL, why)
 }
 
-// Reason tells why the Transport refused a request.
+// Reason tells why the Transport refused a request. ReasonRule,
+// ReasonStatus and ReasonACAP are the site's word: drop the URL (until its
+// robots.txt changes). ReasonUnreachable and ReasonACAPReference are
+// transient: the rules could not be read, and the URL may be allowed once
+// they can; requeue it for later.
 type Reason uint8
 
 const (
@@ -78,8 +82,9 @@ type DisallowedError struct {
 	// Decision is the policy's verdict when Reason is ReasonRule: the
 	// rule, its line, and the group followed.
 	Decision policy.Decision
-	// Status is the status code the robots.txt was last served with, or
-	// 0 when it never was.
+	// Status is the status code of the last usable robots.txt response
+	// (2xx, 3xx or 4xx), or 0 when there was none; the status of a failed
+	// fetch (a 5xx) is in Err, a *FetchError.
 	Status int
 	// ACAP is the ACAP verdict when Reason is ReasonACAP: the deciding
 	// field and its line, or the fields in conflict.

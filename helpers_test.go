@@ -22,6 +22,8 @@ type clock struct {
 	sleep func(ctx context.Context, d time.Duration) error
 }
 
+var _ robotsguard.Clock = (*clock)(nil)
+
 func newClock() *clock { return &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)} }
 
 func (c *clock) Sleep(ctx context.Context, d time.Duration) error {

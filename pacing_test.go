@@ -233,28 +233,34 @@ func TestBackoffHoldsWaitingRequests(t *testing.T) {
 	h.allowed(s.URL + "/warm")
 	start := h.clock.Now()
 	var calls atomic.Int32
+	sleeping := make(chan struct{}) // closed when a starts its pause
 	release := make(chan struct{})
+	free := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(free)
 	h.clock.setSleep(func(ctx context.Context, d time.Duration) error {
 		h.mu.Lock()
 		h.slept = append(h.slept, d)
 		h.mu.Unlock()
 		if calls.Add(1) == 1 {
+			close(sleeping)
 			<-release // request a waits here while b goes out
 			return nil
 		}
 		h.clock.Advance(d)
 		return nil
 	})
-	done := make(chan error)
+	done := make(chan error, 1)
 	go func() {
 		_, err := h.get(s.URL + "/a")
 		done <- err
 	}()
-	for calls.Load() == 0 {
-		time.Sleep(time.Millisecond)
+	select {
+	case <-sleeping:
+	case err := <-done:
+		t.Fatalf("a returned without a pause: %v", err)
 	}
 	h.allowed(s.URL + "/b") // waits 2s, then gets the 503
-	close(release)
+	free()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -266,5 +272,51 @@ func TestBackoffHoldsWaitingRequests(t *testing.T) {
 	}
 	if at := h.clock.Now().Sub(start); at != 12*time.Second {
 		t.Errorf("a went out %v after the start, want 12s: b's slot at 2s plus 10s", at)
+	}
+}
+
+// TestObserverWaited: the Observer is told of each pause, whether a
+// back-off set it, and of the request that gave up; Stats count the
+// pauses taken.
+func TestObserverWaited(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 2\n"))
+	s.pages = func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/busy" {
+			w.Header().Set("Retry-After", "10")
+			w.WriteHeader(http.StatusTooManyRequests)
+		}
+	}
+	var mu sync.Mutex
+	var events []robotsguard.WaitEvent
+	h := newHarness(t, func(tr *robotsguard.Transport) {
+		tr.Observer = &robotsguard.Observer{Waited: func(ev robotsguard.WaitEvent) {
+			mu.Lock()
+			events = append(events, ev)
+			mu.Unlock()
+		}}
+	})
+	h.allowed(s.URL + "/1")
+	h.allowed(s.URL + "/busy")
+	h.allowed(s.URL + "/2")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if _, err := h.do(ctx, s.URL+"/3"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("request with a deadline before its turn: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	o := s.URL
+	want := []robotsguard.WaitEvent{
+		{Origin: o, Wait: 2 * time.Second},                 // /busy, after /1
+		{Origin: o, Wait: 10 * time.Second, Backoff: true}, // /2, after the 429
+	}
+	if len(events) != 3 || !slices.Equal(events[:2], want) {
+		t.Fatalf("events %+v, want %+v and the one given up", events, want)
+	}
+	if ev := events[2]; ev.Origin != o || ev.Wait != 2*time.Second || ev.Backoff || !errors.Is(ev.Err, context.DeadlineExceeded) {
+		t.Errorf("given up: %+v, want a 2s wait with context.DeadlineExceeded", ev)
+	}
+	if st := h.tr.Stats(); st.Waits != 2 || st.WaitTime != 12*time.Second {
+		t.Errorf("%d waits for %v, want 2 for 12s", st.Waits, st.WaitTime)
 	}
 }

@@ -271,9 +271,9 @@ type Snapshot struct {
 	// Status is the status the robots.txt was last served with, or 0
 	// when no usable response was ever received.
 	Status int
-	// Robots holds the file's rules, groups, Crawl-delays and Sitemaps
+	// Rules holds the file's rules, groups, Crawl-delays and Sitemaps
 	// when Access is UseRules; otherwise it is an empty file.
-	Robots *policy.Robots
+	Rules *policy.Robots
 	// Delay is the pause the Transport keeps between requests of its
 	// UserAgent to the origin (for the "*" group, without a UserAgent).
 	Delay time.Duration
@@ -296,7 +296,8 @@ type Snapshot struct {
 // kept between requests, and whether it could be fetched. It fails when u
 // has no robots.txt (ErrUnsupportedURL) or ctx ends first; a robots.txt
 // that cannot be fetched is a Snapshot with Access Unreachable, not an
-// error.
+// error. Without a UserAgent, the file is fetched with Base's own
+// User-Agent, and Delay is that of the "*" group.
 func (t *Transport) Robots(ctx context.Context, u *url.URL) (*Snapshot, error) {
 	t.init()
 	if u == nil {
@@ -312,11 +313,11 @@ func (t *Transport) Robots(ctx context.Context, u *url.URL) (*Snapshot, error) {
 	}
 	s := &Snapshot{
 		Origin: o.String(), URL: o.robotsURL(), Access: t.access(st, t.now()), Status: st.entry.Status,
-		Robots: emptyRobots, Received: st.entry.Received, FreshUntil: st.until, Err: st.err, st: st,
+		Rules: emptyRobots, Received: st.entry.Received, FreshUntil: st.until, Err: st.err, st: st,
 	}
 	switch s.Access {
 	case UseRules:
-		s.Robots = st.robots
+		s.Rules = st.robots
 		s.Delay = st.every
 		if t.UserAgent == "" {
 			s.Delay = t.interval(st.robots.Group(""))
@@ -332,8 +333,9 @@ func (t *Transport) Robots(ctx context.Context, u *url.URL) (*Snapshot, error) {
 
 // Prefetch fetches and caches the robots.txt of each origin (an origin or
 // any URL of it: "https://example.com", "https://example.com/a"), at most
-// PrefetchConcurrency at once, and returns when all are held or ctx ends. Origins held
-// fresh are not fetched again. A robots.txt that cannot be fetched is held
+// PrefetchConcurrency at once, and returns when all are held or ctx ends.
+// Origins held fresh are not fetched again. Without a UserAgent, the files
+// are fetched with Base's own User-Agent. A robots.txt that cannot be fetched is held
 // as unreachable, as RoundTrip would; the error joins those of the
 // arguments that are not http or https URLs, and ctx's.
 func (t *Transport) Prefetch(ctx context.Context, origins ...string) error {

@@ -73,7 +73,7 @@ func (t *Transport) load(ctx context.Context, url string, now time.Time) *cache.
 }
 
 // save writes the entry for url to the Store, if there is one, for as
-// long as it may be of use.
+// long as it may be of use, within a quarter of FetchTimeout (and of ctx).
 func (t *Transport) save(ctx context.Context, url string, e *cache.Entry) {
 	if t.Store == nil {
 		return
@@ -86,6 +86,10 @@ func (t *Transport) save(ctx context.Context, url string, e *cache.Entry) {
 	if ttl <= 0 {
 		return
 	}
+	// A quarter of the fetch's budget too, at most what is left of it:
+	// the requests waiting on the fetch wait for this call.
+	ctx, cancel := context.WithTimeout(ctx, t.fetchTimeout()/4)
+	defer cancel()
 	err = t.storeCall(ctx, func(ctx context.Context) error {
 		return t.Store.Set(ctx, cache.Key(url), b, ttl)
 	})

@@ -95,12 +95,13 @@ type Transport struct {
 	// Store, if not nil, shares fetched robots.txt files with other
 	// Transports and processes (see cache.Store; cache.FromLegacy adapts
 	// the backends of github.com/gregjones/httpcache): a Transport that
-	// finds a fresh entry there does not fetch the file itself. Each Store
-	// call is bounded by FetchTimeout, and the Transport stops waiting
-	// for it then (a Get takes a quarter of it at most, leaving the rest
-	// to the fetch). A Store that fails, hangs or panics costs a fetch,
-	// never a request that the rules refuse: its failures are logged and
-	// counted (Stats.StoreErrors), and the robots.txt is fetched.
+	// finds a fresh entry there does not fetch the file itself. A Get and
+	// a Set take a quarter of FetchTimeout each at most, leaving the rest
+	// to the fetch: the Transport stops waiting for a call then, whether
+	// it returns or not. A Store that fails, hangs or panics costs a
+	// fetch, never a request that the rules refuse: its failures are
+	// logged and counted (Stats.StoreErrors), and the robots.txt is
+	// fetched.
 	Store cache.Store
 
 	// DisallowWhileUnreachable keeps an origin disallowed for as long as

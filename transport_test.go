@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -180,16 +181,21 @@ func TestRobotsFetchSendsUserAgent(t *testing.T) {
 // one robots.txt request; all of them wait for it and then proceed.
 func TestHerd(t *testing.T) {
 	release := make(chan struct{})
-	var arrived atomic.Int32
 	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
-		arrived.Add(1)
 		<-release
 		io.WriteString(w, "User-agent: *\nDisallow: /no\n")
 	})
+	free := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(free) // before s.Close, which waits for the handler
 	h := newHarness(t, func(tr *robotsguard.Transport) {
 		tr.Base = &http.Transport{MaxConnsPerHost: 8}
 	})
 	const n = 1000
+	// Each request tells, through its context, when it first waits on
+	// something: on the robots.txt fetch, since that cannot end before
+	// release. One that returns without waiting tells too.
+	var waiting sync.WaitGroup
+	waiting.Add(n)
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for i := range n {
@@ -200,18 +206,22 @@ func TestHerd(t *testing.T) {
 			if i%10 == 0 {
 				path = "/no"
 			}
-			_, err := h.get(s.URL + path)
+			ctx := &waitingContext{Context: context.Background(), waiting: sync.OnceFunc(waiting.Done)}
+			_, err := h.do(ctx, s.URL+path)
+			ctx.waiting()
 			if (path == "/no") != errors.Is(err, robotsguard.ErrDisallowed) || path != "/no" && err != nil {
 				errs <- fmt.Errorf("%s: %v", path, err)
 			}
 		}()
 	}
-	// Let the requests pile up on the single fetch before releasing it.
-	for arrived.Load() == 0 {
-		time.Sleep(time.Millisecond)
+	allWaiting := make(chan struct{})
+	go func() { waiting.Wait(); close(allWaiting) }()
+	select {
+	case <-allWaiting:
+	case <-time.After(time.Minute): // a bound on failure, not a pause: this is never reached when the Transport works
+		t.Error("the requests did not all wait on the robots.txt fetch")
 	}
-	time.Sleep(50 * time.Millisecond)
-	close(release)
+	free()
 	wg.Wait()
 	close(errs)
 	for err := range errs {
@@ -226,17 +236,39 @@ func TestHerd(t *testing.T) {
 	if got := s.count("/no"); got != 0 {
 		t.Errorf("origin got %d disallowed requests", got)
 	}
+	if st := h.tr.Stats(); st.CacheMisses != n || st.Fetches != 1 {
+		t.Errorf("%d cache misses and %d fetches, want all %d requests waiting on one fetch", st.CacheMisses, st.Fetches, n)
+	}
+}
+
+// waitingContext is a context that calls waiting when it is first asked
+// for its Done channel: when whoever holds it is about to wait.
+type waitingContext struct {
+	context.Context
+	waiting func()
+}
+
+func (c *waitingContext) Done() <-chan struct{} {
+	c.waiting()
+	return c.Context.Done()
 }
 
 // TestContextCancelledWhileFetching: a request whose context ends while
 // the robots.txt is being fetched returns at once with the context's
 // error; the fetch goes on and serves the next request.
 func TestContextCancelledWhileFetching(t *testing.T) {
+	fetching := make(chan struct{}, 1)
 	release := make(chan struct{})
 	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case fetching <- struct{}{}:
+		default: // told once is enough
+		}
 		<-release
 		io.WriteString(w, "User-agent: *\nDisallow: /no\n")
 	})
+	free := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(free) // before s.Close, which waits for the handler
 	h := newHarness(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
@@ -244,14 +276,16 @@ func TestContextCancelledWhileFetching(t *testing.T) {
 		_, err := h.do(ctx, s.URL+"/page")
 		done <- err
 	}()
-	for s.count("/robots.txt") == 0 {
-		time.Sleep(time.Millisecond)
+	select {
+	case <-fetching:
+	case err := <-done:
+		t.Fatalf("request returned before the robots.txt was fetched: %v", err)
 	}
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) || errors.Is(err, robotsguard.ErrDisallowed) {
 		t.Fatalf("cancelled request: %v, want context.Canceled", err)
 	}
-	close(release)
+	free()
 	h.allowed(s.URL + "/page")
 	h.refused(s.URL+"/no", robotsguard.ReasonRule)
 	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/page"}) {
@@ -347,27 +381,51 @@ func TestUnreachableErrors(t *testing.T) {
 // body that never ends does not hang the fetch, and rules past the limit
 // are not applied.
 func TestBodyCap(t *testing.T) {
-	var written atomic.Int64
+	const total = 1 << 30 // what the server would send if it were read to the end
+	type wrote struct {
+		n   int64
+		err error // the write that failed, nil if all of total went out
+	}
+	result := make(chan wrote, 1)
 	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
-		write := func(s string) bool {
-			n, err := io.WriteString(w, s)
-			written.Add(int64(n))
-			return err == nil
-		}
-		write("User-agent: *\nDisallow: /early\n")
+		// A client that stops reading without hanging up would block a
+		// write for good: the deadline bounds the handler whatever the
+		// Transport does.
+		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(time.Minute))
+		// The first write holds a rule, 500 KiB of comments, a rule just
+		// past them, and more comments: all of it in the stream before the
+		// client can have read 500 KiB.
+		var b strings.Builder
+		b.WriteString("User-agent: *\nDisallow: /early\n")
 		line := strings.Repeat("#", 1023) + "\n"
-		for written.Load() < 600<<10 {
-			write(line)
+		for b.Len() < policy.DefaultMaxSize {
+			b.WriteString(line)
 		}
-		write("Disallow: /late\n")                  // past 500 KiB
-		for written.Load() < 1<<30 && write(line) { // 1 GiB, unless the client hangs up
+		b.WriteString("Disallow: /late\n")
+		for b.Len() < 600<<10 {
+			b.WriteString(line)
 		}
+		n, err := io.WriteString(w, b.String())
+		written := int64(n)
+		block := strings.Repeat(line, 64)
+		for err == nil && written < total { // at most total/64 KiB writes
+			n, err = io.WriteString(w, block)
+			written += int64(n)
+		}
+		result <- wrote{written, err}
 	})
 	h := newHarness(t)
 	h.refused(s.URL+"/early", robotsguard.ReasonRule)
 	h.allowed(s.URL + "/late")
-	if w := written.Load(); w >= 1<<30 {
-		t.Errorf("the server wrote all of its %d bytes: the body was read to the end", w)
+	got := <-result
+	if got.err == nil {
+		t.Errorf("the server wrote all of its %d bytes: the body was read to the end", got.n)
+	}
+	if errors.Is(got.err, os.ErrDeadlineExceeded) {
+		t.Errorf("the server's writes blocked after %d bytes: the client stopped reading without hanging up", got.n)
+	}
+	if got.n >= total {
+		t.Errorf("the server wrote %d bytes, want the client to hang up before %d", got.n, total)
 	}
 }
 
@@ -432,18 +490,42 @@ func countQuery(s *site, prefix string) int {
 }
 
 // TestUnsupportedURLs: only http and https URLs with a host can be checked;
-// anything else fails without being sent.
+// anything else fails with ErrUnsupportedURL, is not taken for a refusal,
+// and is not sent. Check says the same, and closes no body.
 func TestUnsupportedURLs(t *testing.T) {
-	h := newHarness(t)
-	for _, u := range []string{"ftp://example.com/x", "http:///x", "file:///etc/passwd"} {
-		req, err := http.NewRequest(http.MethodGet, u, nil)
-		if err != nil {
-			continue
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Base = failingRoundTripper{t} })
+	for _, u := range []*url.URL{
+		{Scheme: "ftp", Host: "example.com", Path: "/x"},
+		{Scheme: "http", Path: "/x"},
+		{Scheme: "file", Path: "/etc/passwd"},
+		{Scheme: "http", Host: "example.com", Opaque: "//other.example/x"},
+	} {
+		body := &closeRecorder{Reader: strings.NewReader("data")}
+		req := &http.Request{Method: http.MethodPost, URL: u, Header: http.Header{}, Body: body}
+		if err := h.tr.Check(req); !errors.Is(err, robotsguard.ErrUnsupportedURL) || errors.Is(err, robotsguard.ErrDisallowed) {
+			t.Errorf("Check %s: %v, want ErrUnsupportedURL alone", u, err)
 		}
-		if _, err := h.tr.RoundTrip(req); err == nil {
-			t.Errorf("%s: no error", u)
+		if body.closed.Load() {
+			t.Errorf("Check %s closed the body", u)
+		}
+		if _, err := h.tr.RoundTrip(req); !errors.Is(err, robotsguard.ErrUnsupportedURL) || errors.Is(err, robotsguard.ErrDisallowed) {
+			t.Errorf("RoundTrip %s: %v, want ErrUnsupportedURL alone", u, err)
+		}
+		if !body.closed.Load() {
+			t.Errorf("RoundTrip %s left the body of an unsent request open", u)
 		}
 	}
+	if st := h.tr.Stats(); st.Checked != 0 || st.Refused != 0 {
+		t.Errorf("stats %+v, want no check and no refusal counted", st)
+	}
+}
+
+// failingRoundTripper fails the test if anything is sent through it.
+type failingRoundTripper struct{ t *testing.T }
+
+func (f failingRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	f.t.Errorf("%s %s sent", req.Method, req.URL)
+	return nil, errors.New("nothing may be sent")
 }
 
 func TestOriginKey(t *testing.T) {
@@ -573,8 +655,13 @@ func TestNoBypass(t *testing.T) {
 	}
 	u2, _ := url.Parse(s.URL + "/x")
 	u2.Opaque = "//other.example/private"
-	if _, err := h.tr.RoundTrip(&http.Request{Method: "GET", URL: u2, Header: http.Header{}}); err == nil {
-		t.Error("an absolute-form Opaque URL was sent")
+	if _, err := h.tr.RoundTrip(&http.Request{Method: "GET", URL: u2, Header: http.Header{}}); !errors.Is(err, robotsguard.ErrUnsupportedURL) {
+		t.Errorf("absolute-form Opaque URL: %v, want ErrUnsupportedURL", err)
+	}
+	u3, _ := url.Parse(s.URL + "/robots.txt")
+	u3.Opaque = "//other.example/robots.txt"
+	if _, err := h.tr.RoundTrip(&http.Request{Method: "GET", URL: u3, Header: http.Header{}}); !errors.Is(err, robotsguard.ErrUnsupportedURL) {
+		t.Errorf("absolute-form Opaque URL for /robots.txt: %v, want ErrUnsupportedURL", err)
 	}
 	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt"}) {
 		t.Errorf("origin saw %q, want only the transport's robots.txt fetch", got)
@@ -628,3 +715,181 @@ func TestKoster1996Transport(t *testing.T) {
 		t.Errorf("robots.txt requests %v, want one per 7 days", got)
 	}
 }
+
+// TestCheck: Check decides as RoundTrip does, fetching the robots.txt, but
+// sends nothing else, does not pace, and leaves the body alone.
+func TestCheck(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\nCrawl-delay: 10\n"))
+	h := newHarness(t)
+	for range 3 {
+		body := &closeRecorder{Reader: strings.NewReader("data")}
+		req, _ := http.NewRequest(http.MethodPost, s.URL+"/yes", body)
+		if err := h.tr.Check(req); err != nil {
+			t.Errorf("Check /yes: %v", err)
+		}
+		req, _ = http.NewRequest(http.MethodPost, s.URL+"/no", body)
+		err := h.tr.Check(req)
+		var d *robotsguard.DisallowedError
+		if !errors.As(err, &d) || d.Reason != robotsguard.ReasonRule || d.Decision.Rule.Line != 2 || d.Method != http.MethodPost {
+			t.Errorf("Check /no: %v, want a refusal by line 2", err)
+		}
+		if body.closed.Load() {
+			t.Error("Check closed the request's body")
+		}
+	}
+	req, _ := http.NewRequest(http.MethodGet, s.URL+"/robots.txt", nil)
+	if err := h.tr.Check(req); err != nil {
+		t.Errorf("Check /robots.txt: %v", err)
+	}
+	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt"}) {
+		t.Errorf("origin saw %q, want only the robots.txt fetch", got)
+	}
+	if got := h.sleeps(); len(got) != 0 {
+		t.Errorf("Check paused %v", got)
+	}
+	if st := h.tr.Stats(); st.Checked != 6 || st.Refused != 3 || st.CacheMisses != 1 || st.Fetches != 1 || st.Waits != 0 {
+		t.Errorf("stats %+v, want 6 checked, 3 refused, 1 miss, 1 fetch, no wait", st)
+	}
+	// Check then RoundTrip: the request is not paced as if Check had sent it.
+	h.allowed(s.URL + "/yes")
+	if got := h.sleeps(); len(got) != 0 {
+		t.Errorf("the first request sent paused %v", got)
+	}
+}
+
+// TestCheckContext: Check waits for the robots.txt within the request's
+// context, and returns the context's error, not a refusal.
+func TestCheckContext(t *testing.T) {
+	release := make(chan struct{})
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		<-release
+		io.WriteString(w, "User-agent: *\nDisallow: /no\n")
+	})
+	t.Cleanup(sync.OnceFunc(func() { close(release) }))
+	h := newHarness(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/no", nil)
+	if err := h.tr.Check(req); !errors.Is(err, context.Canceled) || errors.Is(err, robotsguard.ErrDisallowed) {
+		t.Errorf("Check with a cancelled context: %v, want context.Canceled", err)
+	}
+}
+
+// TestRobotsSnapshot: Robots gives an origin's rules as the Transport
+// holds them, fetched once, and an unreachable robots.txt as a Snapshot,
+// not an error.
+func TestRobotsSnapshot(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n\nUser-agent: TestBot\nCrawl-delay: 3\n\nSitemap: https://example.com/sitemap.xml\n", "Cache-Control: max-age=600"))
+	h := newHarness(t)
+	u, _ := url.Parse(s.URL + "/any/page")
+	snap, err := h.tr.Robots(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Origin != s.URL || snap.URL != s.URL+"/robots.txt" || snap.Access != robotsguard.UseRules || snap.Status != 200 ||
+		snap.Delay != 3*time.Second || snap.Err != nil || !snap.Received.Equal(h.clock.Now()) ||
+		!snap.FreshUntil.Equal(h.clock.Now().Add(10*time.Minute)) {
+		t.Errorf("snapshot %+v", snap)
+	}
+	if got := snap.Rules.Sitemaps(); !slices.Equal(got, []string{"https://example.com/sitemap.xml"}) {
+		t.Errorf("sitemaps %q", got)
+	}
+	h.allowed(s.URL + "/no/1") // TestBot follows only its group
+	if n := s.count("/robots.txt"); n != 1 {
+		t.Errorf("robots.txt fetched %d times, want once for Robots and RoundTrip", n)
+	}
+
+	down := newSite(t, status(503))
+	h = newHarness(t, func(tr *robotsguard.Transport) { tr.RetryMax = -1 })
+	u, _ = url.Parse(down.URL)
+	snap, err = h.tr.Robots(context.Background(), u)
+	var fe *robotsguard.FetchError
+	if err != nil || snap.Access != robotsguard.Unreachable || !errors.As(snap.Err, &fe) || fe.Status != 503 {
+		t.Errorf("unreachable: %+v, %v; want Access Unreachable and the FetchError", snap, err)
+	}
+
+	gone := newSite(t, status(404))
+	h = newHarness(t, func(tr *robotsguard.Transport) { tr.Delay = 2 * time.Second })
+	u, _ = url.Parse(gone.URL)
+	if snap, err = h.tr.Robots(context.Background(), u); err != nil || snap.Access != robotsguard.AllowAll || snap.Status != 404 || snap.Delay != 2*time.Second {
+		t.Errorf("404: %+v, %v; want AllowAll, status 404 and Delay", snap, err)
+	}
+
+	if _, err := h.tr.Robots(context.Background(), &url.URL{Scheme: "ftp", Host: "example.com"}); !errors.Is(err, robotsguard.ErrUnsupportedURL) {
+		t.Errorf("ftp URL: %v, want ErrUnsupportedURL", err)
+	}
+}
+
+// TestPrefetch: Prefetch fetches each origin's robots.txt once, whatever
+// URL of it is given; later requests use them; arguments that are not
+// http or https URLs are reported, and do not stop the others.
+func TestPrefetch(t *testing.T) {
+	a := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n"))
+	b := newSite(t, status(404))
+	h := newHarness(t)
+	err := h.tr.Prefetch(context.Background(), a.URL, a.URL+"/page", b.URL+"/", "ftp://example.com", "::")
+	if !errors.Is(err, robotsguard.ErrUnsupportedURL) {
+		t.Errorf("Prefetch: %v, want ErrUnsupportedURL among the errors", err)
+	}
+	if err == nil || !strings.Contains(err.Error(), "ftp://example.com") || !strings.Contains(err.Error(), `"::"`) {
+		t.Errorf("Prefetch: %v, want both bad arguments named", err)
+	}
+	if na, nb := a.count("/robots.txt"), b.count("/robots.txt"); na != 1 || nb != 1 {
+		t.Errorf("robots.txt fetched %d and %d times, want once each", na, nb)
+	}
+	h.refused(a.URL+"/no", robotsguard.ReasonRule)
+	h.allowed(b.URL + "/no")
+	if st := h.tr.Stats(); st.Fetches != 2 {
+		t.Errorf("%d fetches, want the prefetched files used", st.Fetches)
+	}
+	// Fresh origins are not fetched again.
+	if err := h.tr.Prefetch(context.Background(), a.URL, b.URL); err != nil {
+		t.Errorf("Prefetch again: %v", err)
+	}
+	if na, nb := a.count("/robots.txt"), b.count("/robots.txt"); na != 1 || nb != 1 {
+		t.Errorf("robots.txt fetched %d and %d times, want once each", na, nb)
+	}
+}
+
+// TestPanicInBase: a panic in Base while it fetches a robots.txt fails the
+// fetch, and the requests waiting on it are refused; the process lives.
+func TestPanicInBase(t *testing.T) {
+	h := newHarness(t, func(tr *robotsguard.Transport) {
+		tr.Base = panickingRoundTripper{}
+		tr.RetryMax = -1
+	})
+	d := h.refused("http://example.com/page", robotsguard.ReasonUnreachable)
+	var fe *robotsguard.FetchError
+	var pe *robotsguard.PanicError
+	if !errors.As(d.Err, &fe) || !errors.As(d.Err, &pe) || pe.Value != "base is broken" || len(pe.Stack) == 0 {
+		t.Errorf("refusal %v: want a FetchError holding the PanicError", d)
+	}
+	if st := h.tr.Stats(); st.Fetches != 1 || st.Failures != 1 {
+		t.Errorf("stats %+v, want one failed fetch", st)
+	}
+}
+
+type panickingRoundTripper struct{}
+
+func (panickingRoundTripper) RoundTrip(*http.Request) (*http.Response, error) {
+	panic("base is broken")
+}
+
+// TestCloseIdleConnections: the Transport forwards CloseIdleConnections to
+// Base, so http.Client.CloseIdleConnections reaches it.
+func TestCloseIdleConnections(t *testing.T) {
+	base := &closeIdleRecorder{}
+	client := &http.Client{Transport: &robotsguard.Transport{Base: base}}
+	client.CloseIdleConnections()
+	if base.calls.Load() != 1 {
+		t.Errorf("Base's CloseIdleConnections called %d times, want once", base.calls.Load())
+	}
+	(&robotsguard.Transport{Base: staticRoundTripper{}}).CloseIdleConnections() // no such method: nothing to do
+}
+
+type closeIdleRecorder struct {
+	staticRoundTripper
+	calls atomic.Int32
+}
+
+func (c *closeIdleRecorder) CloseIdleConnections() { c.calls.Add(1) }
