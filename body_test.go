@@ -15,28 +15,25 @@ import (
 
 const codedRules = "User-agent: *\nDisallow: /private\n"
 
-func gzipped(s string) []byte {
+// compressed returns s written through the writer that newWriter makes.
+func compressed(newWriter func(io.Writer) io.WriteCloser, s string) []byte {
 	var b bytes.Buffer
-	w := gzip.NewWriter(&b)
+	w := newWriter(&b)
 	io.WriteString(w, s)
 	w.Close()
 	return b.Bytes()
+}
+
+func gzipped(s string) []byte {
+	return compressed(func(w io.Writer) io.WriteCloser { return gzip.NewWriter(w) }, s)
 }
 
 func zlibbed(s string) []byte {
-	var b bytes.Buffer
-	w := zlib.NewWriter(&b)
-	io.WriteString(w, s)
-	w.Close()
-	return b.Bytes()
+	return compressed(func(w io.Writer) io.WriteCloser { return zlib.NewWriter(w) }, s)
 }
 
 func deflated(s string) []byte {
-	var b bytes.Buffer
-	w, _ := flate.NewWriter(&b, flate.DefaultCompression)
-	io.WriteString(w, s)
-	w.Close()
-	return b.Bytes()
+	return compressed(func(w io.Writer) io.WriteCloser { fw, _ := flate.NewWriter(w, flate.DefaultCompression); return fw }, s)
 }
 
 // coded serves body with the given Content-Encoding, whatever the request
