@@ -1,6 +1,7 @@
 package robotsguard
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -104,8 +105,7 @@ func (t *Transport) resolveACAP(o origin, pol *acap.Policy, dial, ua string) *ac
 		return a
 	}
 	// The references get their own time budget, after the robots.txt's.
-	ctx, cancel := context.WithTimeout(context.Background(), t.fetchTimeout())
-	defer cancel()
+	deadline := time.Now().Add(t.fetchTimeout())
 	base, _ := url.Parse(o.robotsURL())
 	limit := orDefault(t.ACAP.MaxReferences, DefaultMaxACAPReferences)
 	for i, ref := range refs {
@@ -117,7 +117,7 @@ func (t *Transport) resolveACAP(o origin, pol *acap.Policy, dial, ua string) *ac
 		case err != nil:
 			r.err = &FetchError{URL: ref.Locator, Err: err}
 		default:
-			rs = t.reference(ctx, o, u, dial, ua)
+			rs = t.reference(o, u, dial, ua, deadline)
 			r.err = rs.err
 		}
 		if rs != nil {
@@ -137,42 +137,47 @@ func (t *Transport) resolveACAP(o origin, pol *acap.Policy, dial, ua string) *ac
 
 // reference returns the state of the permissions reference at u, named by
 // the robots.txt of o: from memory while fresh, else from the Store or
-// fetched, and then held in memory.
-func (t *Transport) reference(ctx context.Context, o origin, u *url.URL, dial, ua string) *refState {
+// fetched (by deadline), and then held in memory. Origins that name the
+// same resource share one fetch of it.
+func (t *Transport) reference(o origin, u *url.URL, dial, ua string, deadline time.Time) *refState {
 	ro, err := originOf(u)
 	if err != nil {
 		return &refState{entry: &cache.Entry{}, err: &FetchError{URL: u.String(), Err: err}}
 	}
 	key := stateKey{origin: ro, path: u.RequestURI()}
-	now := t.now()
-	var old *cache.Entry
-	if v, ok := t.states.Get(key); ok {
-		rs := v.(*refState)
-		if now.Before(rs.until) {
-			return rs
-		}
-		old = rs.entry
-	}
 	rawURL := ro.String() + u.RequestURI()
-	var res fetchResult
-	if e := t.load(ctx, rawURL, now); e != nil && e.Failures == 0 && e.Status != 0 && now.Before(t.cachePolicy().FreshUntil(e)) {
-		res = fetchResult{entry: e, outcome: FromStore}
-		t.fetched(t.fetchEvent(rawURL, o, FromStore, e, nil, 0))
-	} else {
-		if e != nil && (old == nil || e.Received.After(old.Received)) {
-			old = e
+	v, _, _ := t.flight.Do(rawURL, func() (any, error) {
+		now := t.now()
+		var old *cache.Entry
+		if v, ok := t.states.Get(key); ok {
+			rs := v.(*refState)
+			if now.Before(rs.until) {
+				return rs, nil
+			}
+			old = rs.entry
 		}
-		fetchURL, host := rawURL, ""
-		if ro == o && dial != "" {
-			// The robots.txt came from another address (a Host
-			// header): so does the resource of the same origin.
-			fetchURL, host = origin{https: o.https, host: dial}.String()+u.RequestURI(), o.host
+		res := t.obtain(o, rawURL, now, deadline, old, func(ctx context.Context, old *cache.Entry) fetchResult {
+			fetchURL, host := rawURL, ""
+			if ro == o && dial != "" {
+				// The robots.txt came from another address (a Host
+				// header): so does the resource of the same origin.
+				fetchURL, host = origin{https: o.https, host: dial}.String()+u.RequestURI(), o.host
+			}
+			return t.get(ctx, rawURL, fetchURL, host, ua, old)
+		})
+		rs := t.newRefState(rawURL, res, now)
+		if t.cachePolicy().Storable(res.entry) {
+			t.states.Set(key, rs)
 		}
-		start := t.now()
-		res = t.get(ctx, rawURL, fetchURL, host, ua, old)
-		t.fetched(t.fetchEvent(rawURL, o, res.outcome, res.entry, res.err, t.now().Sub(start)))
-		t.save(ctx, rawURL, res.entry)
-	}
+		return rs, nil
+	})
+	return v.(*refState)
+}
+
+// newRefState builds the state of the permissions reference at rawURL from
+// the result of obtaining it at now: an error, unless it holds a usable
+// response that the StatusPolicy reads as rules or as unavailable.
+func (t *Transport) newRefState(rawURL string, res fetchResult, now time.Time) *refState {
 	e := res.entry
 	rs := &refState{entry: e, until: e.RetryAt}
 	if e.Failures == 0 {
@@ -182,14 +187,26 @@ func (t *Transport) reference(ctx context.Context, o origin, u *url.URL, dial, u
 	case e.Status == 0 || e.Failures > 0 && !t.cachePolicy().UsableStale(e, now):
 		rs.err = res.err
 		if rs.err == nil {
-			rs.err = &FetchError{URL: rawURL, Err: errors.New(e.Err)}
+			rs.err = errors.New(cmp.Or(e.Err, "robotsguard: no response"))
 		}
-	case t.statusPolicy()(e.Status) == DisallowAll:
+	case t.statusPolicy()(e.Status) != UseRules && t.statusPolicy()(e.Status) != AllowAll:
 		rs.err = &FetchError{URL: rawURL, Status: e.Status}
 	}
-	t.states.Set(key, rs)
 	return rs
 }
+
+// referenceError is a permissions reference that cannot be read.
+type referenceError struct {
+	ref       acap.Reference
+	robotsURL string
+	err       error
+}
+
+func (e *referenceError) Error() string {
+	return fmt.Sprintf("robotsguard: the ACAP-permissions-reference %s (line %d of %s) cannot be read: %s", e.ref.Locator, e.ref.Line, e.robotsURL, unprefixed(e.err))
+}
+
+func (e *referenceError) Unwrap() error { return e.err }
 
 // acapDecider decides requests by the ACAP records of a robots.txt: a
 // crawl of the URL must be permitted, and every permissions reference that
@@ -228,10 +245,11 @@ func acapTarget(u *url.URL) string {
 // cached now). Use it to decide the usages of a resource other than
 // crawling it (index, present, …). ACAP must be set.
 //
-// It fails when the robots.txt cannot be read, and when a permissions
-// reference that applies to UserAgent cannot: its records would be
-// missing. A robots.txt that is unavailable (e.g. 404), or has no ACAP
-// records, gives a policy without records, which permits everything.
+// It fails when the robots.txt cannot be read or its status disallows
+// everything, and when a permissions reference that applies to UserAgent
+// (any, without a UserAgent) cannot be read: its records would be missing.
+// A robots.txt that is unavailable (e.g. 404), or has no ACAP records,
+// gives a policy without records, which permits everything.
 func (t *Transport) ACAPPolicy(ctx context.Context, u *url.URL) (*acap.Policy, error) {
 	if t.ACAP == nil {
 		return nil, errors.New("robotsguard: ACAPPolicy needs Transport.ACAP")
@@ -240,15 +258,20 @@ func (t *Transport) ACAPPolicy(ctx context.Context, u *url.URL) (*acap.Policy, e
 	if err != nil {
 		return nil, err
 	}
-	if s.Access == Unreachable {
+	switch s.Access {
+	case Unreachable:
 		return nil, &FetchError{URL: s.URL, Status: s.Status, Err: s.Err}
+	case DisallowAll:
+		return nil, fmt.Errorf("robotsguard: %s answered status %d, which disallows everything", s.URL, s.Status)
 	}
 	if s.ACAP == nil {
 		return acap.Parse(nil), nil
 	}
 	for _, r := range s.st.acap.refs {
-		if r.err != nil && t.UserAgent != "" && r.ref.AppliesTo(t.UserAgent) {
-			return nil, fmt.Errorf("robotsguard: ACAP-permissions-reference %s (line %d of %s): %w", r.ref.Locator, r.ref.Line, s.URL, r.err)
+		// Without a UserAgent, any agent may be asked about: every
+		// reference must have been read.
+		if r.err != nil && (t.UserAgent == "" || r.ref.AppliesTo(t.UserAgent)) {
+			return nil, &referenceError{r.ref, s.URL, r.err}
 		}
 	}
 	return s.ACAP, nil

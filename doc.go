@@ -30,7 +30,7 @@
 // disallows all, ACAP), and the deciding rule with its line. A URL that has
 // no robots.txt (not http or https, no host) matches ErrUnsupportedURL. A
 // robots.txt that cannot be fetched is described by a *FetchError, which
-// holds a *PanicError when Base or the Store panicked. When a request's
+// holds a *PanicError when Base panicked. When a request's
 // context ends while it waits for its origin's rules or pace, the error
 // wraps the context's (context.Canceled, context.DeadlineExceeded).
 //

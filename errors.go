@@ -65,6 +65,7 @@ var reasonNames = [...]string{
 	ReasonACAPReference: "ACAP permissions reference unreadable",
 }
 
+// String describes the reason in a few words.
 func (r Reason) String() string {
 	if int(r) < len(reasonNames) && reasonNames[r] != "" {
 		return reasonNames[r]
@@ -100,6 +101,7 @@ type DisallowedError struct {
 	Err error
 }
 
+// Error says what was refused, for which agent, and why.
 func (e *DisallowedError) Error() string {
 	head := fmt.Sprintf("robotsguard: %s %s disallowed for %q", e.Method, e.URL, e.Agent)
 	switch e.Reason {
@@ -137,6 +139,7 @@ type FetchError struct {
 	Err    error  // the transport error, or nil when Status says it all
 }
 
+// Error says what could not be fetched, and why.
 func (e *FetchError) Error() string {
 	switch {
 	case e.Err != nil && e.Status != 0:
@@ -147,15 +150,18 @@ func (e *FetchError) Error() string {
 	return fmt.Sprintf("robotsguard: fetching %s: status %d", e.URL, e.Status)
 }
 
+// Unwrap returns Err.
 func (e *FetchError) Unwrap() error { return e.Err }
 
-// A PanicError is a panic recovered from Base or from a Store while a
-// robots.txt was being fetched: the fetch failed with it (inside a
-// *FetchError), and the requests waiting on the fetch were refused, instead
-// of the process dying.
+// A PanicError is a panic recovered while a robots.txt was being fetched
+// (in Base, reading the body, or in the StatusPolicy): the fetch failed
+// with it, inside a *FetchError, and the requests waiting on it were
+// refused, instead of the process dying. A panic in a Store call is
+// recovered too, and costs that call (Stats.StoreErrors).
 type PanicError struct {
 	Value any    // what was passed to panic
 	Stack []byte // the stack of the goroutine that panicked
 }
 
+// Error returns the panic's value.
 func (e *PanicError) Error() string { return fmt.Sprintf("robotsguard: panic: %v", e.Value) }

@@ -3,6 +3,7 @@ package robotsguard
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"runtime/debug"
 	"strconv"
@@ -38,6 +39,7 @@ var accessNames = [...]string{
 	Unreachable: "unreachable",
 }
 
+// String returns the access's name: "use rules", "allow all", …
 func (a Access) String() string {
 	if int(a) < len(accessNames) {
 		return accessNames[a]
@@ -238,7 +240,23 @@ func (r recoverer) RoundTrip(req *http.Request) (resp *http.Response, err error)
 			resp, err = nil, &PanicError{Value: v, Stack: debug.Stack()}
 		}
 	}()
-	return r.rt.RoundTrip(req)
+	resp, err = r.rt.RoundTrip(req)
+	if resp != nil && resp.Body != nil {
+		resp.Body = recoveringBody{resp.Body}
+	}
+	return resp, err
+}
+
+// recoveringBody turns a panic of the body it wraps into an error.
+type recoveringBody struct{ io.ReadCloser }
+
+func (b recoveringBody) Read(p []byte) (n int, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			n, err = 0, &PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return b.ReadCloser.Read(p)
 }
 
 // checkRedirect follows at most maxRedirects redirects, to HTTP(S) URLs

@@ -15,10 +15,12 @@ import (
 // off to a channel). An adapter to a metrics system is an Observer.
 type Observer struct {
 	// Fetched is called after each fetch of a robots.txt or of an ACAP
-	// permissions reference, and when one is taken from the Store.
+	// permissions reference, and when one is taken from the Store. It
+	// runs on behalf of every request waiting for the fetch, so a panic
+	// in it is recovered and dropped.
 	Fetched func(FetchEvent)
-	// Refused is called with each refusal, by RoundTrip or Check, before
-	// it is returned.
+	// Refused is called with each refusal, by RoundTrip or Check, on
+	// the caller's goroutine, before it is returned.
 	Refused func(*DisallowedError)
 	// Waited is called after each pause taken to pace requests to an
 	// origin, or given up because the request's context ended.
@@ -54,6 +56,7 @@ var outcomeNames = [...]string{
 	FromStore:   "from store",
 }
 
+// String returns the outcome's name: "fetched", "revalidated", …
 func (o Outcome) String() string {
 	if int(o) < len(outcomeNames) && outcomeNames[o] != "" {
 		return outcomeNames[o]
@@ -105,10 +108,11 @@ type Stats struct {
 	StoreErrors int64 // Store calls that failed, panicked or timed out
 	Waits       int64 // pauses taken to pace requests
 	WaitTime    time.Duration
-	// Origins and CacheBytes are what the in-memory cache holds now:
-	// the number of entries and their estimated size; Evictions counts
-	// the entries it dropped to stay within CacheSize.
-	Origins    int
+	// Entries and CacheBytes are what the in-memory cache holds now:
+	// the number of entries (origins, and ACAP permissions references)
+	// and their estimated size; Evictions counts the entries it dropped
+	// to stay within CacheSize.
+	Entries    int
 	CacheBytes int64
 	Evictions  int64
 }
@@ -128,7 +132,7 @@ func (t *Transport) Stats() Stats {
 		Fetches: c.fetches.Load(), Failures: c.failures.Load(), StoreErrors: c.storeErrors.Load(),
 		Waits: c.waits.Load(), WaitTime: time.Duration(c.waitNanos.Load()),
 	}
-	s.Origins, s.CacheBytes, s.Evictions = t.states.Stats()
+	s.Entries, s.CacheBytes, s.Evictions = t.states.Stats()
 	return s
 }
 
@@ -145,7 +149,11 @@ func (t *Transport) refused(e *DisallowedError) *DisallowedError {
 }
 
 // fetched reports a fetch to the counters, the observer and the logger.
+// A fetch runs for many requests at once, on no caller's goroutine, where a
+// panic would end the process: one in the Observer or the Logger is
+// recovered and dropped.
 func (t *Transport) fetched(ev FetchEvent) {
+	defer func() { recover() }()
 	if ev.Outcome != FromStore {
 		t.counters.fetches.Add(1)
 	}

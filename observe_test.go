@@ -98,7 +98,7 @@ func TestObserver(t *testing.T) {
 	}
 
 	st := h.tr.Stats()
-	want := robotsguard.Stats{Checked: 5, Refused: 1, CacheMisses: 3, Fetches: 3, Failures: 1, Waits: 1, WaitTime: 2 * time.Second, Origins: 1}
+	want := robotsguard.Stats{Checked: 5, Refused: 1, CacheMisses: 3, Fetches: 3, Failures: 1, Waits: 1, WaitTime: 2 * time.Second, Entries: 1}
 	st.CacheBytes = 0
 	if st != want {
 		t.Errorf("Stats\n\t%+v, want\n\t%+v", st, want)

@@ -1,6 +1,7 @@
 package robotsguard
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -80,6 +81,9 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 	}
 	if e.Status != 0 {
 		st.access = t.statusPolicy()(e.Status)
+		if st.access == UseRules && p.robots == nil {
+			st.access = Unreachable // rules that were never parsed do not stand in
+		}
 	}
 	// The body is kept (to revalidate and share the entry) besides its
 	// parsed form. Matchers built later, for agents other than UserAgent,
@@ -143,7 +147,10 @@ func (t *Transport) cached(o origin) *originState {
 // lookup returns the state of origin o's robots.txt at now, fetching the
 // file (from host dial, if not empty, as agent ua) when the cache has no
 // usable state, and whether it waited for a fetch. Concurrent requests for
-// an origin share one fetch; each stops waiting when its own context ends.
+// an origin share one fetch; each stops waiting when its own context ends,
+// or when the fetch outlasts its budget (a Base or Store that ignores its
+// context): the stale copy, if one may stand in, or else an unreachable
+// state decides then.
 func (t *Transport) lookup(ctx context.Context, o origin, dial, ua string, now time.Time) (st *originState, waited bool, err error) {
 	if st := t.cached(o); st != nil && now.Before(st.until) {
 		return st, false, nil
@@ -155,18 +162,48 @@ func (t *Transport) lookup(ctx context.Context, o origin, dial, ua string, now t
 	ch := t.flight.DoChan(o.String(), func() (any, error) {
 		return t.refresh(o, dial, ua), nil
 	})
+	timer := time.NewTimer(t.fetchBudget())
+	defer timer.Stop()
 	select {
 	case r := <-ch:
 		return r.Val.(*originState), true, nil
 	case <-ctx.Done():
 		return nil, true, fmt.Errorf("robotsguard: waiting for %s: %w", o.robotsURL(), ctx.Err())
+	case <-timer.C:
+		return t.stuck(o), true, nil
 	}
 }
 
+// fetchBudget is the longest a request waits for a fetch of a robots.txt:
+// FetchTimeout, another for the permissions references with ACAP on, and a
+// quarter more, so that a fetch that ends on time is never cut short.
+func (t *Transport) fetchBudget() time.Duration {
+	d := t.fetchTimeout() + t.fetchTimeout()/4
+	if t.ACAP != nil {
+		d += t.fetchTimeout()
+	}
+	return d
+}
+
+var errStuck = errors.New("robotsguard: the fetch outlasted FetchTimeout: Base or the Store does not honour its context")
+
+// stuck returns the state that decides for o while its fetch outlasts its
+// budget: the last one, if its copy may stand in, or else an unreachable
+// one, which is not cached.
+func (t *Transport) stuck(o origin) *originState {
+	now := t.now()
+	if prev := t.cached(o); prev != nil && prev.entry.Status != 0 && t.cachePolicy().UsableStale(prev.entry, now) {
+		return prev
+	}
+	err := &FetchError{URL: o.robotsURL(), Err: errStuck}
+	return t.newState(o, &cache.Entry{Failures: 1, FailingSince: now, RetryAt: now, Err: err.Error()}, err, parsed{})
+}
+
 // refresh brings o's state up to date: from memory, if another caller did
-// meanwhile; from the Store, if another Transport fetched the file; else by
-// fetching it. A panic on the way (in Base, a Store or the library) fails
-// the fetch instead of the process.
+// meanwhile; from the Store, if another Transport fetched the file (or
+// backs off from it); else by fetching it. A panic on the way (in Base,
+// the StatusPolicy or the library) fails the fetch instead of the process,
+// and never leaves the origin with fewer rules than it had.
 func (t *Transport) refresh(o origin, dial, ua string) (st *originState) {
 	start := t.now()
 	prev := t.cached(o)
@@ -179,46 +216,111 @@ func (t *Transport) refresh(o origin, dial, ua string) (st *originState) {
 	}
 	defer func() {
 		if v := recover(); v != nil {
-			err := &FetchError{URL: o.robotsURL(), Err: &PanicError{Value: v, Stack: debug.Stack()}}
-			res := t.failed(old, nil, err)
-			t.fetched(FetchEvent{URL: o.robotsURL(), Origin: o.String(), Outcome: Failed, Err: err})
-			st = t.newState(o, res.entry, err, parsed{})
-			t.states.Set(stateKey{origin: o}, st)
+			st = t.panicked(o, prev, old, &FetchError{URL: o.robotsURL(), Err: &PanicError{Value: v, Stack: debug.Stack()}})
 		}
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), t.fetchTimeout())
-	defer cancel()
-	robotsURL := o.robotsURL()
+	res := t.obtain(o, o.robotsURL(), start, time.Now().Add(t.fetchTimeout()), old, func(ctx context.Context, old *cache.Entry) fetchResult {
+		return t.fetch(ctx, o, dial, ua, old)
+	})
+	return t.keep(o, res.entry, res.err, t.parseFor(o, res.entry, prev, dial, ua))
+}
 
-	// Another Transport sharing the Store may have fetched it since.
-	if e := t.load(ctx, robotsURL, start); e != nil && (old == nil || e.Received.After(old.Received)) {
-		if e.Failures == 0 && e.Status != 0 && start.Before(t.cachePolicy().FreshUntil(e)) {
-			t.fetched(t.fetchEvent(robotsURL, o, FromStore, e, nil, 0))
-			return t.keep(o, e, nil, t.parse(o, e, dial, ua))
+// panicked returns the state of o after its refresh panicked with err: a
+// failure that keeps the last rules, when they are what the entry holds,
+// and is unreachable otherwise.
+func (t *Transport) panicked(o origin, prev *originState, old *cache.Entry, err error) (st *originState) {
+	defer func() {
+		if recover() != nil { // the StatusPolicy, the Observer or the Logger again
+			st = t.newState(o, &cache.Entry{Failures: 1, Err: err.Error()}, err, parsed{})
+		}
+	}()
+	res := t.failed(old, nil, err)
+	e := res.entry
+	p := parsed{}
+	if prev != nil && sameBody(e, prev.entry) {
+		p = parsed{robots: prev.robots, acap: prev.acap}
+	} else if e.Status != 0 {
+		n := *e
+		n.Status, n.Body, n.Header = 0, nil, nil // rules that were never parsed: none stands in
+		e = &n
+	}
+	st = t.keep(o, e, err, p)
+	t.fetched(FetchEvent{URL: o.robotsURL(), Origin: o.String(), Outcome: Failed, Err: err})
+	return st
+}
+
+// obtain returns the entry for the resource at url (a robots.txt, or a
+// permissions reference of o's) at start, given old, the last one known:
+// the Store's, when another Transport fetched it since and it is fresh, or
+// when it is backing off from a failure; else the result of fetch, saved
+// to the Store. It ends by deadline (real time, whatever the Clock): the
+// Store takes a quarter of FetchTimeout at most before the fetch, and the
+// last quarter before the deadline after it.
+func (t *Transport) obtain(o origin, url string, start, deadline time.Time, old *cache.Entry, fetch func(context.Context, *cache.Entry) fetchResult) fetchResult {
+	fetchBy := deadline
+	if t.Store != nil {
+		fetchBy = deadline.Add(-t.fetchTimeout() / 4)
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), fetchBy)
+	defer cancel()
+	if e := t.load(ctx, url, start); e != nil && newer(e, old) {
+		switch {
+		case e.Failures == 0 && e.Status != 0 && start.Before(t.cachePolicy().FreshUntil(e)):
+			t.fetched(t.fetchEvent(url, o, FromStore, e, nil, 0))
+			return fetchResult{entry: e, outcome: FromStore}
+		case e.Failures > 0 && start.Before(e.RetryAt):
+			// Another process failed and backs off: so does this one.
+			// (The state takes the failure from the entry's Err.)
+			t.fetched(FetchEvent{URL: url, Origin: o.String(), Outcome: FromStore, Err: errors.New(e.Err)})
+			return fetchResult{entry: e, outcome: FromStore}
 		}
 		old = e
 	}
-	// With ACAP on, a file still fresh may be here only for its
-	// references: they are read again, the file is not.
+	// A file still fresh (with ACAP on, here only for its references) is
+	// not fetched again.
 	if old != nil && old.Failures == 0 && old.Status != 0 && start.Before(t.cachePolicy().FreshUntil(old)) {
-		p := parsed{robots: prev.robots, acap: t.resolveACAP(o, prev.acapPolicy(), dial, ua)}
-		return t.keep(o, old, nil, p)
+		return fetchResult{entry: old}
 	}
-	res := t.fetch(ctx, o, dial, ua, old)
-	t.fetched(t.fetchEvent(robotsURL, o, res.outcome, res.entry, res.err, t.now().Sub(start)))
-	st = t.keep(o, res.entry, res.err, t.parse(o, res.entry, dial, ua))
-	if !t.cachePolicy().Storable(res.entry) {
-		return st
+	res := fetch(ctx, old)
+	t.fetched(t.fetchEvent(url, o, res.outcome, res.entry, res.err, t.now().Sub(start)))
+	if t.Store == nil || !t.cachePolicy().Storable(res.entry) {
+		return res
 	}
+	// The fetch's context may be over (a time-out): the Store keeps the
+	// quarter of the budget left for it.
+	sctx, scancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
+	defer scancel()
 	if res.err != nil {
 		// A failure does not replace a newer success another process
-		// stored meanwhile.
-		if e := t.load(ctx, robotsURL, t.now()); e != nil && e.Received.After(res.entry.Received) {
-			return st
+		// stored meanwhile: that one is used.
+		if e := t.load(sctx, url, t.now()); e != nil && e.Failures == 0 && e.Received.After(res.entry.Received) {
+			return fetchResult{entry: e, outcome: FromStore}
 		}
 	}
-	t.save(ctx, robotsURL, res.entry)
-	return st
+	t.save(sctx, url, res.entry)
+	return res
+}
+
+// newer reports whether e, from the Store, tells more than old: a response
+// received later, or a back-off that lasts longer.
+func newer(e, old *cache.Entry) bool {
+	return old == nil || e.Received.After(old.Received) || e.Failures > 0 && e.RetryAt.After(old.RetryAt)
+}
+
+// sameBody reports whether a and b hold the same response body, with the
+// same kind of status.
+func sameBody(a, b *cache.Entry) bool {
+	return a.Status/100 == b.Status/100 && bytes.Equal(a.Body, b.Body)
+}
+
+// parseFor parses e for o as parse does, reusing the parse of prev when e
+// holds the same body (a revalidation, a copy standing in for a failure):
+// only the permissions references are read again.
+func (t *Transport) parseFor(o origin, e *cache.Entry, prev *originState, dial, ua string) parsed {
+	if prev == nil || e.Status == 0 || !sameBody(e, prev.entry) {
+		return t.parse(o, e, dial, ua)
+	}
+	return parsed{robots: prev.robots, acap: t.resolveACAP(o, prev.acapPolicy(), dial, ua)}
 }
 
 // keep builds o's state and holds it in memory, unless the cache policy
@@ -341,7 +443,11 @@ func (t *Transport) Robots(ctx context.Context, u *url.URL) (*Snapshot, error) {
 func (t *Transport) Prefetch(ctx context.Context, origins ...string) error {
 	t.init()
 	var errs []error
-	sem := make(chan struct{}, orDefault(t.PrefetchConcurrency, DefaultPrefetchConcurrency))
+	n := t.PrefetchConcurrency
+	if n <= 0 {
+		n = DefaultPrefetchConcurrency
+	}
+	sem := make(chan struct{}, n)
 	var wg sync.WaitGroup
 loop:
 	for _, raw := range origins {

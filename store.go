@@ -49,7 +49,11 @@ func (t *Transport) load(ctx context.Context, url string, now time.Time) *cache.
 		return nil
 	}
 	var e cache.Entry
-	if err := e.UnmarshalBinary(b); err != nil {
+	err = e.UnmarshalBinary(b)
+	if err == nil && len(e.Body) > t.maxSize()+1 {
+		err = fmt.Errorf("robotsguard: a body of %d bytes, over the size limit", len(e.Body))
+	}
+	if err != nil {
 		level := slog.LevelWarn
 		if errors.Is(err, cache.ErrVersion) {
 			level = slog.LevelDebug
@@ -98,12 +102,27 @@ func (t *Transport) save(ctx context.Context, url string, e *cache.Entry) {
 	}
 }
 
+// maxStoreCalls is the number of Store calls that may be under way at
+// once; more are skipped. A call that does not return when its context
+// ends keeps its slot until it does, so a Store that hangs costs a bounded
+// number of goroutines, and then no more calls.
+const maxStoreCalls = 64
+
+var errStoreBusy = errors.New("robotsguard: too many Store calls under way")
+
 // storeCall runs f, a call to the Store, and returns its error, or ctx's
-// when ctx ends first, or a *PanicError when f panics. A call that does
+// when ctx ends first, or a *PanicError when f panics, or errStoreBusy
+// without calling it when maxStoreCalls are under way. A call that does
 // not return when ctx ends is left to finish on its own.
 func (t *Transport) storeCall(ctx context.Context, f func(context.Context) error) error {
+	select {
+	case t.storeSlots <- struct{}{}:
+	default:
+		return errStoreBusy
+	}
 	done := make(chan error, 1)
 	go func() {
+		defer func() { <-t.storeSlots }()
 		defer func() {
 			if v := recover(); v != nil {
 				done <- &PanicError{Value: v, Stack: debug.Stack()}

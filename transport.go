@@ -1,7 +1,6 @@
 package robotsguard
 
 import (
-	"errors"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -101,7 +100,8 @@ type Transport struct {
 	// it returns or not. A Store that fails, hangs or panics costs a
 	// fetch, never a request that the rules refuse: its failures are
 	// logged and counted (Stats.StoreErrors), and the robots.txt is
-	// fetched.
+	// fetched. At most 64 calls are under way at once (a call that hangs
+	// keeps its goroutine until it returns); more are skipped.
 	Store cache.Store
 
 	// DisallowWhileUnreachable keeps an origin disallowed for as long as
@@ -116,8 +116,8 @@ type Transport struct {
 	// means DefaultDelay; negative means no pause.
 	Delay time.Duration
 
-	// MaxDelay caps the pause a robots.txt may ask for. Zero means
-	// DefaultMaxDelay.
+	// MaxDelay caps the pause a robots.txt may ask for. Zero (or
+	// negative) means DefaultMaxDelay.
 	MaxDelay time.Duration
 
 	// MaxBackoff caps the pause after a 429 or 503 response, whether it
@@ -133,18 +133,20 @@ type Transport struct {
 	RetryMax int
 
 	// FetchTimeout bounds a robots.txt fetch, retries and Store calls
-	// included: no request waits longer than that for its origin's rules
-	// (ACAP permissions references get a budget of their own). Zero means
-	// DefaultFetchTimeout.
+	// included (ACAP permissions references get a budget of their own).
+	// Should Base or the Store not honour their contexts, requests stop
+	// waiting a quarter of it later, and the stale copy of the file, or
+	// else nothing, is allowed. Zero means DefaultFetchTimeout.
 	FetchTimeout time.Duration
 
 	// MaxRedirects is the number of redirects followed when fetching a
 	// robots.txt; past that, or on a redirect to another scheme, the file
-	// is unavailable. Zero means DefaultMaxRedirects.
+	// is unavailable. Zero means DefaultMaxRedirects; negative means none
+	// is followed.
 	MaxRedirects int
 
-	// PrefetchConcurrency is the number of robots.txt files Prefetch fetches at
-	// once. Zero means DefaultPrefetchConcurrency.
+	// PrefetchConcurrency is the number of robots.txt files Prefetch
+	// fetches at once. Zero (or negative) means DefaultPrefetchConcurrency.
 	PrefetchConcurrency int
 
 	// ACAP, if not nil, turns on the ACAP 1.1 extensions of robots.txt
@@ -159,12 +161,13 @@ type Transport struct {
 	// failures (Warn). Nil means no logging.
 	Logger *slog.Logger
 
-	once     sync.Once
-	token    string                     // product token of UserAgent
-	states   *lru.Cache[stateKey, held] // origin states and ACAP references
-	flight   singleflight.Group
-	pacers   pacers
-	counters counters
+	once       sync.Once
+	token      string                     // product token of UserAgent
+	storeSlots chan struct{}              // one per Store call under way
+	states     *lru.Cache[stateKey, held] // origin states and ACAP references
+	flight     singleflight.Group
+	pacers     pacers
+	counters   counters
 
 	// Test hook: the retry waits of robots.txt fetches.
 	retryWaitMin, retryWaitMax time.Duration
@@ -185,6 +188,7 @@ func (t *Transport) init() {
 		size = max(size, 8*int64(t.maxSize())) // room for a few files of the largest size
 		t.states = lru.New[stateKey](size, held.memSize)
 		t.pacers.idle = time.Minute
+		t.storeSlots = make(chan struct{}, maxStoreCalls)
 		if t.retryWaitMin == 0 {
 			t.retryWaitMin, t.retryWaitMax = time.Second, 10*time.Second
 		}
@@ -233,7 +237,14 @@ func (t *Transport) retryMax() int {
 	return orDefault(t.RetryMax, DefaultRetryMax)
 }
 
-func (t *Transport) maxRedirects() int { return orDefault(t.MaxRedirects, DefaultMaxRedirects) }
+func (t *Transport) maxRedirects() int { return max(orDefault(t.MaxRedirects, DefaultMaxRedirects), 0) }
+
+func (t *Transport) maxDelay() time.Duration {
+	if t.MaxDelay <= 0 {
+		return DefaultMaxDelay
+	}
+	return t.MaxDelay
+}
 
 func (t *Transport) fetchTimeout() time.Duration {
 	return orDefault(t.FetchTimeout, DefaultFetchTimeout)
@@ -325,7 +336,7 @@ func closeBody(req *http.Request) {
 // the agent makes to the origin, and the time of the decision.
 func (t *Transport) check(req *http.Request) (st *originState, every time.Duration, now time.Time, err error) {
 	if req.URL == nil {
-		return nil, 0, now, errors.New("robotsguard: nil Request.URL")
+		return nil, 0, now, unsupportedURL("the request has no URL")
 	}
 	o, dial, err := requestOrigin(req)
 	if err != nil {
@@ -370,7 +381,10 @@ func (t *Transport) decide(req *http.Request, st *originState, ua string, now ti
 		e = st.decider.decide(req.URL, ua, g)
 	}
 	if e != nil {
-		e.Method, e.URL, e.Agent = req.Method, req.URL.Redacted(), policy.ProductToken(ua)
+		e.Method, e.URL, e.Agent = req.Method, req.URL.Redacted(), t.token
+		if t.UserAgent == "" {
+			e.Agent = policy.ProductToken(ua)
+		}
 		e.RobotsURL, e.Status = st.origin.robotsURL(), st.entry.Status
 		return 0, e
 	}
@@ -407,7 +421,7 @@ func (t *Transport) interval(g *policy.Group) time.Duration {
 			}
 		}
 		if ok {
-			return min(d, orDefault(t.MaxDelay, DefaultMaxDelay))
+			return min(d, t.maxDelay())
 		}
 	}
 	if t.Delay < 0 {

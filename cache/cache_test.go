@@ -358,3 +358,20 @@ func FuzzFreshness(f *testing.F) {
 		}
 	})
 }
+
+// TestMarshalRefusesWhatItCannotDecode: an entry that would not come back
+// as it is fails to encode.
+func TestMarshalRefusesWhatItCannotDecode(t *testing.T) {
+	for _, e := range []*cache.Entry{
+		{Status: 1000},
+		{Status: -1},
+		{Failures: -1},
+		{Received: time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{RetryAt: time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC)},
+	} {
+		if b, err := e.MarshalBinary(); err == nil {
+			var got cache.Entry
+			t.Errorf("MarshalBinary(%+v) succeeded; decoding gives %v", e, got.UnmarshalBinary(b))
+		}
+	}
+}

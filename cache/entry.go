@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"time"
 )
@@ -105,8 +106,18 @@ var ErrVersion = errors.New("robotsguard: cache: entry encoded by another versio
 var errCorrupt = errors.New("robotsguard: cache: corrupt entry")
 
 // MarshalBinary encodes the entry for a Store. Header fields without
-// values are left out.
+// values are left out. It fails on an entry that UnmarshalBinary would not
+// give back: a status outside 0–999, a negative or huge failure count, a
+// time outside the years 1678–2261.
 func (e *Entry) MarshalBinary() ([]byte, error) {
+	if e.Status < 0 || e.Status > 999 || e.Failures < 0 || e.Failures > math32 {
+		return nil, fmt.Errorf("robotsguard: cache: cannot encode an entry with status %d and %d failures", e.Status, e.Failures)
+	}
+	for _, t := range []time.Time{e.Requested, e.Received, e.FailingSince, e.RetryAt} {
+		if !t.IsZero() && (t.Before(minTime) || t.After(maxTime)) {
+			return nil, fmt.Errorf("robotsguard: cache: cannot encode the time %v", t)
+		}
+	}
 	b := make([]byte, 0, 64+len(e.Body))
 	b = append(b, 'R', 'G', entryVersion)
 	b = binary.AppendUvarint(b, uint64(e.Status))
@@ -149,7 +160,7 @@ func (e *Entry) UnmarshalBinary(b []byte) error {
 	}
 	d.b = b[3:]
 	var n Entry
-	n.Status = int(d.uint(1000))
+	n.Status = int(d.uint(999))
 	n.Body = d.bytes()
 	if nh := d.uint(uint64(len(d.b))); nh > 0 {
 		n.Header = make(http.Header, nh)
@@ -177,6 +188,12 @@ func (e *Entry) UnmarshalBinary(b []byte) error {
 }
 
 const math32 = 1<<31 - 1
+
+// The times that UnixNano can hold.
+var (
+	minTime = time.Unix(0, math.MinInt64+1)
+	maxTime = time.Unix(0, math.MaxInt64)
+)
 
 func appendBytes(b, s []byte) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
