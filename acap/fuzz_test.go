@@ -1,7 +1,6 @@
 package acap_test
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,7 +39,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte, url, purpose string) {
 		p := acap.Parse(body)
-		lines := bytes.Count(body, []byte("\n")) + 1
+		lines := countLines(body)
 		for _, pr := range p.Problems() {
 			if pr.Line < 0 || pr.Line > lines {
 				t.Fatalf("problem at line %d of %d: %v", pr.Line, lines, pr)
@@ -75,6 +74,25 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// countLines returns the number of lines of body as the parser reads
+// them: a line ends at CR, LF or CRLF (RFC 9309 §2.2), and the text after
+// the last line break is a line too.
+func countLines(body []byte) int {
+	n := 1
+	for i := 0; i < len(body); i++ {
+		switch body[i] {
+		case '\n':
+			n++
+		case '\r':
+			n++
+			if i+1 < len(body) && body[i+1] == '\n' {
+				i++ // CRLF is one line break
+			}
+		}
+	}
+	return n
 }
 
 // FuzzNarrowest compares the scope comparison of Decide with a reference
