@@ -55,7 +55,7 @@ func (r *Robots) agentIndex() *agentIndex {
 }
 
 func (r *Robots) buildIndex() {
-	if r.dialect == Koster1996 {
+	if r.beh.substringAgents {
 		r.buildRecordIndex()
 		return
 	}
@@ -118,7 +118,7 @@ func (r *Robots) buildIndex() {
 	} else {
 		idx.star = newGroup("", star)
 	}
-	if empty.groups != nil && r.dialect == Google {
+	if empty.groups != nil && r.beh.emptyAgentGroup {
 		idx.empty = newGroup("", empty)
 	}
 	r.index = idx
@@ -201,11 +201,11 @@ func (r *Robots) newRules(members []uint32) *rules {
 func (r *Robots) Group(userAgent string) *Group {
 	idx := r.agentIndex()
 	tok := ProductToken(userAgent)
-	if r.dialect == Koster1996 {
+	if r.beh.substringAgents {
 		return r.recordGroup(idx, tok)
 	}
 	if tok == "" {
-		if r.dialect == Google && userAgent == "" && idx.empty != nil {
+		if userAgent == "" && idx.empty != nil { // only under behaviour.emptyAgentGroup
 			return idx.empty
 		}
 		return idx.star
@@ -327,37 +327,18 @@ func (g *Group) decide(path string, slash bool) Decision {
 	if len(g.members) == 0 {
 		return Decision{Allowed: true, Reason: ReasonNoGroup}
 	}
-	var buf [256]byte
-	switch g.r.dialect {
-	case Koster1996:
-		if slash || needsKoster(path) {
-			b := buf[:0]
-			if slash {
-				b = append(b, '/')
-			}
-			b = kosterCanonical(b, path)
-			path = unsafe.String(unsafe.SliceData(b), len(b)) // b is not retained
-		}
-		if path == "/robots.txt" {
-			return Decision{Allowed: true, Reason: ReasonRobotsTxt, Agent: g.agent, GroupLine: g.line}
-		}
-	case RFC9309:
-		if slash || needsCanonical(path, false) {
-			b := buf[:0]
-			if slash {
-				b = append(b, '/')
-			}
-			b = canonicalize(b, path, false)
-			path = unsafe.String(unsafe.SliceData(b), len(b)) // b is not retained
-		}
-		if path == "/robots.txt" {
-			return Decision{Allowed: true, Reason: ReasonRobotsTxt, Agent: g.agent, GroupLine: g.line}
-		}
-	default:
+	beh := g.r.beh
+	if slash || beh.encoding.needsPath(path) {
+		var buf [256]byte
+		b := buf[:0]
 		if slash {
-			b := append(append(buf[:0], '/'), path...)
-			path = unsafe.String(unsafe.SliceData(b), len(b)) // b is not retained
+			b = append(b, '/')
 		}
+		b = beh.encoding.appendPath(b, path)
+		path = unsafe.String(unsafe.SliceData(b), len(b)) // b is not retained
+	}
+	if beh.robotsTxtAllowed && path == "/robots.txt" {
+		return Decision{Allowed: true, Reason: ReasonRobotsTxt, Agent: g.agent, GroupLine: g.line}
 	}
 	g.once.Do(g.compile)
 	best := g.m.Load().match(path)

@@ -30,6 +30,15 @@ type Parser struct {
 	MaxSize int
 }
 
+// behaviour returns the behaviour of the parser's dialect; an unknown
+// Dialect value is RFC9309.
+func (p *Parser) behaviour() *behaviour {
+	if !p.Dialect.valid() {
+		return &dialects[RFC9309]
+	}
+	return &dialects[p.Dialect]
+}
+
 func (p *Parser) maxSize() int {
 	switch {
 	case p.MaxSize < DefaultMaxSize:
@@ -108,7 +117,7 @@ type LineInfo struct {
 func (p Parser) Scan(body []byte, h Handler) (truncated bool) {
 	body, truncated = p.limit(body)
 	lh, _ := h.(LineHandler)
-	s := scanner{dialect: p.Dialect, h: h, lh: lh}
+	s := scanner{beh: p.behaviour(), h: h, lh: lh}
 	s.run(body)
 	return truncated
 }
@@ -129,10 +138,10 @@ func (p *Parser) limit(body []byte) ([]byte, bool) {
 
 // scanner splits a body into lines and lines into directives.
 type scanner struct {
-	dialect Dialect
-	h       Handler
-	lh      LineHandler
-	buf     []byte // scratch for normalised patterns
+	beh *behaviour
+	h   Handler
+	lh  LineHandler
+	buf []byte // scratch for normalised patterns
 }
 
 var bom = [3]byte{0xEF, 0xBB, 0xBF}
@@ -184,12 +193,11 @@ func indexFrom(b []byte, from int, c byte) int {
 // line parses one line, without its line break.
 func (s *scanner) line(num int, b []byte) {
 	info := LineInfo{Line: num}
-	if s.dialect == Google {
-		if len(b) > googleMaxLineLen-1 {
-			b = b[:googleMaxLineLen-1]
-			info.TooLong = true
-		}
-		// Google's library handles lines as C strings: a NUL ends them.
+	if max := s.beh.maxLine; max > 0 && len(b) > max {
+		b = b[:max]
+		info.TooLong = true
+	}
+	if s.beh.nulEndsLine {
 		if i := bytes.IndexByte(b, 0); i >= 0 {
 			b = b[:i]
 		}
@@ -222,11 +230,11 @@ func (s *scanner) split(b []byte, info *LineInfo) (key, value []byte, ok bool) {
 	}
 	sep := bytes.IndexByte(b, ':')
 	if sep < 0 {
-		if s.dialect != Google {
+		if !s.beh.missingColon {
 			return nil, nil, false
 		}
-		// Google accepts whitespace instead of the colon, when the line
-		// has exactly two words.
+		// Whitespace instead of the colon, when the line has exactly two
+		// words.
 		sep = bytes.IndexAny(b, " \t")
 		if sep < 0 {
 			return nil, nil, false
@@ -265,33 +273,19 @@ func (s *scanner) emit(num int, key, value []byte, info *LineInfo) {
 
 // pattern normalises a rule's value for the dialect.
 func (s *scanner) pattern(v []byte) []byte {
-	if s.dialect == Koster1996 {
-		if !needsKoster(v) {
-			return v
-		}
-		s.buf = kosterCanonical(s.buf[:0], v)
-		return s.buf
-	}
-	if s.dialect == Google {
-		if !needsGoogleEscape(v) {
-			return v
-		}
-		s.buf = googleEscape(s.buf[:0], v)
-		return s.buf
-	}
-	if !needsCanonical(v, true) {
+	if !s.beh.encoding.needsPattern(v) {
 		return v
 	}
-	s.buf = canonicalize(s.buf[:0], v, true)
+	s.buf = s.beh.encoding.appendPattern(s.buf[:0], v)
 	return s.buf
 }
 
 // classify tells which directive key names. RFC9309 compares whole keys,
 // ignoring case, and accepts "site-map" (RFC 9309 §2.2.4 lets crawlers be
 // lenient with other records). Google compares prefixes and accepts its
-// list of typos, as its library does.
+// list of typos, as its library does (behaviour.lenientKeys).
 func (s *scanner) classify(key []byte) (k Kind, typo bool) {
-	if s.dialect == Google {
+	if s.beh.lenientKeys {
 		return classifyGoogle(key)
 	}
 	switch {

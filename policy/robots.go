@@ -13,8 +13,9 @@ import (
 // agent's group are built on the first query for that agent and then shared.
 type Robots struct {
 	dialect   Dialect
-	text      string // every token, pattern and value, back to back
-	rules     []rule // in file order
+	beh       *behaviour // the dialect's
+	text      string     // every token, pattern and value, back to back
+	rules     []rule     // in file order
 	groups    []group
 	agents    []agent
 	sitemaps  []directive
@@ -95,13 +96,13 @@ func (p Parser) Parse(body []byte) *Robots {
 	}
 	b := builderPool.Get().(*builder)
 	b.reset()
-	b.dialect = p.Dialect
+	b.dialect, b.beh = p.Dialect, p.behaviour()
 	var h Handler = b
-	if p.Dialect == Koster1996 {
-		h = kosterBuilder{b}
+	if b.beh.blankEndsRecord {
+		h = blankLineBuilder{b}
 	}
 	truncated := p.Scan(body, h)
-	r := b.finish(p.Dialect)
+	r := b.finish()
 	r.truncated = truncated
 	r.size = min(len(body), p.maxSize())
 	builderPool.Put(b)
@@ -256,19 +257,21 @@ type builder struct {
 	hostSet  bool
 	exts     []extension
 	dialect  Dialect
+	beh      *behaviour
 	// taking is true while the current group still takes user-agent
 	// lines, that is before its first rule.
 	taking bool
-	// closed is true after a blank line ended a record of the 1996 draft,
-	// until the next user-agent line: rules there belong to no record.
+	// closed is true after a blank line ended a record (under
+	// behaviour.blankEndsRecord), until the next user-agent line: rules
+	// there belong to no record.
 	closed bool
 }
 
-// kosterBuilder is the builder for the 1996 draft, whose records end at
-// blank lines.
-type kosterBuilder struct{ *builder }
+// blankLineBuilder is the builder for dialects whose records end at blank
+// lines.
+type blankLineBuilder struct{ *builder }
 
-func (b kosterBuilder) Line(info LineInfo) {
+func (b blankLineBuilder) Line(info LineInfo) {
 	if info.Empty && len(b.groups) > 0 {
 		b.taking, b.closed = false, true
 	}
@@ -323,8 +326,8 @@ func (b *builder) UserAgent(line int, value []byte) {
 	b.closed = false
 	g := &b.groups[len(b.groups)-1]
 	tok, star := groupToken(value)
-	if b.dialect == Koster1996 {
-		// The draft matches the robot's name anywhere in the value.
+	if b.beh.substringAgents {
+		// The robot's name is matched anywhere in the value.
 		tok, star = value, len(value) == 1 && value[0] == '*'
 	}
 	b.agents = append(b.agents, agent{
@@ -398,10 +401,11 @@ func (b *builder) other(line int, key, value []byte) {
 
 // finish returns the Robots built, with exactly sized copies of the scratch
 // slices.
-func (b *builder) finish(d Dialect) *Robots {
+func (b *builder) finish() *Robots {
 	b.applyExtensions()
 	return &Robots{
-		dialect:  d,
+		dialect:  b.dialect,
+		beh:      b.beh,
 		text:     string(b.text),
 		rules:    slices.Clone(b.rules),
 		groups:   slices.Clone(b.groups),
