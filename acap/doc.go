@@ -41,7 +41,7 @@
 //     '$' wider than anything else, '*' wider than a literal. Permissions
 //     and prohibitions of narrowest scope that disagree, or identical
 //     patterns with both verdicts, cannot be decided: the usage is
-//     prohibited (Reason ReasonConflict).
+//     prohibited (Basis BasisConflict).
 //   - Fields of usage other apply only when no field of the usage asked
 //     about does: ACAP-disallow-other prohibits every usage not permitted
 //     explicitly (section 2.5.6).

@@ -52,21 +52,21 @@ func FuzzParse(f *testing.F) {
 				{Agent: "*", URL: url, Usage: u, Honours: never, Interprets: func(x acap.Usage) bool { return x == acap.Crawl }},
 			} {
 				d := p.Decide(q)
-				switch d.Reason {
-				case acap.ReasonField:
+				switch d.Basis {
+				case acap.BasisField:
 					if d.Field.Line < 1 || d.Field.Line > lines || d.Field.Text == "" {
 						t.Fatalf("%+v: deciding field %+v", q, d.Field)
 					}
-				case acap.ReasonConflict:
+				case acap.BasisConflict:
 					if d.Permitted || len(d.Conflict) < 2 {
 						t.Fatalf("%+v: conflict %v", q, d)
 					}
-				case acap.ReasonNone:
+				case acap.BasisNone:
 					if !d.Permitted {
 						t.Fatalf("%+v: %v", q, d)
 					}
 				default:
-					t.Fatalf("%+v: reason %v", q, d.Reason)
+					t.Fatalf("%+v: reason %v", q, d.Basis)
 				}
 				if q.Honours != nil && len(d.Qualifiers) > 0 {
 					t.Fatalf("%+v: qualifiers %v the crawler cannot honour", q, d.Qualifiers)
@@ -150,7 +150,7 @@ func FuzzNarrowest(f *testing.F) {
 		}
 		want := len(match) == 0 || allow && !deny
 		d := p.Decide(acap.Query{Agent: "bot", URL: path, Usage: acap.Crawl})
-		if d.Permitted != want || (allow && deny) != (d.Reason == acap.ReasonConflict) {
+		if d.Permitted != want || (allow && deny) != (d.Basis == acap.BasisConflict) {
 			t.Fatalf("fields %+v on %q: got %v, want permitted=%v", match, lpath, d, want)
 		}
 	})

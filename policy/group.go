@@ -325,7 +325,7 @@ func (g *Group) DecideURL(u *url.URL) Decision {
 // when slash is true.
 func (g *Group) decide(path string, slash bool) Decision {
 	if len(g.members) == 0 {
-		return Decision{Allowed: true, Reason: ReasonNoGroup}
+		return Decision{Allowed: true, Basis: BasisNoGroup}
 	}
 	beh := g.r.beh
 	if slash || beh.encoding.needsPath(path) {
@@ -338,14 +338,14 @@ func (g *Group) decide(path string, slash bool) Decision {
 		path = unsafe.String(unsafe.SliceData(b), len(b)) // b is not retained
 	}
 	if beh.robotsTxtAllowed && path == "/robots.txt" {
-		return Decision{Allowed: true, Reason: ReasonRobotsTxt, Agent: g.agent, GroupLine: g.line}
+		return Decision{Allowed: true, Basis: BasisRobotsTxt, GroupAgent: g.agent, GroupLine: g.line}
 	}
 	g.once.Do(g.compile)
 	best := g.m.Load().match(path)
 	if best.idx < 0 {
-		return Decision{Allowed: true, Reason: ReasonNoMatch, Agent: g.agent, GroupLine: g.line}
+		return Decision{Allowed: true, Basis: BasisNoMatch, GroupAgent: g.agent, GroupLine: g.line}
 	}
-	return Decision{Allowed: best.allow, Reason: ReasonRule, Rule: g.r.rule(best.idx), Agent: g.agent, GroupLine: g.line}
+	return Decision{Allowed: best.allow, Basis: BasisRule, Rule: g.r.rule(best.idx), GroupAgent: g.agent, GroupLine: g.line}
 }
 
 func (g *rules) compile() {

@@ -195,11 +195,11 @@ func (r *Robots) Unknown() []Directive {
 	return out
 }
 
-// A GroupInfo describes one group of the file as written: its user-agent
-// lines and the rules that follow them. Groups that name the same agent are
-// listed separately, as in the file; a crawler follows their union (see
-// Robots.Group).
-type GroupInfo struct {
+// A Record is one group of the file as written: its user-agent lines and
+// the rules that follow them. Records that name the same agent are listed
+// separately, as in the file; a crawler follows their union (see
+// Robots.Group, which returns the Group an agent follows).
+type Record struct {
 	Line   int // line of the first user-agent line
 	Agents []AgentInfo
 	Rules  []Rule
@@ -214,12 +214,12 @@ type AgentInfo struct {
 	RequestRate Rate          // zero when absent
 }
 
-// Groups returns the groups of the file in file order.
-func (r *Robots) Groups() []GroupInfo {
-	out := make([]GroupInfo, len(r.groups))
+// Records returns the groups of the file as written, in file order.
+func (r *Robots) Records() []Record {
+	out := make([]Record, len(r.groups))
 	for i := range r.groups {
 		g := &r.groups[i]
-		info := GroupInfo{Line: int(g.line)}
+		info := Record{Line: int(g.line)}
 		for _, a := range r.agents[g.agents[0]:g.agents[1]] {
 			ai := AgentInfo{Token: r.str(a.token), Line: int(a.line), RequestRate: a.rate}
 			if a.star {
