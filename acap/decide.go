@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/robotsguard/robotsguard/internal/ascii"
 	"github.com/robotsguard/robotsguard/policy"
 )
 
@@ -841,37 +842,12 @@ func (r *record) names(agent string) (string, bool) {
 }
 
 // containsFold reports whether lower, which is in lower case, is within s,
-// ignoring case.
+// ignoring case (Unicode case when either is not ASCII).
 func containsFold(s, lower string) bool {
-	if !isASCII(s) || !isASCII(lower) {
+	if !ascii.IsASCII(s) || !ascii.IsASCII(lower) {
 		return strings.Contains(strings.ToLower(s), lower)
 	}
-	for i := 0; i+len(lower) <= len(s); i++ {
-		j := 0
-		for j < len(lower) && lowerASCII(s[i+j]) == lower[j] {
-			j++
-		}
-		if j == len(lower) {
-			return true
-		}
-	}
-	return false
-}
-
-func lowerASCII(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
+	return ascii.ContainsFold(s, lower)
 }
 
 const (

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/robotsguard/robotsguard/internal/ascii"
 	"github.com/robotsguard/robotsguard/policy"
 )
 
@@ -305,7 +306,7 @@ func (pr *parser) Other(int, []byte, []byte) {}
 
 // Line reads the ACAP fields; names are case-insensitive.
 func (pr *parser) Line(info policy.LineInfo) {
-	if len(info.Text) < 5 || !strings.EqualFold(string(info.Text[:5]), "acap-") {
+	if len(info.Text) < 5 || !ascii.HasPrefixFold(info.Text, "acap-") {
 		if (info.Kind == policy.KindAllow || info.Kind == policy.KindDisallow) && pr.inACAP {
 			pr.problem(info.Line, string(info.Text), "a conventional field within an ACAP record is ignored (section 2.10.2)")
 		}
@@ -752,17 +753,10 @@ func (pr *parser) permission(line int, text, key, value string) {
 // pattern, or the-acap:resource-set:name (section 2.4.4); nil for a set
 // that is not defined.
 func (p *Policy) resources(spec string) *resources {
-	if name, ok := cutPrefixFold(spec, "the-acap:resource-set:"); ok {
+	if name, ok := ascii.CutPrefixFold(spec, "the-acap:resource-set:"); ok {
 		return p.sets[strings.ToLower(name)]
 	}
 	return &resources{patterns: []string{canonicalPattern(spec)}}
-}
-
-func cutPrefixFold(s, prefix string) (string, bool) {
-	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
-		return s[len(prefix):], true
-	}
-	return s, false
 }
 
 // MemSize estimates the bytes of memory p holds, for caches that bound

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/robotsguard/robotsguard/internal/ascii"
 )
 
 // A Group is the set of rules one agent follows in a robots.txt: the union
@@ -156,23 +158,12 @@ func (r *Robots) buildRecordIndex() {
 func (r *Robots) recordGroup(idx *agentIndex, tok string) *Group {
 	if tok != "" {
 		for _, a := range r.agents {
-			if !a.star && containsFold(r.str(a.token), tok) {
+			if !a.star && ascii.ContainsFold(r.str(a.token), tok) {
 				return idx.records[a.group]
 			}
 		}
 	}
 	return idx.star
-}
-
-// containsFold reports whether the lower-case s holds sub, ignoring the
-// case of sub's ASCII letters.
-func containsFold(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if equalFold(sub, s[i:i+len(sub)]) {
-			return true
-		}
-	}
-	return false
 }
 
 // appendGroup adds group i to list unless it is already its last element
@@ -212,7 +203,7 @@ func (r *Robots) Group(userAgent string) *Group {
 	}
 	if idx.byToken == nil {
 		for _, g := range idx.few {
-			if len(g.agent) == len(tok) && equalFold(tok, g.agent) {
+			if len(g.agent) == len(tok) && ascii.EqualFold(tok, g.agent) {
 				return g
 			}
 		}
@@ -221,7 +212,7 @@ func (r *Robots) Group(userAgent string) *Group {
 	var buf [64]byte
 	if len(tok) <= len(buf) {
 		for i := 0; i < len(tok); i++ {
-			buf[i] = lowerASCII(tok[i])
+			buf[i] = ascii.Lower(tok[i])
 		}
 		if g := idx.byToken[string(buf[:len(tok)])]; g != nil {
 			return g

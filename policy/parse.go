@@ -1,6 +1,9 @@
 package policy
 
-import "bytes"
+import (
+	"bytes"
+	"github.com/robotsguard/robotsguard/internal/ascii"
+)
 
 // DefaultMaxSize is the number of bytes of a robots.txt body that are parsed
 // when Parser.MaxSize is zero: 500 KiB, the least RFC 9309 §2.5 allows and
@@ -218,7 +221,7 @@ func (s *scanner) split(b []byte, info *LineInfo) (key, value []byte, ok bool) {
 		info.HasComment = true
 		b = b[:i]
 	}
-	b = trimSpace(b)
+	b = ascii.TrimSpace(b)
 	info.Text = b
 	if len(b) == 0 {
 		if info.HasComment {
@@ -239,18 +242,18 @@ func (s *scanner) split(b []byte, info *LineInfo) (key, value []byte, ok bool) {
 		if sep < 0 {
 			return nil, nil, false
 		}
-		if bytes.ContainsAny(trimSpace(b[sep:]), " \t") {
+		if bytes.ContainsAny(ascii.TrimSpace(b[sep:]), " \t") {
 			return nil, nil, false
 		}
 		info.MissingColon = true
 	}
-	key = trimSpace(b[:sep])
+	key = ascii.TrimSpace(b[:sep])
 	if len(key) == 0 {
 		info.MissingColon = false
 		return nil, nil, false
 	}
 	info.HasDirective = true
-	return key, trimSpace(b[sep+1:]), true
+	return key, ascii.TrimSpace(b[sep+1:]), true
 }
 
 // emit classifies key and calls the handler.
@@ -289,15 +292,15 @@ func (s *scanner) classify(key []byte) (k Kind, typo bool) {
 		return classifyGoogle(key)
 	}
 	switch {
-	case equalFold(key, "user-agent"):
+	case ascii.EqualFold(key, "user-agent"):
 		return KindUserAgent, false
-	case equalFold(key, "allow"):
+	case ascii.EqualFold(key, "allow"):
 		return KindAllow, false
-	case equalFold(key, "disallow"):
+	case ascii.EqualFold(key, "disallow"):
 		return KindDisallow, false
-	case equalFold(key, "sitemap"):
+	case ascii.EqualFold(key, "sitemap"):
 		return KindSitemap, false
-	case equalFold(key, "site-map"):
+	case ascii.EqualFold(key, "site-map"):
 		return KindSitemap, true
 	}
 	return KindOther, false
@@ -305,64 +308,22 @@ func (s *scanner) classify(key []byte) (k Kind, typo bool) {
 
 func classifyGoogle(key []byte) (k Kind, typo bool) {
 	switch {
-	case hasPrefixFold(key, "user-agent"):
+	case ascii.HasPrefixFold(key, "user-agent"):
 		return KindUserAgent, false
-	case hasPrefixFold(key, "useragent"), hasPrefixFold(key, "user agent"):
+	case ascii.HasPrefixFold(key, "useragent"), ascii.HasPrefixFold(key, "user agent"):
 		return KindUserAgent, true
-	case hasPrefixFold(key, "allow"):
+	case ascii.HasPrefixFold(key, "allow"):
 		return KindAllow, false
-	case hasPrefixFold(key, "disallow"):
+	case ascii.HasPrefixFold(key, "disallow"):
 		return KindDisallow, false
-	case hasPrefixFold(key, "dissallow"), hasPrefixFold(key, "dissalow"),
-		hasPrefixFold(key, "disalow"), hasPrefixFold(key, "diasllow"),
-		hasPrefixFold(key, "disallaw"):
+	case ascii.HasPrefixFold(key, "dissallow"), ascii.HasPrefixFold(key, "dissalow"),
+		ascii.HasPrefixFold(key, "disalow"), ascii.HasPrefixFold(key, "diasllow"),
+		ascii.HasPrefixFold(key, "disallaw"):
 		return KindDisallow, true
-	case hasPrefixFold(key, "sitemap"):
+	case ascii.HasPrefixFold(key, "sitemap"):
 		return KindSitemap, false
-	case hasPrefixFold(key, "site-map"):
+	case ascii.HasPrefixFold(key, "site-map"):
 		return KindSitemap, true
 	}
 	return KindOther, false
-}
-
-// isSpace reports whether c is ASCII whitespace, as C's isspace.
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && isSpace(b[0]) {
-		b = b[1:]
-	}
-	for len(b) > 0 && isSpace(b[len(b)-1]) {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
-func lowerASCII(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + ('a' - 'A')
-	}
-	return c
-}
-
-// equalFold reports whether b equals the lower-case ASCII string s, ignoring
-// case.
-func equalFold[T ~string | ~[]byte](b T, s string) bool {
-	return len(b) == len(s) && hasPrefixFold(b, s)
-}
-
-// hasPrefixFold reports whether b starts with the lower-case ASCII string s,
-// ignoring case.
-func hasPrefixFold[T ~string | ~[]byte](b T, s string) bool {
-	if len(b) < len(s) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if lowerASCII(b[i]) != s[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/robotsguard/robotsguard/internal/ascii"
 )
 
 // Robots is a parsed robots.txt. It is immutable once Parse returns and safe
@@ -308,7 +310,7 @@ func (b *builder) add(s []byte) span {
 func (b *builder) addLower(s []byte) span {
 	off := len(b.text)
 	for _, c := range s {
-		b.text = append(b.text, lowerASCII(c))
+		b.text = append(b.text, ascii.Lower(c))
 	}
 	return span{uint32(off), uint32(len(s))}
 }
@@ -373,17 +375,17 @@ func (b *builder) Other(line int, key, value []byte) {
 	// are recorded with the agents they reach, and applied by finish.
 	inGroup := len(b.groups) > 0 && !b.closed
 	switch {
-	case equalFold(key, "crawl-delay"):
+	case ascii.EqualFold(key, "crawl-delay"):
 		if d, ok := parseCrawlDelay(value); ok && inGroup {
 			b.exts = append(b.exts, extension{upto: uint32(len(b.agents)), delay: d})
 			return
 		}
-	case equalFold(key, "request-rate"):
+	case ascii.EqualFold(key, "request-rate"):
 		if rt, ok := parseRequestRate(value); ok && inGroup {
 			b.exts = append(b.exts, extension{upto: uint32(len(b.agents)), delay: -1, rate: rt})
 			return
 		}
-	case equalFold(key, "host"):
+	case ascii.EqualFold(key, "host"):
 		if len(value) > 0 {
 			if !b.hostSet {
 				b.host = directive{line: uint32(line), value: b.add(value)}
