@@ -76,6 +76,15 @@ type LineHandler interface {
 	Line(info LineInfo)
 }
 
+// An EndHandler is a Handler that Scan also tells, once after the last
+// line, how much of the body it parsed: size is the number of bytes of the
+// body within the size limit, and truncated reports whether the body was
+// longer. Builder is one.
+type EndHandler interface {
+	Handler
+	End(size int, truncated bool)
+}
+
 // Kind tells which directive a line holds.
 type Kind uint8
 
@@ -116,12 +125,17 @@ type LineInfo struct {
 
 // Scan parses body and calls h for each directive, in file order. It never
 // fails: lines that cannot be read are skipped (and reported to a
-// LineHandler). It reports whether the body was cut at the size limit.
+// LineHandler). It reports whether the body was cut at the size limit, as
+// it does to an EndHandler.
 func (p Parser) Scan(body []byte, h Handler) (truncated bool) {
+	size := min(len(body), p.maxSize())
 	body, truncated = p.limit(body)
 	lh, _ := h.(LineHandler)
 	s := scanner{beh: p.behaviour(), h: h, lh: lh}
 	s.run(body)
+	if eh, ok := h.(EndHandler); ok {
+		eh.End(size, truncated)
+	}
 	return truncated
 }
 

@@ -93,21 +93,93 @@ func ParseWith(body []byte, d Dialect) *Robots {
 // Parse parses body. It never fails, and does not retain body. An unknown
 // Dialect value parses as RFC9309.
 func (p Parser) Parse(body []byte) *Robots {
-	if !p.Dialect.valid() {
-		p.Dialect = RFC9309
+	b := builderPool.Get().(*Builder)
+	b.init(p)
+	// The builder's Line is needed only where blank lines end records;
+	// scanning with a plain Handler spares a call per line.
+	var h Handler = &b.b
+	if b.b.beh.blankEndsRecord {
+		h = b
 	}
-	b := builderPool.Get().(*builder)
-	b.reset()
-	b.dialect, b.beh = p.Dialect, p.behaviour()
-	var h Handler = b
-	if b.beh.blankEndsRecord {
-		h = blankLineBuilder{b}
-	}
-	truncated := p.Scan(body, h)
-	r := b.finish()
-	r.truncated = truncated
-	r.size = min(len(body), p.maxSize())
+	b.End(min(len(body), p.maxSize()), p.Scan(body, h))
+	r := b.Robots()
 	builderPool.Put(b)
+	return r
+}
+
+// A Builder is a LineHandler that builds a Robots from the directives fed
+// to it: Parser.Parse is Parser.Scan into a Builder. Feed it with the Scan
+// of a Parser of the same dialect as the one that made it (NewBuilder):
+// it takes patterns as they arrive, normalised for that dialect, and some
+// dialects read the Line calls too. A Scan may feed it alongside another
+// handler, as acap.Parser.ParseAlong does.
+//
+// A Builder is not safe for concurrent use. Robots returns what was fed
+// since the Builder was made or since the last call to Robots, and
+// empties the Builder, which may then be fed another file.
+type Builder struct {
+	b         builder
+	size      int
+	truncated bool
+}
+
+// NewBuilder returns an empty Builder for the parser's dialect (RFC9309
+// for an unknown Dialect value).
+func (p Parser) NewBuilder() *Builder {
+	b := new(Builder)
+	b.init(p)
+	return b
+}
+
+func (b *Builder) init(p Parser) {
+	b.b.reset()
+	b.b.beh = p.behaviour()
+	b.b.dialect = p.Dialect
+	if !p.Dialect.valid() {
+		b.b.dialect = RFC9309
+	}
+	b.size, b.truncated = 0, false
+}
+
+// UserAgent implements Handler.
+func (b *Builder) UserAgent(line int, value []byte) { b.b.UserAgent(line, value) }
+
+// Allow implements Handler.
+func (b *Builder) Allow(line int, pattern []byte) { b.b.Allow(line, pattern) }
+
+// Disallow implements Handler.
+func (b *Builder) Disallow(line int, pattern []byte) { b.b.Disallow(line, pattern) }
+
+// Sitemap implements Handler.
+func (b *Builder) Sitemap(line int, url []byte) { b.b.Sitemap(line, url) }
+
+// Other implements Handler.
+func (b *Builder) Other(line int, key, value []byte) { b.b.Other(line, key, value) }
+
+// Line implements LineHandler: in dialects whose records end at blank
+// lines (Koster1996), it ends them.
+func (b *Builder) Line(info LineInfo) {
+	if b.b.beh.blankEndsRecord {
+		b.b.blankLine(info)
+	}
+}
+
+// End implements EndHandler: the Robots built has the size and truncation
+// that Scan reports.
+func (b *Builder) End(size int, truncated bool) {
+	b.size, b.truncated = size, truncated
+}
+
+// Robots returns the Robots built from the directives fed so far, and
+// empties the Builder. Its Size and Truncated are those that the Scan
+// that fed it reported to End (zero and false when End was not called).
+func (b *Builder) Robots() *Robots {
+	r := b.b.finish()
+	r.size, r.truncated = b.size, b.truncated
+	beh, d := b.b.beh, b.b.dialect
+	b.b.reset()
+	b.b.beh, b.b.dialect = beh, d
+	b.size, b.truncated = 0, false
 	return r
 }
 
@@ -246,8 +318,9 @@ func (r *Robots) rule(i int32) Rule {
 	return Rule{Allow: rl.allow, Pattern: r.str(rl.pattern), Line: int(rl.line)}
 }
 
-// builder is the Handler that Parse feeds. Its slices are scratch space,
-// reused through builderPool; finish copies them to right-sized ones.
+// builder is the Handler inside a Builder. Its slices are scratch space,
+// reused through builderPool and by Builders fed several files; finish
+// copies them to right-sized ones.
 type builder struct {
 	text     []byte
 	rules    []rule
@@ -269,11 +342,9 @@ type builder struct {
 	closed bool
 }
 
-// blankLineBuilder is the builder for dialects whose records end at blank
-// lines.
-type blankLineBuilder struct{ *builder }
-
-func (b blankLineBuilder) Line(info LineInfo) {
+// blankLine ends the current record at a blank line, for dialects whose
+// records end there.
+func (b *builder) blankLine(info LineInfo) {
 	if info.Empty && len(b.groups) > 0 {
 		b.taking, b.closed = false, true
 	}
@@ -287,7 +358,7 @@ type extension struct {
 	rate  Rate
 }
 
-var builderPool = sync.Pool{New: func() any { return new(builder) }}
+var builderPool = sync.Pool{New: func() any { return new(Builder) }}
 
 func (b *builder) reset() {
 	*b = builder{
