@@ -532,13 +532,9 @@ func (d *decider) conventional() *entry {
 			return nil
 		}
 	}
-	line := 0
-	if i := rule.Line - 1; i >= 0 && i < len(p.convLines) {
-		line = p.convLines[i]
-	}
 	return &entry{
 		conv: &Field{
-			Line: line, Text: rule.String(), Permission: rule.Allow, Usage: Crawl,
+			Line: rule.Line, Text: rule.String(), Permission: rule.Allow, Usage: Crawl,
 			Pattern: strings.ToLower(rule.Pattern), Crawler: g.Agent(), Conventional: true,
 		},
 		written: Crawl, usage: Crawl, allow: rule.Allow, relevant: true,

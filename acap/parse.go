@@ -34,7 +34,6 @@ type Policy struct {
 	records []*record
 
 	conventional *policy.Robots // the conventional records, outside ACAP records
-	convLines    []int          // line in the file of each line of conventional's text
 
 	problems []Problem
 }
@@ -135,18 +134,29 @@ func (p Problem) String() string {
 func Parse(body []byte) *Policy { return Parser{}.Parse(body) }
 
 // Parse reads body as the package-level Parse does.
-func (ps Parser) Parse(body []byte) *Policy {
+func (ps Parser) Parse(body []byte) *Policy { return ps.ParseAlong(body, nil) }
+
+// ParseAlong reads body as Parse does, and feeds every callback of the one
+// Scan that reads it (with the RFC9309 dialect and the parser's size
+// limit) to also, if not nil, after reading it: every directive, every
+// line (LineHandler.Line) and the end (EndHandler.End, if also has it).
+// With a policy.Builder of a policy.Parser of the RFC9309 dialect (and the
+// same MaxSize), one scan of the file gives both its Policy and its
+// policy.Robots:
+//
+//	b := policy.Parser{}.NewBuilder()
+//	p := acap.Parser{}.ParseAlong(body, b)
+//	r := b.Robots()
+func (ps Parser) ParseAlong(body []byte, also policy.LineHandler) *Policy {
 	p := &Policy{
 		maxSize:   ps.MaxSize,
 		qualified: map[string][]part{}, composite: map[string][]part{}, sets: map[string]*resources{},
 	}
-	pr := parser{p: p}
+	pr := parser{p: p, conv: policy.Parser{}.NewBuilder(), also: also}
 	if (policy.Parser{MaxSize: ps.MaxSize}).Scan(body, &pr) {
 		p.problem("", 0, "", "the file is longer than the parse limit: the rest is ignored")
 	}
-	conv := pr.conv.String()
-	p.conventional = policy.Parser{MaxSize: len(conv)}.Parse([]byte(conv))
-	p.convLines = pr.convLines
+	p.conventional = pr.conv.Robots()
 	return p
 }
 
@@ -264,20 +274,14 @@ type parser struct {
 	recordHasFields bool // the current record has a field after its crawler lines
 	inACAP          bool // within an ACAP record: conventional fields are ignored
 
-	conv      strings.Builder // the conventional records, outside ACAP records
-	convLines []int
+	// conv builds the conventional records, outside ACAP records, from
+	// the file's directives; nil when reading a referenced resource.
+	conv *policy.Builder
+	also policy.LineHandler // fed every callback too; may be nil
 }
 
 func (pr *parser) problem(line int, text, reason string) {
 	pr.p.problem(pr.source, line, text, reason)
-}
-
-func (pr *parser) addConventional(line int, key string, value []byte) {
-	if pr.parent != nil {
-		return
-	}
-	fmt.Fprintf(&pr.conv, "%s: %s\n", key, value)
-	pr.convLines = append(pr.convLines, line)
 }
 
 // UserAgent starts a conventional group: the Allow and Disallow lines that
@@ -286,26 +290,64 @@ func (pr *parser) addConventional(line int, key string, value []byte) {
 // ACAP-crawler line or the end of the file ends (section 2.3).
 func (pr *parser) UserAgent(line int, value []byte) {
 	pr.inACAP = false
-	pr.addConventional(line, "user-agent", value)
+	if pr.conv != nil {
+		pr.conv.UserAgent(line, value)
+	}
+	if pr.also != nil {
+		pr.also.UserAgent(line, value)
+	}
 }
 
 func (pr *parser) Allow(line int, pattern []byte) {
-	if !pr.inACAP {
-		pr.addConventional(line, "allow", pattern)
+	if pr.conv != nil && !pr.inACAP {
+		pr.conv.Allow(line, pattern)
+	}
+	if pr.also != nil {
+		pr.also.Allow(line, pattern)
 	}
 }
 
 func (pr *parser) Disallow(line int, pattern []byte) {
-	if !pr.inACAP {
-		pr.addConventional(line, "disallow", pattern)
+	if pr.conv != nil && !pr.inACAP {
+		pr.conv.Disallow(line, pattern)
+	}
+	if pr.also != nil {
+		pr.also.Disallow(line, pattern)
 	}
 }
 
-func (pr *parser) Sitemap(int, []byte)       {}
-func (pr *parser) Other(int, []byte, []byte) {}
+func (pr *parser) Sitemap(line int, url []byte) {
+	if pr.also != nil {
+		pr.also.Sitemap(line, url)
+	}
+}
 
-// Line reads the ACAP fields; names are case-insensitive.
+func (pr *parser) Other(line int, key, value []byte) {
+	if pr.also != nil {
+		pr.also.Other(line, key, value)
+	}
+}
+
+// End passes the end of the scan on to the handlers that want it.
+func (pr *parser) End(size int, truncated bool) {
+	if pr.conv != nil {
+		pr.conv.End(size, truncated)
+	}
+	if eh, ok := pr.also.(policy.EndHandler); ok {
+		eh.End(size, truncated)
+	}
+}
+
+// Line reads the ACAP fields, then passes the line on to also.
 func (pr *parser) Line(info policy.LineInfo) {
+	pr.line(info)
+	if pr.also != nil {
+		pr.also.Line(info)
+	}
+}
+
+// line reads the ACAP fields; names are case-insensitive.
+func (pr *parser) line(info policy.LineInfo) {
 	if len(info.Text) < 5 || !ascii.HasPrefixFold(info.Text, "acap-") {
 		if (info.Kind == policy.KindAllow || info.Kind == policy.KindDisallow) && pr.inACAP {
 			pr.problem(info.Line, string(info.Text), "a conventional field within an ACAP record is ignored (section 2.10.2)")
@@ -762,7 +804,7 @@ func (p *Policy) resources(spec string) *resources {
 // MemSize estimates the bytes of memory p holds, for caches that bound
 // their size.
 func (p *Policy) MemSize() int {
-	n := 512 + 8*len(p.convLines)
+	n := 512
 	if p.conventional != nil {
 		n += p.conventional.MemSize()
 	}
