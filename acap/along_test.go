@@ -2,6 +2,8 @@ package acap_test
 
 import (
 	"bufio"
+	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -75,4 +77,15 @@ func pathsOf(file string, r *policy.Robots) []string {
 		}
 	}
 	return out
+}
+
+// TestReferenceURLError: the error of a locator that does not parse says
+// where it comes from.
+func TestReferenceURLError(t *testing.T) {
+	base, _ := url.Parse("https://example.com/robots.txt")
+	_, err := acap.Reference{Locator: "http://[::1/x"}.URL(base)
+	var ue *url.Error
+	if err == nil || !strings.HasPrefix(err.Error(), "robotsguard: acap: ") || !errors.As(err, &ue) {
+		t.Fatalf("err = %v", err)
+	}
 }

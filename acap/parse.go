@@ -170,11 +170,12 @@ type Reference struct {
 }
 
 // URL resolves the reference against the URL of the robots.txt that holds
-// it.
+// it. The error, for a locator that is not a URL reference, wraps
+// url.Parse's.
 func (r Reference) URL(robotsTxt *url.URL) (*url.URL, error) {
 	ref, err := url.Parse(r.Locator)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("robotsguard: acap: permissions reference: %w", err)
 	}
 	return robotsTxt.ResolveReference(ref), nil
 }
