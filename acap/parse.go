@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/robotsguard/robotsguard/internal/ascii"
 	"github.com/robotsguard/robotsguard/policy"
@@ -152,13 +153,19 @@ func (ps Parser) ParseAlong(body []byte, also policy.LineHandler) *Policy {
 		maxSize:   ps.MaxSize,
 		qualified: map[string][]part{}, composite: map[string][]part{}, sets: map[string]*resources{},
 	}
-	pr := parser{p: p, conv: policy.Parser{}.NewBuilder(), also: also}
+	conv := convPool.Get().(*policy.Builder)
+	pr := parser{p: p, conv: conv, also: also}
 	if (policy.Parser{MaxSize: ps.MaxSize}).Scan(body, &pr) {
 		p.problem("", 0, "", "the file is longer than the parse limit: the rest is ignored")
 	}
-	p.conventional = pr.conv.Robots()
+	p.conventional = conv.Robots() // empties conv for the next file
+	convPool.Put(conv)
 	return p
 }
+
+// convPool holds the Builders of conventional records, whose scratch space
+// is reused from one file to the next.
+var convPool = sync.Pool{New: func() any { return policy.Parser{}.NewBuilder() }}
 
 // A Reference is an ACAP-permissions-reference field (section 2.3.2): the
 // crawlers of its record are to read the ACAP records of another resource
