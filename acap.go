@@ -85,9 +85,17 @@ func (st *originState) acapPolicy() *acap.Policy {
 	return st.acap.own
 }
 
-// parseACAP parses a robots.txt body for its rules and its ACAP records.
+// parseACAP parses a robots.txt body for its rules and its ACAP records:
+// in one scan when the rules are read as RFC 9309 says, as ACAP reads its
+// conventional records; in two otherwise.
 func (t *Transport) parseACAP(body []byte) (*policy.Robots, *acap.Policy) {
-	return t.Parser.Parse(body), acap.Parser{MaxSize: t.Parser.MaxSize}.Parse(body)
+	ap := acap.Parser{MaxSize: t.Parser.MaxSize}
+	if t.Parser.Dialect != policy.RFC9309 {
+		return t.Parser.Parse(body), ap.Parse(body)
+	}
+	b := t.Parser.NewBuilder()
+	pol := ap.ParseAlong(body, b)
+	return b.Robots(), pol
 }
 
 // resolveACAP reads the permissions references of pol, the ACAP records of

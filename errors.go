@@ -106,7 +106,7 @@ func (e *DisallowedError) Error() string {
 	head := fmt.Sprintf("robotsguard: %s %s disallowed for %q", e.Method, e.URL, e.Agent)
 	switch e.Reason {
 	case ReasonRule:
-		return fmt.Sprintf("%s by %s line %d %q (group %q)", head, e.RobotsURL, e.Decision.Rule.Line, e.Decision.Rule.String(), e.Decision.Agent)
+		return fmt.Sprintf("%s by %s line %d %q (group %q)", head, e.RobotsURL, e.Decision.Rule.Line, e.Decision.Rule.String(), e.Decision.GroupAgent)
 	case ReasonUnreachable:
 		return fmt.Sprintf("%s: %s unreachable: %s", head, e.RobotsURL, unprefixed(e.Err))
 	case ReasonStatus:

@@ -34,7 +34,7 @@ func TestEnforcesRules(t *testing.T) {
 	want := robotsguard.DisallowedError{
 		Method: "GET", URL: s.URL + "/secret/plans?id=1", Agent: "TestBot",
 		RobotsURL: s.URL + "/robots.txt", Reason: robotsguard.ReasonRule, Status: 200,
-		Decision: policy.Decision{Allowed: false, Reason: policy.ReasonRule, Agent: "testbot", GroupLine: 4,
+		Decision: policy.Decision{Allowed: false, Basis: policy.BasisRule, GroupAgent: "testbot", GroupLine: 4,
 			Rule: policy.Rule{Pattern: "/secret", Line: 5}},
 	}
 	if !reflect.DeepEqual(*d, want) {

@@ -43,7 +43,7 @@ func TestOverrides(t *testing.T) { // 2.2.1
 		{agent: "bar", url: "/a", usage: acap.Present, purpose: "news", permitted: true, line: 12},
 		// A named record-level field against a "*" sub-record field: no
 		// override applies, the conflict cannot be decided (reading 3).
-		{agent: "foo", url: "/a", usage: acap.Present, purpose: "news", permitted: false, reason: acap.ReasonConflict},
+		{agent: "foo", url: "/a", usage: acap.Present, purpose: "news", permitted: false, reason: acap.BasisConflict},
 		{agent: "foo", url: "/a", usage: acap.Present, permitted: true, line: 8},
 	})
 
@@ -65,31 +65,31 @@ func TestNarrowestScope(t *testing.T) { // 2.4.6
 	for _, tc := range []struct {
 		allow, disallow, path string
 		permitted             bool
-		reason                acap.Reason
+		reason                acap.Basis
 	}{
-		{"/news/", "/news/sport/", "/news/sport/a", false, acap.ReasonField},
-		{"/news/sport/", "/news/", "/news/sport/a", true, acap.ReasonField},
+		{"/news/", "/news/sport/", "/news/sport/a", false, acap.BasisField},
+		{"/news/sport/", "/news/", "/news/sport/a", true, acap.BasisField},
 		// A pattern that has run out is wider.
-		{"/a$", "/a", "/a", true, acap.ReasonField},
+		{"/a$", "/a", "/a", true, acap.BasisField},
 		// '$' is wider than anything else, even '*' (so /docs* is
 		// narrower than /docs$).
-		{"/docs*", "/docs$", "/docs", true, acap.ReasonField},
+		{"/docs*", "/docs$", "/docs", true, acap.BasisField},
 		// '*' is wider than a literal, whatever the lengths.
-		{"/a*c", "/ab", "/abc", false, acap.ReasonField},
-		{"/private/", "/*.pdf", "/private/x.pdf", true, acap.ReasonField},
-		{"*.pdf", "/", "/x.pdf", false, acap.ReasonField},
+		{"/a*c", "/ab", "/abc", false, acap.BasisField},
+		{"/private/", "/*.pdf", "/private/x.pdf", true, acap.BasisField},
+		{"*.pdf", "/", "/x.pdf", false, acap.BasisField},
 		// Two literals differ: undecidable, so prohibited.
-		{"/*a", "/*b", "/ab", false, acap.ReasonConflict},
-		{"/a", "/a", "/a", false, acap.ReasonConflict},
+		{"/*a", "/*b", "/ab", false, acap.BasisConflict},
+		{"/a", "/a", "/a", false, acap.BasisConflict},
 		// Patterns compare in canonical form, ignoring case.
-		{"/%7Ea/", "/~A", "/~a/b", true, acap.ReasonField},
+		{"/%7Ea/", "/~A", "/~a/b", true, acap.BasisField},
 	} {
 		p := acap.Parse(file("ACAP-crawler: *", "ACAP-allow-crawl: "+tc.allow, "ACAP-disallow-crawl: "+tc.disallow))
 		d := p.Decide(acap.Query{Agent: "bot", URL: tc.path, Usage: acap.Crawl})
-		if d.Permitted != tc.permitted || d.Reason != tc.reason {
+		if d.Permitted != tc.permitted || d.Basis != tc.reason {
 			t.Errorf("allow %q, disallow %q on %q: got %v", tc.allow, tc.disallow, tc.path, d)
 		}
-		if d.Reason == acap.ReasonConflict && len(d.Conflict) != 2 {
+		if d.Basis == acap.BasisConflict && len(d.Conflict) != 2 {
 			t.Errorf("Conflict = %v", d.Conflict)
 		}
 	}
@@ -155,7 +155,7 @@ func TestFallback(t *testing.T) { // 2.4.3
 		w.agent, w.url, w.usage = "bot", tc.q.URL, tc.q.Usage
 		d := p.Decide(tc.q)
 		checkDecision(t, w, d)
-		if d.Reason == acap.ReasonField && d.Field.FellBack != (tc.q.Honours != nil || tc.q.Interprets != nil) {
+		if d.Basis == acap.BasisField && d.Field.FellBack != (tc.q.Honours != nil || tc.q.Interprets != nil) {
 			t.Errorf("%s %s: FellBack = %v", tc.q.URL, tc.q.Usage, d.Field.FellBack)
 		}
 	}
@@ -428,8 +428,8 @@ func TestAdversarialWildcards(t *testing.T) {
 	// '*', and the longest run of them narrowest: "/*aaaaa", which the
 	// file holds with both verdicts.
 	d := p.Decide(acap.Query{Agent: "bot", URL: "/" + strings.Repeat("a", 2000), Usage: acap.Crawl})
-	if d.Permitted || d.Reason != acap.ReasonConflict || len(d.Conflict) < 2 {
-		t.Fatalf("got %v", d.Reason)
+	if d.Permitted || d.Basis != acap.BasisConflict || len(d.Conflict) < 2 {
+		t.Fatalf("got %v", d.Basis)
 	}
 	for _, f := range d.Conflict {
 		if f.Pattern != "/*aaaaa" {
@@ -502,17 +502,17 @@ func TestOverridesBeforeFallback(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		q      acap.Query
-		reason acap.Reason
+		reason acap.Basis
 	}{
-		{acap.Query{Usage: acap.PresentSnippet}, acap.ReasonConflict},
-		{acap.Query{Usage: acap.PresentSnippet, Interprets: cannot(acap.PresentSnippet)}, acap.ReasonConflict},
-		{acap.Query{Usage: acap.Crawl, Interprets: cannot(acap.Index)}, acap.ReasonConflict},
+		{acap.Query{Usage: acap.PresentSnippet}, acap.BasisConflict},
+		{acap.Query{Usage: acap.PresentSnippet, Interprets: cannot(acap.PresentSnippet)}, acap.BasisConflict},
+		{acap.Query{Usage: acap.Crawl, Interprets: cannot(acap.Index)}, acap.BasisConflict},
 		// A prohibition that fell back to crawl still prohibits the
 		// usage it was written for.
-		{acap.Query{Usage: acap.Index, Interprets: cannot(acap.Index)}, acap.ReasonField},
+		{acap.Query{Usage: acap.Index, Interprets: cannot(acap.Index)}, acap.BasisField},
 	} {
 		tc.q.Agent, tc.q.URL = "bot", "/a"
-		if d := p.Decide(tc.q); d.Permitted || d.Reason != tc.reason {
+		if d := p.Decide(tc.q); d.Permitted || d.Basis != tc.reason {
 			t.Errorf("%s: got %v, want prohibited (%v)", tc.q.Usage, d, tc.reason)
 		}
 	}
@@ -658,7 +658,7 @@ func TestQualifierUsages(t *testing.T) {
 		d := p.Decide(acap.Query{Agent: "bot", URL: "/x/1", Usage: acap.Usage(tc.usage)})
 		probs := p.Problems()
 		if len(probs) != 1 || !strings.Contains(probs[0].Reason, "does not apply to usage") ||
-			d.Permitted || d.Reason != acap.ReasonField || !d.Field.FellBack {
+			d.Permitted || d.Basis != acap.BasisField || !d.Field.FellBack {
 			t.Errorf("%s: %v, problems %v", field, d, probs)
 		}
 	}

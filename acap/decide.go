@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/robotsguard/robotsguard/internal/ascii"
 	"github.com/robotsguard/robotsguard/policy"
 )
 
@@ -37,32 +38,32 @@ type Query struct {
 	Interprets func(Usage) bool
 }
 
-// A Reason tells why a Decision came out as it did.
-type Reason uint8
+// A Basis tells why a Decision came out as it did.
+type Basis uint8
 
 const (
-	// ReasonField: one field, or several that agree, had the narrowest
+	// BasisField: one field, or several that agree, had the narrowest
 	// scope among those that apply; Decision.Field is one of them.
-	ReasonField Reason = iota + 1
-	// ReasonNone: no field applies to the usage of the resource, so it is
+	BasisField Basis = iota + 1
+	// BasisNone: no field applies to the usage of the resource, so it is
 	// permitted (section 2.4.3, NOTE).
-	ReasonNone
-	// ReasonConflict: a permission and a prohibition apply and which has
+	BasisNone
+	// BasisConflict: a permission and a prohibition apply and which has
 	// the narrower scope cannot be decided, so the usage is prohibited
 	// (section 2.4.6). Decision.Conflict lists the fields.
-	ReasonConflict
+	BasisConflict
 )
 
-func (r Reason) String() string {
-	switch r {
-	case ReasonField:
+func (b Basis) String() string {
+	switch b {
+	case BasisField:
 		return "field"
-	case ReasonNone:
+	case BasisNone:
 		return "no field applies"
-	case ReasonConflict:
+	case BasisConflict:
 		return "undecidable conflict"
 	}
-	return fmt.Sprintf("Reason(%d)", uint8(r))
+	return fmt.Sprintf("Basis(%d)", uint8(b))
 }
 
 // A Field is a permission or prohibition, as the decision applied it.
@@ -106,9 +107,9 @@ func (f Field) String() string {
 // A Decision is the verdict on a Query, with what decided it.
 type Decision struct {
 	Permitted bool
-	Reason    Reason
-	// Field is the field with the narrowest scope, when Reason is
-	// ReasonField.
+	Basis     Basis
+	// Field is the field with the narrowest scope, when Basis is
+	// BasisField.
 	Field Field
 	// Qualifiers restrict a permission: the crawler must honour them all.
 	// They are those of every permission with the narrowest scope (section
@@ -116,7 +117,7 @@ type Decision struct {
 	// qualifier have been applied within each field.
 	Qualifiers []Qualifier
 	// Conflict lists the fields of narrowest scope that disagree, when
-	// Reason is ReasonConflict.
+	// Basis is BasisConflict.
 	Conflict []Field
 }
 
@@ -126,21 +127,21 @@ func (d Decision) String() string {
 	if d.Permitted {
 		verdict = "permitted"
 	}
-	switch d.Reason {
-	case ReasonField:
+	switch d.Basis {
+	case BasisField:
 		s := verdict + " by " + d.Field.String()
 		for _, q := range d.Qualifiers {
 			s += " " + q.String()
 		}
 		return s
-	case ReasonConflict:
+	case BasisConflict:
 		parts := make([]string, len(d.Conflict))
 		for i, f := range d.Conflict {
 			parts[i] = f.String()
 		}
 		return verdict + ": no narrowest scope among " + strings.Join(parts, ", ")
 	}
-	return verdict + ": " + d.Reason.String()
+	return verdict + ": " + d.Basis.String()
 }
 
 // Permitted reports whether agent may use target for usage u, with no
@@ -294,7 +295,7 @@ func (p *Policy) Decide(q Query) Decision {
 		g.entries = append(g.entries, e)
 	}
 	if len(order) == 0 {
-		return Decision{Permitted: true, Reason: ReasonNone}
+		return Decision{Permitted: true, Basis: BasisNone}
 	}
 	return decide(d.narrowest(order))
 }
@@ -499,7 +500,7 @@ func (d *decider) conventional() *entry {
 	p := d.p
 	g := p.conventional.Group(d.q.Agent)
 	dec := g.Decide(d.q.URL)
-	if dec.Reason != policy.ReasonRule {
+	if dec.Basis != policy.BasisRule {
 		return nil
 	}
 	var verdicts map[string]uint8 // ACAP crawl patterns: 1 permits, 2 prohibits
@@ -531,13 +532,9 @@ func (d *decider) conventional() *entry {
 			return nil
 		}
 	}
-	line := 0
-	if i := rule.Line - 1; i >= 0 && i < len(p.convLines) {
-		line = p.convLines[i]
-	}
 	return &entry{
 		conv: &Field{
-			Line: line, Text: rule.String(), Permission: rule.Allow, Usage: Crawl,
+			Line: rule.Line, Text: rule.String(), Permission: rule.Allow, Usage: Crawl,
 			Pattern: strings.ToLower(rule.Pattern), Crawler: g.Agent(), Conventional: true,
 		},
 		written: Crawl, usage: Crawl, allow: rule.Allow, relevant: true,
@@ -627,7 +624,7 @@ func decide(winners []*group) Decision {
 	}
 	slices.SortStableFunc(es, compareEntries)
 	if allow && deny {
-		d := Decision{Reason: ReasonConflict}
+		d := Decision{Basis: BasisConflict}
 		type key struct {
 			f     *field
 			c     *Field
@@ -644,7 +641,7 @@ func decide(winners []*group) Decision {
 		}
 		return d
 	}
-	d := Decision{Permitted: allow, Reason: ReasonField, Field: es[0].field(es[0].won)}
+	d := Decision{Permitted: allow, Basis: BasisField, Field: es[0].field(es[0].won)}
 	if allow {
 		// Each qualifier once, and each part of a definition (which many
 		// fields share) read once; by map when there are many.
@@ -841,37 +838,12 @@ func (r *record) names(agent string) (string, bool) {
 }
 
 // containsFold reports whether lower, which is in lower case, is within s,
-// ignoring case.
+// ignoring case (Unicode case when either is not ASCII).
 func containsFold(s, lower string) bool {
-	if !isASCII(s) || !isASCII(lower) {
+	if !ascii.IsASCII(s) || !ascii.IsASCII(lower) {
 		return strings.Contains(strings.ToLower(s), lower)
 	}
-	for i := 0; i+len(lower) <= len(s); i++ {
-		j := 0
-		for j < len(lower) && lowerASCII(s[i+j]) == lower[j] {
-			j++
-		}
-		if j == len(lower) {
-			return true
-		}
-	}
-	return false
-}
-
-func lowerASCII(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
+	return ascii.ContainsFold(s, lower)
 }
 
 const (

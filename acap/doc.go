@@ -23,6 +23,11 @@
 // that cannot be interpreted is ignored, or read as a prohibition where
 // section 2.4.3 says so, and Policy.Problems says which and why.
 //
+// Parse reads the file in one scan (policy.Parser.Scan, RFC9309 dialect),
+// which also builds its conventional records. Parser.ParseAlong passes
+// that scan on to a policy.LineHandler too: with a policy.Builder, one
+// pass over the file gives both the Policy and the policy.Robots.
+//
 // # Deciding
 //
 // Policy.Decide takes the fields of every record addressed to the agent
@@ -41,7 +46,7 @@
 //     '$' wider than anything else, '*' wider than a literal. Permissions
 //     and prohibitions of narrowest scope that disagree, or identical
 //     patterns with both verdicts, cannot be decided: the usage is
-//     prohibited (Reason ReasonConflict).
+//     prohibited (Basis BasisConflict).
 //   - Fields of usage other apply only when no field of the usage asked
 //     about does: ACAP-disallow-other prohibits every usage not permitted
 //     explicitly (section 2.5.6).

@@ -395,7 +395,7 @@ func TestExamplePresent(t *testing.T) { // 2.5.5, 2.5.5.1
 		// same pattern are pooled with the present permission, and the
 		// conflict cannot be decided for thumbnails.
 		{agent: "bot", url: "/public/a", usage: acap.PresentSnippet, permitted: true, line: 2},
-		{agent: "bot", url: "/public/a", usage: acap.PresentThumbnail, permitted: false, reason: acap.ReasonConflict},
+		{agent: "bot", url: "/public/a", usage: acap.PresentThumbnail, permitted: false, reason: acap.BasisConflict},
 		// /public/ is narrower than /: the present permission wins.
 		{agent: "bot", url: "/public/a", usage: acap.PresentOriginal, permitted: true, line: 2},
 		{agent: "bot", url: "/other", usage: acap.PresentOriginal, permitted: false, line: 3},

@@ -1,7 +1,6 @@
 package acap_test
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,7 +39,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte, url, purpose string) {
 		p := acap.Parse(body)
-		lines := bytes.Count(body, []byte("\n")) + 1
+		lines := countLines(body)
 		for _, pr := range p.Problems() {
 			if pr.Line < 0 || pr.Line > lines {
 				t.Fatalf("problem at line %d of %d: %v", pr.Line, lines, pr)
@@ -53,21 +52,21 @@ func FuzzParse(f *testing.F) {
 				{Agent: "*", URL: url, Usage: u, Honours: never, Interprets: func(x acap.Usage) bool { return x == acap.Crawl }},
 			} {
 				d := p.Decide(q)
-				switch d.Reason {
-				case acap.ReasonField:
+				switch d.Basis {
+				case acap.BasisField:
 					if d.Field.Line < 1 || d.Field.Line > lines || d.Field.Text == "" {
 						t.Fatalf("%+v: deciding field %+v", q, d.Field)
 					}
-				case acap.ReasonConflict:
+				case acap.BasisConflict:
 					if d.Permitted || len(d.Conflict) < 2 {
 						t.Fatalf("%+v: conflict %v", q, d)
 					}
-				case acap.ReasonNone:
+				case acap.BasisNone:
 					if !d.Permitted {
 						t.Fatalf("%+v: %v", q, d)
 					}
 				default:
-					t.Fatalf("%+v: reason %v", q, d.Reason)
+					t.Fatalf("%+v: reason %v", q, d.Basis)
 				}
 				if q.Honours != nil && len(d.Qualifiers) > 0 {
 					t.Fatalf("%+v: qualifiers %v the crawler cannot honour", q, d.Qualifiers)
@@ -75,6 +74,25 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// countLines returns the number of lines of body as the parser reads
+// them: a line ends at CR, LF or CRLF (RFC 9309 §2.2), and the text after
+// the last line break is a line too.
+func countLines(body []byte) int {
+	n := 1
+	for i := 0; i < len(body); i++ {
+		switch body[i] {
+		case '\n':
+			n++
+		case '\r':
+			n++
+			if i+1 < len(body) && body[i+1] == '\n' {
+				i++ // CRLF is one line break
+			}
+		}
+	}
+	return n
 }
 
 // FuzzNarrowest compares the scope comparison of Decide with a reference
@@ -132,7 +150,7 @@ func FuzzNarrowest(f *testing.F) {
 		}
 		want := len(match) == 0 || allow && !deny
 		d := p.Decide(acap.Query{Agent: "bot", URL: path, Usage: acap.Crawl})
-		if d.Permitted != want || (allow && deny) != (d.Reason == acap.ReasonConflict) {
+		if d.Permitted != want || (allow && deny) != (d.Basis == acap.BasisConflict) {
 			t.Fatalf("fields %+v on %q: got %v, want permitted=%v", match, lpath, d, want)
 		}
 	})

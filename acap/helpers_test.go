@@ -14,9 +14,9 @@ type want struct {
 	usage      acap.Usage
 	purpose    string
 	permitted  bool
-	line       int         // line of the deciding field; 0 when none applies
-	quals      string      // the decision's qualifiers, space-separated
-	reason     acap.Reason // zero: ReasonField when line > 0, else ReasonNone
+	line       int        // line of the deciding field; 0 when none applies
+	quals      string     // the decision's qualifiers, space-separated
+	reason     acap.Basis // zero: BasisField when line > 0, else BasisNone
 }
 
 func (w want) query() acap.Query {
@@ -35,9 +35,9 @@ func checkDecision(t *testing.T, w want, d acap.Decision) {
 	t.Helper()
 	reason := w.reason
 	if reason == 0 {
-		reason = acap.ReasonNone
+		reason = acap.BasisNone
 		if w.line > 0 {
-			reason = acap.ReasonField
+			reason = acap.BasisField
 		}
 	}
 	var quals []string
@@ -45,10 +45,10 @@ func checkDecision(t *testing.T, w want, d acap.Decision) {
 		quals = append(quals, q.String())
 	}
 	line := 0
-	if d.Reason == acap.ReasonField {
+	if d.Basis == acap.BasisField {
 		line = d.Field.Line
 	}
-	if d.Permitted != w.permitted || d.Reason != reason || line != w.line || strings.Join(quals, " ") != w.quals {
+	if d.Permitted != w.permitted || d.Basis != reason || line != w.line || strings.Join(quals, " ") != w.quals {
 		t.Errorf("%s %s for %s (purpose %q): got %v\n\twant permitted=%v reason=%v line=%d qualifiers=%q",
 			w.agent, w.url, w.usage, w.purpose, d, w.permitted, reason, w.line, w.quals)
 	}

@@ -7,7 +7,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
+	"github.com/robotsguard/robotsguard/internal/ascii"
 	"github.com/robotsguard/robotsguard/policy"
 )
 
@@ -33,7 +35,6 @@ type Policy struct {
 	records []*record
 
 	conventional *policy.Robots // the conventional records, outside ACAP records
-	convLines    []int          // line in the file of each line of conventional's text
 
 	problems []Problem
 }
@@ -134,20 +135,37 @@ func (p Problem) String() string {
 func Parse(body []byte) *Policy { return Parser{}.Parse(body) }
 
 // Parse reads body as the package-level Parse does.
-func (ps Parser) Parse(body []byte) *Policy {
+func (ps Parser) Parse(body []byte) *Policy { return ps.ParseAlong(body, nil) }
+
+// ParseAlong reads body as Parse does, and feeds every callback of the one
+// Scan that reads it (with the RFC9309 dialect and the parser's size
+// limit) to also, if not nil, after reading it: every directive, every
+// line (LineHandler.Line) and the end (EndHandler.End, if also has it).
+// With a policy.Builder of a policy.Parser of the RFC9309 dialect (and the
+// same MaxSize), one scan of the file gives both its Policy and its
+// policy.Robots:
+//
+//	b := policy.Parser{}.NewBuilder()
+//	p := acap.Parser{}.ParseAlong(body, b)
+//	r := b.Robots()
+func (ps Parser) ParseAlong(body []byte, also policy.LineHandler) *Policy {
 	p := &Policy{
 		maxSize:   ps.MaxSize,
 		qualified: map[string][]part{}, composite: map[string][]part{}, sets: map[string]*resources{},
 	}
-	pr := parser{p: p}
+	conv := convPool.Get().(*policy.Builder)
+	pr := parser{p: p, conv: conv, also: also}
 	if (policy.Parser{MaxSize: ps.MaxSize}).Scan(body, &pr) {
 		p.problem("", 0, "", "the file is longer than the parse limit: the rest is ignored")
 	}
-	conv := pr.conv.String()
-	p.conventional = policy.Parser{MaxSize: len(conv)}.Parse([]byte(conv))
-	p.convLines = pr.convLines
+	p.conventional = conv.Robots() // empties conv for the next file
+	convPool.Put(conv)
 	return p
 }
+
+// convPool holds the Builders of conventional records, whose scratch space
+// is reused from one file to the next.
+var convPool = sync.Pool{New: func() any { return policy.Parser{}.NewBuilder() }}
 
 // A Reference is an ACAP-permissions-reference field (section 2.3.2): the
 // crawlers of its record are to read the ACAP records of another resource
@@ -159,11 +177,12 @@ type Reference struct {
 }
 
 // URL resolves the reference against the URL of the robots.txt that holds
-// it.
+// it. The error, for a locator that is not a URL reference, wraps
+// url.Parse's.
 func (r Reference) URL(robotsTxt *url.URL) (*url.URL, error) {
 	ref, err := url.Parse(r.Locator)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("robotsguard: acap: permissions reference: %w", err)
 	}
 	return robotsTxt.ResolveReference(ref), nil
 }
@@ -263,20 +282,14 @@ type parser struct {
 	recordHasFields bool // the current record has a field after its crawler lines
 	inACAP          bool // within an ACAP record: conventional fields are ignored
 
-	conv      strings.Builder // the conventional records, outside ACAP records
-	convLines []int
+	// conv builds the conventional records, outside ACAP records, from
+	// the file's directives; nil when reading a referenced resource.
+	conv *policy.Builder
+	also policy.LineHandler // fed every callback too; may be nil
 }
 
 func (pr *parser) problem(line int, text, reason string) {
 	pr.p.problem(pr.source, line, text, reason)
-}
-
-func (pr *parser) addConventional(line int, key string, value []byte) {
-	if pr.parent != nil {
-		return
-	}
-	fmt.Fprintf(&pr.conv, "%s: %s\n", key, value)
-	pr.convLines = append(pr.convLines, line)
 }
 
 // UserAgent starts a conventional group: the Allow and Disallow lines that
@@ -285,27 +298,65 @@ func (pr *parser) addConventional(line int, key string, value []byte) {
 // ACAP-crawler line or the end of the file ends (section 2.3).
 func (pr *parser) UserAgent(line int, value []byte) {
 	pr.inACAP = false
-	pr.addConventional(line, "user-agent", value)
+	if pr.conv != nil {
+		pr.conv.UserAgent(line, value)
+	}
+	if pr.also != nil {
+		pr.also.UserAgent(line, value)
+	}
 }
 
 func (pr *parser) Allow(line int, pattern []byte) {
-	if !pr.inACAP {
-		pr.addConventional(line, "allow", pattern)
+	if pr.conv != nil && !pr.inACAP {
+		pr.conv.Allow(line, pattern)
+	}
+	if pr.also != nil {
+		pr.also.Allow(line, pattern)
 	}
 }
 
 func (pr *parser) Disallow(line int, pattern []byte) {
-	if !pr.inACAP {
-		pr.addConventional(line, "disallow", pattern)
+	if pr.conv != nil && !pr.inACAP {
+		pr.conv.Disallow(line, pattern)
+	}
+	if pr.also != nil {
+		pr.also.Disallow(line, pattern)
 	}
 }
 
-func (pr *parser) Sitemap(int, []byte)       {}
-func (pr *parser) Other(int, []byte, []byte) {}
+func (pr *parser) Sitemap(line int, url []byte) {
+	if pr.also != nil {
+		pr.also.Sitemap(line, url)
+	}
+}
 
-// Line reads the ACAP fields; names are case-insensitive.
+func (pr *parser) Other(line int, key, value []byte) {
+	if pr.also != nil {
+		pr.also.Other(line, key, value)
+	}
+}
+
+// End passes the end of the scan on to the handlers that want it.
+func (pr *parser) End(size int, truncated bool) {
+	if pr.conv != nil {
+		pr.conv.End(size, truncated)
+	}
+	if eh, ok := pr.also.(policy.EndHandler); ok {
+		eh.End(size, truncated)
+	}
+}
+
+// Line reads the ACAP fields, then passes the line on to also.
 func (pr *parser) Line(info policy.LineInfo) {
-	if len(info.Text) < 5 || !strings.EqualFold(string(info.Text[:5]), "acap-") {
+	pr.line(info)
+	if pr.also != nil {
+		pr.also.Line(info)
+	}
+}
+
+// line reads the ACAP fields; names are case-insensitive.
+func (pr *parser) line(info policy.LineInfo) {
+	if len(info.Text) < 5 || !ascii.HasPrefixFold(info.Text, "acap-") {
 		if (info.Kind == policy.KindAllow || info.Kind == policy.KindDisallow) && pr.inACAP {
 			pr.problem(info.Line, string(info.Text), "a conventional field within an ACAP record is ignored (section 2.10.2)")
 		}
@@ -752,23 +803,16 @@ func (pr *parser) permission(line int, text, key, value string) {
 // pattern, or the-acap:resource-set:name (section 2.4.4); nil for a set
 // that is not defined.
 func (p *Policy) resources(spec string) *resources {
-	if name, ok := cutPrefixFold(spec, "the-acap:resource-set:"); ok {
+	if name, ok := ascii.CutPrefixFold(spec, "the-acap:resource-set:"); ok {
 		return p.sets[strings.ToLower(name)]
 	}
 	return &resources{patterns: []string{canonicalPattern(spec)}}
 }
 
-func cutPrefixFold(s, prefix string) (string, bool) {
-	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
-		return s[len(prefix):], true
-	}
-	return s, false
-}
-
 // MemSize estimates the bytes of memory p holds, for caches that bound
 // their size.
 func (p *Policy) MemSize() int {
-	n := 512 + 8*len(p.convLines)
+	n := 512
 	if p.conventional != nil {
 		n += p.conventional.MemSize()
 	}

@@ -207,7 +207,7 @@ var heavy = []string{
 func probePaths(r *policy.Robots, max int) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, g := range r.Groups() {
+	for _, g := range r.Records() {
 		for _, rl := range g.Rules {
 			p := strings.TrimSuffix(rl.Pattern, "$")
 			for _, c := range []string{

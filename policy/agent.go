@@ -1,6 +1,10 @@
 package policy
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/robotsguard/robotsguard/internal/ascii"
+)
 
 // isTokenChar reports whether c may appear in a product token: RFC 9309
 // §2.2.1 allows letters, '_' and '-'.
@@ -81,7 +85,7 @@ func compatibleToken(s string) string {
 // is the leading product token of the value ("FooBot/1.2" names FooBot), and
 // may be empty when the value does not start with one.
 func groupToken(value []byte) (token []byte, star bool) {
-	if len(value) >= 1 && value[0] == '*' && (len(value) == 1 || isSpace(value[1])) {
+	if len(value) >= 1 && value[0] == '*' && (len(value) == 1 || ascii.IsSpace(value[1])) {
 		return nil, true
 	}
 	return leadingToken(value), false

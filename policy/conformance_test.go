@@ -128,7 +128,7 @@ func TestPathOfConformance(t *testing.T) {
 func TestGoogleEscapeConformance(t *testing.T) {
 	for _, v := range pathVectors(t, "MaybeEscapePattern", 4) {
 		r := policy.ParseWith([]byte("user-agent: *\nallow: "+v.Input+"\n"), policy.Google)
-		if got := r.Groups()[0].Rules[0].Pattern; got != v.Expected {
+		if got := r.Records()[0].Rules[0].Pattern; got != v.Expected {
 			t.Errorf("%s: pattern %q normalised to %q, want %q", v.ID, v.Input, got, v.Expected)
 		}
 	}

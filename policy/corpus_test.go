@@ -74,7 +74,7 @@ func probes(r *policy.Robots, urls []string, max int) []string {
 			out = append(out, p)
 		}
 	}
-	for _, g := range r.Groups() {
+	for _, g := range r.Records() {
 		for _, rl := range g.Rules {
 			p := strings.TrimSuffix(rl.Pattern, "$")
 			add(strings.ReplaceAll(p, "*", ""))
@@ -90,7 +90,7 @@ func probes(r *policy.Robots, urls []string, max int) []string {
 // agentsOf returns the standard agents plus a few named in the file.
 func agentsOf(r *policy.Robots) []string {
 	agents := append([]string(nil), corpusAgents...)
-	for _, g := range r.Groups() {
+	for _, g := range r.Records() {
 		for _, a := range g.Agents {
 			if len(agents) < len(corpusAgents)+4 && a.Token != "*" {
 				agents = append(agents, a.Token)
@@ -228,13 +228,13 @@ func TestTruncationDropsPartialLine(t *testing.T) {
 	if !r.Truncated() {
 		t.Fatal("not truncated")
 	}
-	rules := r.Groups()[0].Rules
+	rules := r.Records()[0].Rules
 	if len(rules) != 1 || rules[0].Pattern != "/a" {
 		t.Errorf("rules %v: the cut line must be dropped", rules)
 	}
 	big := policy.Parser{MaxSize: 2 * policy.DefaultMaxSize}.Parse(body)
-	if big.Truncated() || len(big.Groups()[0].Rules) != 2 {
-		t.Errorf("with MaxSize twice the default the whole body is read: truncated %v, rules %v", big.Truncated(), big.Groups()[0].Rules)
+	if big.Truncated() || len(big.Records()[0].Rules) != 2 {
+		t.Errorf("with MaxSize twice the default the whole body is read: truncated %v, rules %v", big.Truncated(), big.Records()[0].Rules)
 	}
 	small := policy.Parser{MaxSize: 1000}.Parse(body)
 	if !small.Truncated() || small.Size() != policy.DefaultMaxSize {

@@ -20,47 +20,49 @@ func (r Rule) String() string {
 	return "Disallow: " + r.Pattern
 }
 
-// Reason tells why a Decision came out as it did.
-type Reason uint8
+// Basis tells why a Decision came out as it did.
+type Basis uint8
 
 const (
-	// ReasonRule: a rule matched; Decision.Rule is the one that decided
+	// BasisRule: a rule matched; Decision.Rule is the one that decided
 	// (the longest match, an Allow winning a tie).
-	ReasonRule Reason = iota + 1
-	// ReasonNoMatch: the agent's group has no rule that matches the URL,
+	BasisRule Basis = iota + 1
+	// BasisNoMatch: the agent's group has no rule that matches the URL,
 	// so it is allowed.
-	ReasonNoMatch
-	// ReasonNoGroup: no group names the agent and there is no "*" group,
+	BasisNoMatch
+	// BasisNoGroup: no group names the agent and there is no "*" group,
 	// so no rule applies and the URL is allowed.
-	ReasonNoGroup
-	// ReasonRobotsTxt: the URL is /robots.txt, which RFC 9309 §2.2.2
+	BasisNoGroup
+	// BasisRobotsTxt: the URL is /robots.txt, which RFC 9309 §2.2.2
 	// always allows.
-	ReasonRobotsTxt
+	BasisRobotsTxt
 )
 
-var reasonNames = [...]string{
-	ReasonRule:      "rule",
-	ReasonNoMatch:   "no rule matches",
-	ReasonNoGroup:   "no group applies",
-	ReasonRobotsTxt: "robots.txt is always allowed",
+var basisNames = [...]string{
+	BasisRule:      "rule",
+	BasisNoMatch:   "no rule matches",
+	BasisNoGroup:   "no group applies",
+	BasisRobotsTxt: "robots.txt is always allowed",
 }
 
-func (r Reason) String() string {
-	if int(r) < len(reasonNames) && reasonNames[r] != "" {
-		return reasonNames[r]
+func (b Basis) String() string {
+	if int(b) < len(basisNames) && basisNames[b] != "" {
+		return basisNames[b]
 	}
-	return "Reason(" + strconv.Itoa(int(r)) + ")"
+	return "Basis(" + strconv.Itoa(int(b)) + ")"
 }
 
 // A Decision is the verdict on one URL for one agent, with what decided it.
 type Decision struct {
 	Allowed bool
-	Reason  Reason
-	// Rule is the rule that decided, when Reason is ReasonRule.
+	Basis   Basis
+	// Rule is the rule that decided, when Basis is BasisRule.
 	Rule Rule
-	// Agent is the group followed: the agent's product token (lower-case),
-	// "*" for the "*" group, or "" when no group applies.
-	Agent string
+	// GroupAgent names the group followed: the agent's product token
+	// (lower-case; under Koster1996, the record's user-agent value), "*"
+	// for the "*" group, or "" when no group applies. It is Group.Agent
+	// of the group followed, not necessarily the agent that asked.
+	GroupAgent string
 	// GroupLine is the line of the first user-agent line of the group
 	// followed, or 0 when no group applies.
 	GroupLine int
@@ -74,11 +76,11 @@ func (d Decision) String() string {
 	if d.Allowed {
 		verdict = "allowed"
 	}
-	switch d.Reason {
-	case ReasonRule:
-		return fmt.Sprintf("%s by %q (line %d, group %q at line %d)", verdict, d.Rule.String(), d.Rule.Line, d.Agent, d.GroupLine)
-	case ReasonNoMatch:
-		return fmt.Sprintf("%s: no rule of group %q (line %d) matches", verdict, d.Agent, d.GroupLine)
+	switch d.Basis {
+	case BasisRule:
+		return fmt.Sprintf("%s by %q (line %d, group %q at line %d)", verdict, d.Rule.String(), d.Rule.Line, d.GroupAgent, d.GroupLine)
+	case BasisNoMatch:
+		return fmt.Sprintf("%s: no rule of group %q (line %d) matches", verdict, d.GroupAgent, d.GroupLine)
 	}
-	return verdict + ": " + d.Reason.String()
+	return verdict + ": " + d.Basis.String()
 }

@@ -34,16 +34,166 @@ const (
 
 // String returns the dialect's name, as used in the package documentation.
 func (d Dialect) String() string {
-	switch d {
-	case RFC9309:
-		return "RFC9309"
-	case Google:
-		return "Google"
-	case Koster1996:
-		return "Koster1996"
+	if d.valid() {
+		return dialects[d].name
 	}
 	return fmt.Sprintf("Dialect(%d)", uint8(d))
 }
 
 // valid reports whether d is one of the dialects this package implements.
-func (d Dialect) valid() bool { return d <= Koster1996 }
+func (d Dialect) valid() bool { return int(d) < len(dialects) }
+
+// A behaviour is what a dialect does wherever dialects differ. The parser
+// copies a pointer to its dialect's entry of dialects into the Robots it
+// builds; nothing else looks at the Dialect value. A new dialect is a new
+// constant and a new entry.
+type behaviour struct {
+	name string
+
+	// Reading lines.
+
+	// lenientKeys: keys match by prefix, ignoring case, and Google's list
+	// of misspellings is accepted ("disalow", "useragent", ...).
+	// Otherwise keys match whole, ignoring case. "site-map" is accepted
+	// either way.
+	lenientKeys bool
+	// missingColon: a line of two words without a colon reads as
+	// "key: value".
+	missingColon bool
+	// maxLine is the number of bytes of a line that are read, the rest
+	// being ignored; 0 for no limit.
+	maxLine int
+	// nulEndsLine: a NUL byte ends a line, as in a C string.
+	nulEndsLine bool
+	// encoding is how patterns and paths are normalised before they are
+	// compared.
+	encoding encoding
+
+	// Records and groups.
+
+	// blankEndsRecord: a blank line ends a record; rules after it and
+	// before the next user-agent line belong to none.
+	blankEndsRecord bool
+	// substringAgents: a user-agent line names its whole value, and a
+	// crawler follows the first record with a value that contains its
+	// product token, ignoring case, else the first "*" record: one
+	// record, never a union. Otherwise a user-agent line names its
+	// leading product token, and a crawler follows the union of the
+	// groups that name its token exactly, else of the "*" groups.
+	substringAgents bool
+	// emptyAgentGroup: a userAgent of "" follows the groups whose
+	// user-agent value holds no product token, when there are some, as
+	// Google's library compares it as given. Otherwise an agent without a
+	// token follows the "*" groups.
+	emptyAgentGroup bool
+
+	// Rules.
+
+	// wildcards: '*' matches any sequence of bytes and a final '$' the
+	// end of the path. Otherwise every pattern is a plain prefix.
+	wildcards bool
+	// firstMatch: the first rule of the group, in file order, that
+	// matches decides. Otherwise the longest pattern that matches
+	// decides, an Allow winning a tie.
+	firstMatch bool
+	// queryVariants: a pattern also matches the paths where the query
+	// delimiters it writes percent-encoded appear plain (see
+	// queryVariants), as canonical paths decode them.
+	queryVariants bool
+	// indexHTML: an Allow for "/d/index.html" (or "/d/index.htm...")
+	// also allows "/d/", as if "/d/$" were written.
+	indexHTML bool
+	// robotsTxtAllowed: /robots.txt is always allowed.
+	robotsTxtAllowed bool
+}
+
+// dialects holds the behaviour of each Dialect, by value.
+var dialects = [...]behaviour{
+	RFC9309: {
+		name:             "RFC9309",
+		encoding:         encCanonical,
+		wildcards:        true,
+		queryVariants:    true,
+		robotsTxtAllowed: true,
+	},
+	Google: {
+		name:            "Google",
+		lenientKeys:     true,
+		missingColon:    true,
+		maxLine:         googleMaxLineLen - 1,
+		nulEndsLine:     true,
+		encoding:        encGoogle,
+		emptyAgentGroup: true,
+		wildcards:       true,
+		indexHTML:       true,
+	},
+	Koster1996: {
+		name:             "Koster1996",
+		encoding:         encKoster,
+		blankEndsRecord:  true,
+		substringAgents:  true,
+		firstMatch:       true,
+		robotsTxtAllowed: true,
+	},
+}
+
+// An encoding is how a dialect normalises patterns and paths before it
+// compares them (see the package documentation, "Percent-encoding").
+type encoding uint8
+
+const (
+	// encCanonical: RFC 9309's canonical form (canonicalize), for
+	// patterns and paths.
+	encCanonical encoding = iota
+	// encGoogle: Google's library's; patterns are escaped as
+	// googleEscape does, paths compared as given.
+	encGoogle
+	// encKoster: the 1996 draft's; %xx escapes are decoded but %2F
+	// (kosterCanonical), for patterns and paths.
+	encKoster
+)
+
+// needsPattern reports whether appendPattern would change the rule
+// pattern v.
+func (e encoding) needsPattern(v []byte) bool {
+	switch e {
+	case encKoster:
+		return needsKoster(v)
+	case encGoogle:
+		return needsGoogleEscape(v)
+	}
+	return needsCanonical(v, true)
+}
+
+// appendPattern appends the rule pattern v to dst, normalised.
+func (e encoding) appendPattern(dst, v []byte) []byte {
+	switch e {
+	case encKoster:
+		return kosterCanonical(dst, v)
+	case encGoogle:
+		return googleEscape(dst, v)
+	}
+	return canonicalize(dst, v, true)
+}
+
+// needsPath reports whether appendPath would change path.
+func (e encoding) needsPath(path string) bool {
+	switch e {
+	case encKoster:
+		return needsKoster(path)
+	case encGoogle:
+		return false
+	}
+	return needsCanonical(path, false)
+}
+
+// appendPath appends path (with its query) to dst, normalised.
+func (e encoding) appendPath(dst []byte, path string) []byte {
+	switch e {
+	case encKoster:
+		return kosterCanonical(dst, path)
+	case encGoogle:
+		return append(dst, path...)
+	}
+	return canonicalize(dst, path, false)
+}

@@ -125,7 +125,10 @@
 // group followed. [Parser.Scan] feeds the directives of a file, with their
 // line numbers, to any [Handler]; [Parser.Report] uses it to describe every
 // line as a linter shows it (typos, missing colons, comments, unknown keys),
-// from the same parse that [Parse] performs.
+// from the same parse that [Parse] performs. [Parse] is a Scan into a
+// [Builder]; a caller that reads other records of the file (such as the
+// acap package) can feed a Builder from its own Scan and get the [Robots]
+// without a second parse.
 //
 // # Extensions
 //

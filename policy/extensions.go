@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bytes"
+	"github.com/robotsguard/robotsguard/internal/ascii"
 	"math"
 	"strconv"
 	"time"
@@ -61,7 +62,7 @@ func parseRequestRate(v []byte) (Rate, bool) {
 	d := f[slash+1:]
 	unit := time.Second
 	if len(d) > 0 {
-		switch lowerASCII(d[len(d)-1]) {
+		switch ascii.Lower(d[len(d)-1]) {
 		case 's':
 			d = d[:len(d)-1]
 		case 'm':
@@ -80,7 +81,7 @@ func parseRequestRate(v []byte) (Rate, bool) {
 // firstField returns v up to its first whitespace.
 func firstField(v []byte) []byte {
 	for i, c := range v {
-		if isSpace(c) {
+		if ascii.IsSpace(c) {
 			return v[:i]
 		}
 	}

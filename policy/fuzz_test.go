@@ -142,9 +142,9 @@ func TestLineBreakKinds(t *testing.T) {
 	for i := range 5000 {
 		fmt.Fprintf(&lf, "Disallow: /dir/%d/\n", i)
 	}
-	want := policy.Parse([]byte(lf.String())).Groups()
+	want := policy.Parse([]byte(lf.String())).Records()
 	for _, nl := range []string{"\r", "\r\n"} {
-		got := policy.Parse([]byte(strings.ReplaceAll(lf.String(), "\n", nl))).Groups()
+		got := policy.Parse([]byte(strings.ReplaceAll(lf.String(), "\n", nl))).Records()
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("line break %q: groups differ from LF's", nl)
 		}

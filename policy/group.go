@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/robotsguard/robotsguard/internal/ascii"
 )
 
 // A Group is the set of rules one agent follows in a robots.txt: the union
@@ -55,7 +57,7 @@ func (r *Robots) agentIndex() *agentIndex {
 }
 
 func (r *Robots) buildIndex() {
-	if r.dialect == Koster1996 {
+	if r.beh.substringAgents {
 		r.buildRecordIndex()
 		return
 	}
@@ -118,7 +120,7 @@ func (r *Robots) buildIndex() {
 	} else {
 		idx.star = newGroup("", star)
 	}
-	if empty.groups != nil && r.dialect == Google {
+	if empty.groups != nil && r.beh.emptyAgentGroup {
 		idx.empty = newGroup("", empty)
 	}
 	r.index = idx
@@ -156,23 +158,12 @@ func (r *Robots) buildRecordIndex() {
 func (r *Robots) recordGroup(idx *agentIndex, tok string) *Group {
 	if tok != "" {
 		for _, a := range r.agents {
-			if !a.star && containsFold(r.str(a.token), tok) {
+			if !a.star && ascii.ContainsFold(r.str(a.token), tok) {
 				return idx.records[a.group]
 			}
 		}
 	}
 	return idx.star
-}
-
-// containsFold reports whether the lower-case s holds sub, ignoring the
-// case of sub's ASCII letters.
-func containsFold(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if equalFold(sub, s[i:i+len(sub)]) {
-			return true
-		}
-	}
-	return false
 }
 
 // appendGroup adds group i to list unless it is already its last element
@@ -201,18 +192,18 @@ func (r *Robots) newRules(members []uint32) *rules {
 func (r *Robots) Group(userAgent string) *Group {
 	idx := r.agentIndex()
 	tok := ProductToken(userAgent)
-	if r.dialect == Koster1996 {
+	if r.beh.substringAgents {
 		return r.recordGroup(idx, tok)
 	}
 	if tok == "" {
-		if r.dialect == Google && userAgent == "" && idx.empty != nil {
+		if userAgent == "" && idx.empty != nil { // only under behaviour.emptyAgentGroup
 			return idx.empty
 		}
 		return idx.star
 	}
 	if idx.byToken == nil {
 		for _, g := range idx.few {
-			if len(g.agent) == len(tok) && equalFold(tok, g.agent) {
+			if len(g.agent) == len(tok) && ascii.EqualFold(tok, g.agent) {
 				return g
 			}
 		}
@@ -221,7 +212,7 @@ func (r *Robots) Group(userAgent string) *Group {
 	var buf [64]byte
 	if len(tok) <= len(buf) {
 		for i := 0; i < len(tok); i++ {
-			buf[i] = lowerASCII(tok[i])
+			buf[i] = ascii.Lower(tok[i])
 		}
 		if g := idx.byToken[string(buf[:len(tok)])]; g != nil {
 			return g
@@ -325,46 +316,27 @@ func (g *Group) DecideURL(u *url.URL) Decision {
 // when slash is true.
 func (g *Group) decide(path string, slash bool) Decision {
 	if len(g.members) == 0 {
-		return Decision{Allowed: true, Reason: ReasonNoGroup}
+		return Decision{Allowed: true, Basis: BasisNoGroup}
 	}
-	var buf [256]byte
-	switch g.r.dialect {
-	case Koster1996:
-		if slash || needsKoster(path) {
-			b := buf[:0]
-			if slash {
-				b = append(b, '/')
-			}
-			b = kosterCanonical(b, path)
-			path = unsafe.String(unsafe.SliceData(b), len(b)) // b is not retained
-		}
-		if path == "/robots.txt" {
-			return Decision{Allowed: true, Reason: ReasonRobotsTxt, Agent: g.agent, GroupLine: g.line}
-		}
-	case RFC9309:
-		if slash || needsCanonical(path, false) {
-			b := buf[:0]
-			if slash {
-				b = append(b, '/')
-			}
-			b = canonicalize(b, path, false)
-			path = unsafe.String(unsafe.SliceData(b), len(b)) // b is not retained
-		}
-		if path == "/robots.txt" {
-			return Decision{Allowed: true, Reason: ReasonRobotsTxt, Agent: g.agent, GroupLine: g.line}
-		}
-	default:
+	beh := g.r.beh
+	if slash || beh.encoding.needsPath(path) {
+		var buf [256]byte
+		b := buf[:0]
 		if slash {
-			b := append(append(buf[:0], '/'), path...)
-			path = unsafe.String(unsafe.SliceData(b), len(b)) // b is not retained
+			b = append(b, '/')
 		}
+		b = beh.encoding.appendPath(b, path)
+		path = unsafe.String(unsafe.SliceData(b), len(b)) // b is not retained
+	}
+	if beh.robotsTxtAllowed && path == "/robots.txt" {
+		return Decision{Allowed: true, Basis: BasisRobotsTxt, GroupAgent: g.agent, GroupLine: g.line}
 	}
 	g.once.Do(g.compile)
 	best := g.m.Load().match(path)
 	if best.idx < 0 {
-		return Decision{Allowed: true, Reason: ReasonNoMatch, Agent: g.agent, GroupLine: g.line}
+		return Decision{Allowed: true, Basis: BasisNoMatch, GroupAgent: g.agent, GroupLine: g.line}
 	}
-	return Decision{Allowed: best.allow, Reason: ReasonRule, Rule: g.r.rule(best.idx), Agent: g.agent, GroupLine: g.line}
+	return Decision{Allowed: best.allow, Basis: BasisRule, Rule: g.r.rule(best.idx), GroupAgent: g.agent, GroupLine: g.line}
 }
 
 func (g *rules) compile() {

@@ -146,11 +146,11 @@ func TestKoster1996(t *testing.T) {
 func TestKoster1996Explains(t *testing.T) {
 	r := policy.ParseWith([]byte(fict), policy.Koster1996)
 	d := r.Decide("OtherBot", "/org/plans.html")
-	if d.Allowed || d.Rule.Line != 12 || d.Rule.Pattern != "/org/plans.html" || d.Agent != "*" || d.GroupLine != 11 {
+	if d.Allowed || d.Rule.Line != 12 || d.Rule.Pattern != "/org/plans.html" || d.GroupAgent != "*" || d.GroupLine != 11 {
 		t.Errorf("Decide = %+v", d)
 	}
 	d = r.Decide("Excite", "/x")
-	if !d.Allowed || d.Reason != policy.ReasonNoMatch || d.GroupLine != 7 {
+	if !d.Allowed || d.Basis != policy.BasisNoMatch || d.GroupLine != 7 {
 		t.Errorf("Decide = %+v", d)
 	}
 }

@@ -240,6 +240,7 @@ func compile(r *Robots, members []uint32) *matcher {
 	for _, gi := range members {
 		n += int(r.groups[gi].rules[1] - r.groups[gi].rules[0])
 	}
+	beh := r.beh
 	c := compiler{m: &matcher{text: r.text}, prefixes: make([]exactEntry, 0, n)}
 	for _, gi := range members {
 		g := &r.groups[gi]
@@ -250,10 +251,12 @@ func compile(r *Robots, members []uint32) *matcher {
 			if sp.n == 0 {
 				continue // an empty pattern matches nothing (RFC 9309 §2.2.2)
 			}
-			if r.dialect == Koster1996 {
-				// The draft's rules are plain prefixes, and the first
-				// that matches decides: rank the earlier higher.
+			if beh.firstMatch {
+				// The first rule that matches decides: rank the
+				// earlier higher.
 				ref.prio = int32(len(r.rules)) - int32(j)
+			}
+			if !beh.wildcards {
 				c.prefixes = append(c.prefixes, exactEntry{sp, ref})
 				continue
 			}
@@ -262,7 +265,7 @@ func compile(r *Robots, members []uint32) *matcher {
 				sp.n--
 			}
 			c.add(sp, anchored, ref)
-			if r.dialect == RFC9309 {
+			if beh.queryVariants {
 				p := c.m.str(sp)
 				vs, ok := queryVariants(p)
 				if !ok && !rl.allow {
@@ -276,11 +279,13 @@ func compile(r *Robots, members []uint32) *matcher {
 					c.addWild(v, anchored, ref)
 				}
 			}
-			if r.dialect == Google && rl.allow {
+			if beh.indexHTML && rl.allow {
 				if dir, ok := indexHTMLDir(r.str(rl.pattern)); ok {
-					// Google: "/d/index.html" also allows "/d/", as if
-					// "/d/$" were written.
-					ref.prio = int32(dir + 1)
+					// "/d/index.html" also allows "/d/", as if "/d/$"
+					// were written.
+					if !beh.firstMatch {
+						ref.prio = int32(dir + 1)
+					}
 					c.add(span{rl.pattern.off, uint32(dir)}, true, ref)
 				}
 			}

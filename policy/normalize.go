@@ -3,6 +3,8 @@ package policy
 import (
 	"slices"
 	"strings"
+
+	"github.com/robotsguard/robotsguard/internal/ascii"
 )
 
 // This file holds the byte-level transformations applied before matching:
@@ -91,27 +93,6 @@ func index(s, sub string, from int) int {
 }
 
 const upperHex = "0123456789ABCDEF"
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c <= 'F':
-		return c - 'A' + 10
-	}
-	return c - 'a' + 10
-}
-
-func toUpperASCII(c byte) byte {
-	if 'a' <= c && c <= 'z' {
-		return c - ('a' - 'A')
-	}
-	return c
-}
 
 // byteClass tells how the RFC 9309 canonicalisation treats a byte.
 type byteClass uint8
@@ -202,11 +183,11 @@ func needsCanonical[T ~string | ~[]byte](s T, pattern bool) bool {
 				return true
 			}
 		case percent:
-			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+			if i+2 >= len(s) || !ascii.IsHex(s[i+1]) || !ascii.IsHex(s[i+2]) {
 				return true
 			}
 			a, b := s[i+1], s[i+2]
-			if a >= 'a' || b >= 'a' || decodes(unhex(a)<<4|unhex(b), inQuery) {
+			if a >= 'a' || b >= 'a' || decodes(ascii.Unhex(a)<<4|ascii.Unhex(b), inQuery) {
 				return true
 			}
 			i += 2
@@ -251,14 +232,14 @@ func canonicalize[T ~string | ~[]byte](dst []byte, s T, pattern bool) []byte {
 				dst = append(dst, "%24"...)
 			}
 		case percent:
-			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+			if i+2 >= len(s) || !ascii.IsHex(s[i+1]) || !ascii.IsHex(s[i+2]) {
 				dst = append(dst, "%25"...)
 				continue
 			}
-			if v := unhex(s[i+1])<<4 | unhex(s[i+2]); decodes(v, inQuery) {
+			if v := ascii.Unhex(s[i+1])<<4 | ascii.Unhex(s[i+2]); decodes(v, inQuery) {
 				dst = append(dst, v)
 			} else {
-				dst = append(dst, '%', toUpperASCII(s[i+1]), toUpperASCII(s[i+2]))
+				dst = append(dst, '%', ascii.Upper(s[i+1]), ascii.Upper(s[i+2]))
 			}
 			i += 2
 		}
@@ -281,7 +262,7 @@ func CanonicalPath(path string) string {
 func needsGoogleEscape(s []byte) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+		if c == '%' && i+2 < len(s) && ascii.IsHex(s[i+1]) && ascii.IsHex(s[i+2]) {
 			if s[i+1] >= 'a' || s[i+2] >= 'a' {
 				return true
 			}
@@ -301,8 +282,8 @@ func googleEscape(dst, s []byte) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
-			dst = append(dst, '%', toUpperASCII(s[i+1]), toUpperASCII(s[i+2]))
+		case c == '%' && i+2 < len(s) && ascii.IsHex(s[i+1]) && ascii.IsHex(s[i+2]):
+			dst = append(dst, '%', ascii.Upper(s[i+1]), ascii.Upper(s[i+2]))
 			i += 2
 		case c >= 0x80:
 			dst = append(dst, '%', upperHex[c>>4], upperHex[c&15])
@@ -410,14 +391,14 @@ func kosterCanonical[T ~string | ~[]byte](dst []byte, s T) []byte {
 			dst = append(dst, c)
 			continue
 		}
-		if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+		if i+2 >= len(s) || !ascii.IsHex(s[i+1]) || !ascii.IsHex(s[i+2]) {
 			dst = append(dst, "%25"...)
 			continue
 		}
-		if v := unhex(s[i+1])<<4 | unhex(s[i+2]); v != '/' && v != '%' {
+		if v := ascii.Unhex(s[i+1])<<4 | ascii.Unhex(s[i+2]); v != '/' && v != '%' {
 			dst = append(dst, v)
 		} else {
-			dst = append(dst, '%', toUpperASCII(s[i+1]), toUpperASCII(s[i+2]))
+			dst = append(dst, '%', ascii.Upper(s[i+1]), ascii.Upper(s[i+2]))
 		}
 		i += 2
 	}
@@ -430,10 +411,10 @@ func needsKoster[T ~string | ~[]byte](s T) bool {
 		if s[i] != '%' {
 			continue
 		}
-		if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+		if i+2 >= len(s) || !ascii.IsHex(s[i+1]) || !ascii.IsHex(s[i+2]) {
 			return true
 		}
-		if v := unhex(s[i+1])<<4 | unhex(s[i+2]); v != '/' && v != '%' || s[i+1] >= 'a' || s[i+2] >= 'a' {
+		if v := ascii.Unhex(s[i+1])<<4 | ascii.Unhex(s[i+2]); v != '/' && v != '%' || s[i+1] >= 'a' || s[i+2] >= 'a' {
 			return true
 		}
 		i += 2

@@ -1,6 +1,9 @@
 package policy
 
-import "bytes"
+import (
+	"bytes"
+	"github.com/robotsguard/robotsguard/internal/ascii"
+)
 
 // DefaultMaxSize is the number of bytes of a robots.txt body that are parsed
 // when Parser.MaxSize is zero: 500 KiB, the least RFC 9309 §2.5 allows and
@@ -28,6 +31,15 @@ type Parser struct {
 	// DefaultMaxSize, mean DefaultMaxSize (RFC 9309 §2.5 requires at least
 	// 500 KiB). Values above 1 GiB mean 1 GiB.
 	MaxSize int
+}
+
+// behaviour returns the behaviour of the parser's dialect; an unknown
+// Dialect value is RFC9309.
+func (p *Parser) behaviour() *behaviour {
+	if !p.Dialect.valid() {
+		return &dialects[RFC9309]
+	}
+	return &dialects[p.Dialect]
 }
 
 func (p *Parser) maxSize() int {
@@ -62,6 +74,15 @@ type Handler interface {
 type LineHandler interface {
 	Handler
 	Line(info LineInfo)
+}
+
+// An EndHandler is a Handler that Scan also tells, once after the last
+// line, how much of the body it parsed: size is the number of bytes of the
+// body within the size limit, and truncated reports whether the body was
+// longer. Builder is one.
+type EndHandler interface {
+	Handler
+	End(size int, truncated bool)
 }
 
 // Kind tells which directive a line holds.
@@ -104,12 +125,17 @@ type LineInfo struct {
 
 // Scan parses body and calls h for each directive, in file order. It never
 // fails: lines that cannot be read are skipped (and reported to a
-// LineHandler). It reports whether the body was cut at the size limit.
+// LineHandler). It reports whether the body was cut at the size limit, as
+// it does to an EndHandler.
 func (p Parser) Scan(body []byte, h Handler) (truncated bool) {
+	size := min(len(body), p.maxSize())
 	body, truncated = p.limit(body)
 	lh, _ := h.(LineHandler)
-	s := scanner{dialect: p.Dialect, h: h, lh: lh}
+	s := scanner{beh: p.behaviour(), h: h, lh: lh}
 	s.run(body)
+	if eh, ok := h.(EndHandler); ok {
+		eh.End(size, truncated)
+	}
 	return truncated
 }
 
@@ -129,10 +155,10 @@ func (p *Parser) limit(body []byte) ([]byte, bool) {
 
 // scanner splits a body into lines and lines into directives.
 type scanner struct {
-	dialect Dialect
-	h       Handler
-	lh      LineHandler
-	buf     []byte // scratch for normalised patterns
+	beh *behaviour
+	h   Handler
+	lh  LineHandler
+	buf []byte // scratch for normalised patterns
 }
 
 var bom = [3]byte{0xEF, 0xBB, 0xBF}
@@ -184,12 +210,11 @@ func indexFrom(b []byte, from int, c byte) int {
 // line parses one line, without its line break.
 func (s *scanner) line(num int, b []byte) {
 	info := LineInfo{Line: num}
-	if s.dialect == Google {
-		if len(b) > googleMaxLineLen-1 {
-			b = b[:googleMaxLineLen-1]
-			info.TooLong = true
-		}
-		// Google's library handles lines as C strings: a NUL ends them.
+	if max := s.beh.maxLine; max > 0 && len(b) > max {
+		b = b[:max]
+		info.TooLong = true
+	}
+	if s.beh.nulEndsLine {
 		if i := bytes.IndexByte(b, 0); i >= 0 {
 			b = b[:i]
 		}
@@ -210,7 +235,7 @@ func (s *scanner) split(b []byte, info *LineInfo) (key, value []byte, ok bool) {
 		info.HasComment = true
 		b = b[:i]
 	}
-	b = trimSpace(b)
+	b = ascii.TrimSpace(b)
 	info.Text = b
 	if len(b) == 0 {
 		if info.HasComment {
@@ -222,27 +247,27 @@ func (s *scanner) split(b []byte, info *LineInfo) (key, value []byte, ok bool) {
 	}
 	sep := bytes.IndexByte(b, ':')
 	if sep < 0 {
-		if s.dialect != Google {
+		if !s.beh.missingColon {
 			return nil, nil, false
 		}
-		// Google accepts whitespace instead of the colon, when the line
-		// has exactly two words.
+		// Whitespace instead of the colon, when the line has exactly two
+		// words.
 		sep = bytes.IndexAny(b, " \t")
 		if sep < 0 {
 			return nil, nil, false
 		}
-		if bytes.ContainsAny(trimSpace(b[sep:]), " \t") {
+		if bytes.ContainsAny(ascii.TrimSpace(b[sep:]), " \t") {
 			return nil, nil, false
 		}
 		info.MissingColon = true
 	}
-	key = trimSpace(b[:sep])
+	key = ascii.TrimSpace(b[:sep])
 	if len(key) == 0 {
 		info.MissingColon = false
 		return nil, nil, false
 	}
 	info.HasDirective = true
-	return key, trimSpace(b[sep+1:]), true
+	return key, ascii.TrimSpace(b[sep+1:]), true
 }
 
 // emit classifies key and calls the handler.
@@ -265,45 +290,31 @@ func (s *scanner) emit(num int, key, value []byte, info *LineInfo) {
 
 // pattern normalises a rule's value for the dialect.
 func (s *scanner) pattern(v []byte) []byte {
-	if s.dialect == Koster1996 {
-		if !needsKoster(v) {
-			return v
-		}
-		s.buf = kosterCanonical(s.buf[:0], v)
-		return s.buf
-	}
-	if s.dialect == Google {
-		if !needsGoogleEscape(v) {
-			return v
-		}
-		s.buf = googleEscape(s.buf[:0], v)
-		return s.buf
-	}
-	if !needsCanonical(v, true) {
+	if !s.beh.encoding.needsPattern(v) {
 		return v
 	}
-	s.buf = canonicalize(s.buf[:0], v, true)
+	s.buf = s.beh.encoding.appendPattern(s.buf[:0], v)
 	return s.buf
 }
 
 // classify tells which directive key names. RFC9309 compares whole keys,
 // ignoring case, and accepts "site-map" (RFC 9309 §2.2.4 lets crawlers be
 // lenient with other records). Google compares prefixes and accepts its
-// list of typos, as its library does.
+// list of typos, as its library does (behaviour.lenientKeys).
 func (s *scanner) classify(key []byte) (k Kind, typo bool) {
-	if s.dialect == Google {
+	if s.beh.lenientKeys {
 		return classifyGoogle(key)
 	}
 	switch {
-	case equalFold(key, "user-agent"):
+	case ascii.EqualFold(key, "user-agent"):
 		return KindUserAgent, false
-	case equalFold(key, "allow"):
+	case ascii.EqualFold(key, "allow"):
 		return KindAllow, false
-	case equalFold(key, "disallow"):
+	case ascii.EqualFold(key, "disallow"):
 		return KindDisallow, false
-	case equalFold(key, "sitemap"):
+	case ascii.EqualFold(key, "sitemap"):
 		return KindSitemap, false
-	case equalFold(key, "site-map"):
+	case ascii.EqualFold(key, "site-map"):
 		return KindSitemap, true
 	}
 	return KindOther, false
@@ -311,64 +322,22 @@ func (s *scanner) classify(key []byte) (k Kind, typo bool) {
 
 func classifyGoogle(key []byte) (k Kind, typo bool) {
 	switch {
-	case hasPrefixFold(key, "user-agent"):
+	case ascii.HasPrefixFold(key, "user-agent"):
 		return KindUserAgent, false
-	case hasPrefixFold(key, "useragent"), hasPrefixFold(key, "user agent"):
+	case ascii.HasPrefixFold(key, "useragent"), ascii.HasPrefixFold(key, "user agent"):
 		return KindUserAgent, true
-	case hasPrefixFold(key, "allow"):
+	case ascii.HasPrefixFold(key, "allow"):
 		return KindAllow, false
-	case hasPrefixFold(key, "disallow"):
+	case ascii.HasPrefixFold(key, "disallow"):
 		return KindDisallow, false
-	case hasPrefixFold(key, "dissallow"), hasPrefixFold(key, "dissalow"),
-		hasPrefixFold(key, "disalow"), hasPrefixFold(key, "diasllow"),
-		hasPrefixFold(key, "disallaw"):
+	case ascii.HasPrefixFold(key, "dissallow"), ascii.HasPrefixFold(key, "dissalow"),
+		ascii.HasPrefixFold(key, "disalow"), ascii.HasPrefixFold(key, "diasllow"),
+		ascii.HasPrefixFold(key, "disallaw"):
 		return KindDisallow, true
-	case hasPrefixFold(key, "sitemap"):
+	case ascii.HasPrefixFold(key, "sitemap"):
 		return KindSitemap, false
-	case hasPrefixFold(key, "site-map"):
+	case ascii.HasPrefixFold(key, "site-map"):
 		return KindSitemap, true
 	}
 	return KindOther, false
-}
-
-// isSpace reports whether c is ASCII whitespace, as C's isspace.
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && isSpace(b[0]) {
-		b = b[1:]
-	}
-	for len(b) > 0 && isSpace(b[len(b)-1]) {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
-func lowerASCII(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + ('a' - 'A')
-	}
-	return c
-}
-
-// equalFold reports whether b equals the lower-case ASCII string s, ignoring
-// case.
-func equalFold[T ~string | ~[]byte](b T, s string) bool {
-	return len(b) == len(s) && hasPrefixFold(b, s)
-}
-
-// hasPrefixFold reports whether b starts with the lower-case ASCII string s,
-// ignoring case.
-func hasPrefixFold[T ~string | ~[]byte](b T, s string) bool {
-	if len(b) < len(s) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if lowerASCII(b[i]) != s[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -1,5 +1,7 @@
 package policy
 
+import "github.com/robotsguard/robotsguard/internal/ascii"
+
 // A LineReport tells how one line of a robots.txt was read, for linters and
 // editors that annotate a file.
 type LineReport struct {
@@ -48,7 +50,7 @@ func (rep *Reporter) Sitemap(_ int, v []byte)   { rep.directive("sitemap", v) }
 func (rep *Reporter) Other(_ int, key, value []byte) {
 	rep.directive(string(key), value)
 	for _, k := range knownOther {
-		if equalFold(key, k) {
+		if ascii.EqualFold(key, k) {
 			rep.cur.Known = true
 		}
 	}

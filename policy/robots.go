@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/robotsguard/robotsguard/internal/ascii"
 )
 
 // Robots is a parsed robots.txt. It is immutable once Parse returns and safe
@@ -13,8 +15,9 @@ import (
 // agent's group are built on the first query for that agent and then shared.
 type Robots struct {
 	dialect   Dialect
-	text      string // every token, pattern and value, back to back
-	rules     []rule // in file order
+	beh       *behaviour // the dialect's
+	text      string     // every token, pattern and value, back to back
+	rules     []rule     // in file order
 	groups    []group
 	agents    []agent
 	sitemaps  []directive
@@ -90,21 +93,93 @@ func ParseWith(body []byte, d Dialect) *Robots {
 // Parse parses body. It never fails, and does not retain body. An unknown
 // Dialect value parses as RFC9309.
 func (p Parser) Parse(body []byte) *Robots {
-	if !p.Dialect.valid() {
-		p.Dialect = RFC9309
+	b := builderPool.Get().(*Builder)
+	b.init(p)
+	// The builder's Line is needed only where blank lines end records;
+	// scanning with a plain Handler spares a call per line.
+	var h Handler = &b.b
+	if b.b.beh.blankEndsRecord {
+		h = b
 	}
-	b := builderPool.Get().(*builder)
-	b.reset()
-	b.dialect = p.Dialect
-	var h Handler = b
-	if p.Dialect == Koster1996 {
-		h = kosterBuilder{b}
-	}
-	truncated := p.Scan(body, h)
-	r := b.finish(p.Dialect)
-	r.truncated = truncated
-	r.size = min(len(body), p.maxSize())
+	b.End(min(len(body), p.maxSize()), p.Scan(body, h))
+	r := b.Robots()
 	builderPool.Put(b)
+	return r
+}
+
+// A Builder is a LineHandler that builds a Robots from the directives fed
+// to it: Parser.Parse is Parser.Scan into a Builder. Feed it with the Scan
+// of a Parser of the same dialect as the one that made it (NewBuilder):
+// it takes patterns as they arrive, normalised for that dialect, and some
+// dialects read the Line calls too. A Scan may feed it alongside another
+// handler, as acap.Parser.ParseAlong does.
+//
+// A Builder is not safe for concurrent use. Robots returns what was fed
+// since the Builder was made or since the last call to Robots, and
+// empties the Builder, which may then be fed another file.
+type Builder struct {
+	b         builder
+	size      int
+	truncated bool
+}
+
+// NewBuilder returns an empty Builder for the parser's dialect (RFC9309
+// for an unknown Dialect value).
+func (p Parser) NewBuilder() *Builder {
+	b := new(Builder)
+	b.init(p)
+	return b
+}
+
+func (b *Builder) init(p Parser) {
+	b.b.reset()
+	b.b.beh = p.behaviour()
+	b.b.dialect = p.Dialect
+	if !p.Dialect.valid() {
+		b.b.dialect = RFC9309
+	}
+	b.size, b.truncated = 0, false
+}
+
+// UserAgent implements Handler.
+func (b *Builder) UserAgent(line int, value []byte) { b.b.UserAgent(line, value) }
+
+// Allow implements Handler.
+func (b *Builder) Allow(line int, pattern []byte) { b.b.Allow(line, pattern) }
+
+// Disallow implements Handler.
+func (b *Builder) Disallow(line int, pattern []byte) { b.b.Disallow(line, pattern) }
+
+// Sitemap implements Handler.
+func (b *Builder) Sitemap(line int, url []byte) { b.b.Sitemap(line, url) }
+
+// Other implements Handler.
+func (b *Builder) Other(line int, key, value []byte) { b.b.Other(line, key, value) }
+
+// Line implements LineHandler: in dialects whose records end at blank
+// lines (Koster1996), it ends them.
+func (b *Builder) Line(info LineInfo) {
+	if b.b.beh.blankEndsRecord {
+		b.b.blankLine(info)
+	}
+}
+
+// End implements EndHandler: the Robots built has the size and truncation
+// that Scan reports.
+func (b *Builder) End(size int, truncated bool) {
+	b.size, b.truncated = size, truncated
+}
+
+// Robots returns the Robots built from the directives fed so far, and
+// empties the Builder. Its Size and Truncated are those that the Scan
+// that fed it reported to End (zero and false when End was not called).
+func (b *Builder) Robots() *Robots {
+	r := b.b.finish()
+	r.size, r.truncated = b.size, b.truncated
+	beh, d := b.b.beh, b.b.dialect
+	b.b.reset()
+	b.b.beh, b.b.dialect = beh, d
+	b.size, b.truncated = 0, false
 	return r
 }
 
@@ -194,11 +269,11 @@ func (r *Robots) Unknown() []Directive {
 	return out
 }
 
-// A GroupInfo describes one group of the file as written: its user-agent
-// lines and the rules that follow them. Groups that name the same agent are
-// listed separately, as in the file; a crawler follows their union (see
-// Robots.Group).
-type GroupInfo struct {
+// A Record is one group of the file as written: its user-agent lines and
+// the rules that follow them. Records that name the same agent are listed
+// separately, as in the file; a crawler follows their union (see
+// Robots.Group, which returns the Group an agent follows).
+type Record struct {
 	Line   int // line of the first user-agent line
 	Agents []AgentInfo
 	Rules  []Rule
@@ -213,12 +288,12 @@ type AgentInfo struct {
 	RequestRate Rate          // zero when absent
 }
 
-// Groups returns the groups of the file in file order.
-func (r *Robots) Groups() []GroupInfo {
-	out := make([]GroupInfo, len(r.groups))
+// Records returns the groups of the file as written, in file order.
+func (r *Robots) Records() []Record {
+	out := make([]Record, len(r.groups))
 	for i := range r.groups {
 		g := &r.groups[i]
-		info := GroupInfo{Line: int(g.line)}
+		info := Record{Line: int(g.line)}
 		for _, a := range r.agents[g.agents[0]:g.agents[1]] {
 			ai := AgentInfo{Token: r.str(a.token), Line: int(a.line), RequestRate: a.rate}
 			if a.star {
@@ -243,8 +318,9 @@ func (r *Robots) rule(i int32) Rule {
 	return Rule{Allow: rl.allow, Pattern: r.str(rl.pattern), Line: int(rl.line)}
 }
 
-// builder is the Handler that Parse feeds. Its slices are scratch space,
-// reused through builderPool; finish copies them to right-sized ones.
+// builder is the Handler inside a Builder. Its slices are scratch space,
+// reused through builderPool and by Builders fed several files; finish
+// copies them to right-sized ones.
 type builder struct {
 	text     []byte
 	rules    []rule
@@ -256,19 +332,19 @@ type builder struct {
 	hostSet  bool
 	exts     []extension
 	dialect  Dialect
+	beh      *behaviour
 	// taking is true while the current group still takes user-agent
 	// lines, that is before its first rule.
 	taking bool
-	// closed is true after a blank line ended a record of the 1996 draft,
-	// until the next user-agent line: rules there belong to no record.
+	// closed is true after a blank line ended a record (under
+	// behaviour.blankEndsRecord), until the next user-agent line: rules
+	// there belong to no record.
 	closed bool
 }
 
-// kosterBuilder is the builder for the 1996 draft, whose records end at
-// blank lines.
-type kosterBuilder struct{ *builder }
-
-func (b kosterBuilder) Line(info LineInfo) {
+// blankLine ends the current record at a blank line, for dialects whose
+// records end there.
+func (b *builder) blankLine(info LineInfo) {
 	if info.Empty && len(b.groups) > 0 {
 		b.taking, b.closed = false, true
 	}
@@ -282,7 +358,7 @@ type extension struct {
 	rate  Rate
 }
 
-var builderPool = sync.Pool{New: func() any { return new(builder) }}
+var builderPool = sync.Pool{New: func() any { return new(Builder) }}
 
 func (b *builder) reset() {
 	*b = builder{
@@ -305,7 +381,7 @@ func (b *builder) add(s []byte) span {
 func (b *builder) addLower(s []byte) span {
 	off := len(b.text)
 	for _, c := range s {
-		b.text = append(b.text, lowerASCII(c))
+		b.text = append(b.text, ascii.Lower(c))
 	}
 	return span{uint32(off), uint32(len(s))}
 }
@@ -323,8 +399,8 @@ func (b *builder) UserAgent(line int, value []byte) {
 	b.closed = false
 	g := &b.groups[len(b.groups)-1]
 	tok, star := groupToken(value)
-	if b.dialect == Koster1996 {
-		// The draft matches the robot's name anywhere in the value.
+	if b.beh.substringAgents {
+		// The robot's name is matched anywhere in the value.
 		tok, star = value, len(value) == 1 && value[0] == '*'
 	}
 	b.agents = append(b.agents, agent{
@@ -370,17 +446,17 @@ func (b *builder) Other(line int, key, value []byte) {
 	// are recorded with the agents they reach, and applied by finish.
 	inGroup := len(b.groups) > 0 && !b.closed
 	switch {
-	case equalFold(key, "crawl-delay"):
+	case ascii.EqualFold(key, "crawl-delay"):
 		if d, ok := parseCrawlDelay(value); ok && inGroup {
 			b.exts = append(b.exts, extension{upto: uint32(len(b.agents)), delay: d})
 			return
 		}
-	case equalFold(key, "request-rate"):
+	case ascii.EqualFold(key, "request-rate"):
 		if rt, ok := parseRequestRate(value); ok && inGroup {
 			b.exts = append(b.exts, extension{upto: uint32(len(b.agents)), delay: -1, rate: rt})
 			return
 		}
-	case equalFold(key, "host"):
+	case ascii.EqualFold(key, "host"):
 		if len(value) > 0 {
 			if !b.hostSet {
 				b.host = directive{line: uint32(line), value: b.add(value)}
@@ -398,10 +474,11 @@ func (b *builder) other(line int, key, value []byte) {
 
 // finish returns the Robots built, with exactly sized copies of the scratch
 // slices.
-func (b *builder) finish(d Dialect) *Robots {
+func (b *builder) finish() *Robots {
 	b.applyExtensions()
 	return &Robots{
-		dialect:  d,
+		dialect:  b.dialect,
+		beh:      b.beh,
 		text:     string(b.text),
 		rules:    slices.Clone(b.rules),
 		groups:   slices.Clone(b.groups),

@@ -39,17 +39,17 @@ func TestDecideExplains(t *testing.T) {
 		want       policy.Decision
 	}{
 		{"OtherBot", "https://example.com/private/x", policy.Decision{
-			Allowed: false, Reason: policy.ReasonRule, Agent: "*", GroupLine: 2,
+			Allowed: false, Basis: policy.BasisRule, GroupAgent: "*", GroupLine: 2,
 			Rule: policy.Rule{Allow: false, Pattern: "/private/", Line: 3}}},
 		{"OtherBot", "/private/public/x", policy.Decision{
-			Allowed: true, Reason: policy.ReasonRule, Agent: "*", GroupLine: 2,
+			Allowed: true, Basis: policy.BasisRule, GroupAgent: "*", GroupLine: 2,
 			Rule: policy.Rule{Allow: true, Pattern: "/private/public/", Line: 4}}},
-		{"OtherBot", "/", policy.Decision{Allowed: true, Reason: policy.ReasonNoMatch, Agent: "*", GroupLine: 2}},
+		{"OtherBot", "/", policy.Decision{Allowed: true, Basis: policy.BasisNoMatch, GroupAgent: "*", GroupLine: 2}},
 		{"BarBot/3.0", "/doc.pdf", policy.Decision{
-			Allowed: false, Reason: policy.ReasonRule, Agent: "barbot", GroupLine: 8,
+			Allowed: false, Basis: policy.BasisRule, GroupAgent: "barbot", GroupLine: 8,
 			Rule: policy.Rule{Allow: false, Pattern: "/*.pdf$", Line: 10}}},
-		{"FooBot", "/private/x", policy.Decision{Allowed: true, Reason: policy.ReasonNoMatch, Agent: "foobot", GroupLine: 8}},
-		{"FooBot", "/robots.txt", policy.Decision{Allowed: true, Reason: policy.ReasonRobotsTxt, Agent: "foobot", GroupLine: 8}},
+		{"FooBot", "/private/x", policy.Decision{Allowed: true, Basis: policy.BasisNoMatch, GroupAgent: "foobot", GroupLine: 8}},
+		{"FooBot", "/robots.txt", policy.Decision{Allowed: true, Basis: policy.BasisRobotsTxt, GroupAgent: "foobot", GroupLine: 8}},
 	}
 	for _, tc := range tests {
 		if got := r.Decide(tc.agent, tc.url); got != tc.want {
@@ -57,7 +57,7 @@ func TestDecideExplains(t *testing.T) {
 		}
 	}
 	none := policy.Parse([]byte("user-agent: FooBot\ndisallow: /\n"))
-	if d := none.Decide("BarBot", "/x"); d != (policy.Decision{Allowed: true, Reason: policy.ReasonNoGroup}) {
+	if d := none.Decide("BarBot", "/x"); d != (policy.Decision{Allowed: true, Basis: policy.BasisNoGroup}) {
 		t.Errorf("no group: %+v", d)
 	}
 }
@@ -109,11 +109,11 @@ func TestGroupData(t *testing.T) {
 	if got := r.Unknown(); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("Unknown() = %+v, want %+v", got, want)
 	}
-	groups := r.Groups()
+	groups := r.Records()
 	wantAgents := []policy.AgentInfo{{Token: "foobot", Line: 8, CrawlDelay: time.Second}, {Token: "barbot", Line: 9, CrawlDelay: time.Second}}
 	if len(groups) != 2 || fmt.Sprint(groups[1].Agents) != fmt.Sprint(wantAgents) || groups[1].Line != 8 ||
 		len(groups[0].Rules) != 2 || groups[0].Agents[0].CrawlDelay != 2500*time.Millisecond {
-		t.Errorf("Groups() = %+v", groups)
+		t.Errorf("Records() = %+v", groups)
 	}
 }
 

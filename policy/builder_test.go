@@ -1,0 +1,56 @@
+package policy_test
+
+import (
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/robotsguard/robotsguard/policy"
+)
+
+// TestBuilder: a Builder fed by Scan builds the Robots that Parse does, in
+// every dialect, and can be fed again once Robots has emptied it.
+func TestBuilder(t *testing.T) {
+	sites := loadSites(t, filepath.Join("testdata", "corpus"), 50)
+	for _, d := range []policy.Dialect{policy.RFC9309, policy.Google, policy.Koster1996} {
+		p := policy.Parser{Dialect: d}
+		b := p.NewBuilder()
+		for _, s := range sites {
+			want := p.Parse(s.body)
+			truncated := p.Scan(s.body, b)
+			got := b.Robots()
+			if got.Dialect() != d || got.Truncated() != truncated || got.Size() != want.Size() || got.Truncated() != want.Truncated() {
+				t.Errorf("%v %s: dialect %v, size %d, truncated %v; want %d, %v", d, s.name, got.Dialect(), got.Size(), got.Truncated(), want.Size(), want.Truncated())
+			}
+			if !reflect.DeepEqual(got.Records(), want.Records()) || !reflect.DeepEqual(got.Unknown(), want.Unknown()) ||
+				!reflect.DeepEqual(got.Sitemaps(), want.Sitemaps()) || got.Host() != want.Host() {
+				t.Errorf("%v %s: the Builder's Robots differs from Parse's", d, s.name)
+			}
+			for _, a := range corpusAgents {
+				for _, u := range probes(want, s.urls, 50) {
+					if g, w := got.Decide(a, u), want.Decide(a, u); !reflect.DeepEqual(g, w) {
+						t.Fatalf("%v %s: %s %s: %v, want %v", d, s.name, a, u, g, w)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestBuilderTruncated: Robots reports the size and truncation Scan told
+// the Builder.
+func TestBuilderTruncated(t *testing.T) {
+	body := make([]byte, policy.DefaultMaxSize+10)
+	for i := range body {
+		body[i] = '\n'
+	}
+	p := policy.Parser{}
+	b := p.NewBuilder()
+	p.Scan(body, b)
+	if r := b.Robots(); !r.Truncated() || r.Size() != policy.DefaultMaxSize {
+		t.Errorf("Truncated() = %v, Size() = %d", r.Truncated(), r.Size())
+	}
+	if r := b.Robots(); r.Truncated() || r.Size() != 0 || len(r.Records()) != 0 {
+		t.Errorf("an emptied Builder: Truncated() = %v, Size() = %d", r.Truncated(), r.Size())
+	}
+}
