@@ -81,7 +81,9 @@ type FetchEvent struct {
 	// received.
 	Lifetime       time.Duration
 	LifetimeSource string
-	// Err is why the fetch failed, for ServedStale and Failed.
+	// Err is why the fetch failed, for ServedStale and Failed, or the
+	// failure that an entry taken from the Store records (another
+	// process failed, and this one backs off with it).
 	Err error
 }
 
