@@ -41,6 +41,7 @@ type originState struct {
 	err     error          // why the last fetch failed, when it did
 	access  Access         // what entry's status means, when it has one
 	robots  *policy.Robots // the parsed body; empty unless access is UseRules
+	parsed  bool           // robots was parsed from entry's body
 	group   *policy.Group  // the group of the Transport's UserAgent
 	every   time.Duration  // the interval that group asks for
 	decider decider        // decides requests when access is UseRules
@@ -90,7 +91,7 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 	// are not counted.
 	st.size = int64(len(e.Body)) + 1024
 	if p.robots != nil {
-		st.robots = p.robots
+		st.robots, st.parsed = p.robots, true
 		st.size += int64(p.robots.MemSize())
 	}
 	if t.UserAgent != "" {
@@ -237,7 +238,7 @@ func (t *Transport) panicked(o origin, prev *originState, old *cache.Entry, err 
 	res := t.failed(old, nil, err)
 	e := res.entry
 	p := parsed{}
-	if prev != nil && sameBody(e, prev.entry) {
+	if prev != nil && prev.parsed && sameBody(e, prev.entry) {
 		p = parsed{robots: prev.robots, acap: prev.acap}
 	} else if e.Status != 0 {
 		n := *e
@@ -317,7 +318,7 @@ func sameBody(a, b *cache.Entry) bool {
 // holds the same body (a revalidation, a copy standing in for a failure):
 // only the permissions references are read again.
 func (t *Transport) parseFor(o origin, e *cache.Entry, prev *originState, dial, ua string) parsed {
-	if prev == nil || e.Status == 0 || !sameBody(e, prev.entry) {
+	if prev == nil || !prev.parsed || e.Status == 0 || !sameBody(e, prev.entry) {
 		return t.parse(o, e, dial, ua)
 	}
 	return parsed{robots: prev.robots, acap: t.resolveACAP(o, prev.acapPolicy(), dial, ua)}
