@@ -44,7 +44,7 @@ type ACAPOptions struct {
 	// MaxReferences is the number of permissions references read for one
 	// robots.txt; the crawlers of records whose reference is past it are
 	// refused, as for a reference that cannot be read. Zero means
-	// DefaultMaxACAPReferences.
+	// DefaultMaxACAPReferences; negative means none is read.
 	MaxReferences int
 }
 
@@ -107,7 +107,7 @@ func (t *Transport) resolveACAP(o origin, pol *acap.Policy, dial, ua string) *ac
 	if pol == nil || !pol.HasRecords() {
 		return nil
 	}
-	a := &acapState{own: pol, policy: pol}
+	a := &acapState{own: pol, policy: pol, size: int64(pol.MemSize())}
 	refs := pol.References()
 	if len(refs) == 0 {
 		return a
