@@ -1,0 +1,364 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/robotsguard/robotsguard"
+	"github.com/robotsguard/robotsguard/acap"
+	"github.com/robotsguard/robotsguard/policy"
+)
+
+// verdict is the decision on one URL, as check and diff print it.
+type verdict struct {
+	URL     string `json:"url"`
+	Allowed bool   `json:"allowed"`
+	// Basis says what decided: "rule", "no-match", "no-group",
+	// "robots.txt", "unavailable", "unreachable", "status", "acap-field",
+	// "acap-none", "acap-conflict" or "acap-reference".
+	Basis      string   `json:"basis"`
+	Rule       string   `json:"rule,omitempty"`
+	Line       int      `json:"line,omitempty"`
+	Group      string   `json:"group,omitempty"`
+	GroupLine  int      `json:"group_line,omitempty"`
+	Robots     string   `json:"robots,omitempty"`
+	Detail     string   `json:"detail,omitempty"`
+	Qualifiers []string `json:"qualifiers,omitempty"`
+}
+
+func fromDecision(u string, d policy.Decision) verdict {
+	v := verdict{URL: u, Allowed: d.Allowed, Group: d.GroupAgent, GroupLine: d.GroupLine}
+	switch d.Basis {
+	case policy.BasisRule:
+		v.Basis, v.Rule, v.Line = "rule", d.Rule.String(), d.Rule.Line
+	case policy.BasisNoMatch:
+		v.Basis = "no-match"
+	case policy.BasisNoGroup:
+		v.Basis = "no-group"
+	case policy.BasisRobotsTxt:
+		v.Basis = "robots.txt"
+	}
+	return v
+}
+
+func fromACAP(u string, d acap.Decision) verdict {
+	v := verdict{URL: u, Allowed: d.Permitted}
+	switch d.Basis {
+	case acap.BasisField:
+		v.Basis, v.Rule, v.Line, v.Group = "acap-field", d.Field.Text, d.Field.Line, d.Field.Crawler
+		if d.Field.Source != "" {
+			v.Detail = "in " + d.Field.Source
+		}
+	case acap.BasisConflict:
+		v.Basis = "acap-conflict"
+		var fs []string
+		for _, f := range d.Conflict {
+			fs = append(fs, f.String())
+		}
+		v.Detail = "conflict: " + strings.Join(fs, ", ")
+		if len(d.Conflict) > 0 {
+			v.Rule, v.Line, v.Group = d.Conflict[0].Text, d.Conflict[0].Line, d.Conflict[0].Crawler
+		}
+	default:
+		v.Basis = "acap-none"
+	}
+	for _, q := range d.Qualifiers {
+		v.Qualifiers = append(v.Qualifiers, q.String())
+	}
+	return v
+}
+
+// fromRefusal describes a refusal of the Transport.
+func fromRefusal(u string, d *robotsguard.DisallowedError) verdict {
+	v := verdict{URL: u, Robots: d.RobotsURL}
+	switch d.Reason {
+	case robotsguard.ReasonRule:
+		v = fromDecision(u, d.Decision)
+		v.Robots = d.RobotsURL
+	case robotsguard.ReasonACAP:
+		v = fromACAP(u, d.ACAP)
+		v.Robots = d.RobotsURL
+	case robotsguard.ReasonUnreachable:
+		v.Basis = "unreachable"
+	case robotsguard.ReasonStatus:
+		v.Basis = "status"
+		v.Detail = "status " + strconv.Itoa(d.Status) + " disallows everything"
+	case robotsguard.ReasonACAPReference:
+		v.Basis = "acap-reference"
+		v.Rule, v.Line = "ACAP-permissions-reference: "+d.Reference.Locator, d.Reference.Line
+	}
+	if d.Err != nil && v.Detail == "" {
+		v.Detail = d.Err.Error()
+	}
+	v.Allowed = false
+	return v
+}
+
+// why describes the basis of a verdict in words, for the human output.
+func (v verdict) why() string {
+	switch v.Basis {
+	case "rule", "acap-field":
+		return v.Rule
+	case "no-match":
+		return "no rule matches"
+	case "no-group":
+		return "no group for the agent"
+	case "robots.txt":
+		return "/robots.txt is always allowed"
+	case "unavailable":
+		return "no robots.txt: " + v.Detail
+	case "unreachable":
+		return "robots.txt unreachable: " + v.Detail
+	case "status":
+		return v.Detail
+	case "acap-none":
+		return "no ACAP field applies"
+	case "acap-conflict":
+		return v.Detail
+	case "acap-reference":
+		return "unreadable " + v.Rule + ": " + v.Detail
+	}
+	return v.Basis
+}
+
+func (v verdict) lineCell() string {
+	if v.Line == 0 {
+		return "-"
+	}
+	return strconv.Itoa(v.Line)
+}
+
+func (v verdict) groupCell() string {
+	switch {
+	case v.Group == "":
+		return "-"
+	case v.GroupLine == 0:
+		return strconv.Quote(v.Group)
+	}
+	return fmt.Sprintf("%q (line %d)", v.Group, v.GroupLine)
+}
+
+func (v verdict) word() string {
+	if v.Allowed {
+		return "allowed"
+	}
+	return "disallowed"
+}
+
+// checkOutput is check's -json output.
+type checkOutput struct {
+	Agent      string          `json:"agent"`
+	Dialect    string          `json:"dialect"`
+	ACAP       string          `json:"acap,omitempty"`
+	Robots     []robotsSummary `json:"robots"`
+	Results    []verdict       `json:"results"`
+	Disallowed int             `json:"disallowed"`
+}
+
+// robotsSummary names a robots.txt that check read.
+type robotsSummary struct {
+	Source string `json:"source"`           // the file, "-", or the robots.txt URL
+	Status int    `json:"status,omitempty"` // live origins: the status served
+	Access string `json:"access,omitempty"` // live origins: "use rules", "allow all", …
+	Error  string `json:"error,omitempty"`
+}
+
+func cmdCheck(e *env, args []string) (int, error) {
+	fs := newFlags(e, "check")
+	robotsFile := fs.String("robots", "", "read the robots.txt from `FILE` (- for stdin) instead of each URL's origin")
+	agent := fs.String("agent", "*", "the crawler's product token or User-Agent (* follows the \"*\" group)")
+	dialectFlag := fs.String("dialect", "rfc9309", "how to read the file: rfc9309, google or koster1996")
+	usage := fs.String("acap", "", "decide by the file's ACAP 1.1 records for `USAGE` (crawl, index, present-snippet, …)")
+	jsonOut := fs.Bool("json", false, "write JSON")
+	urlsFile := fs.String("urls", "", "read URLs from `FILE` (- for stdin), one a line, or the first URL of each line of a log")
+	if err := parseFlags(fs, args); err != nil {
+		return 0, err
+	}
+	dialect, err := parseDialect(*dialectFlag)
+	if err != nil {
+		return 0, err
+	}
+	if *robotsFile == "-" && *urlsFile == "-" {
+		return 0, usagef("-robots and -urls cannot both read stdin")
+	}
+	urls, err := e.urlsFrom(*urlsFile, fs.Args())
+	if err != nil {
+		return 0, err
+	}
+	if len(urls) == 0 {
+		return 0, usagef("no URL to check")
+	}
+	p := policy.Parser{Dialect: dialect}
+	out := checkOutput{Agent: *agent, Dialect: dialectName(dialect), ACAP: strings.ToLower(*usage), Results: make([]verdict, 0, len(urls))}
+	prog := &progress{e: e, total: len(urls)}
+
+	if *robotsFile != "" {
+		src, err := e.load(*robotsFile, p)
+		if err != nil {
+			return 0, err
+		}
+		rs := robotsSummary{Source: src.Name}
+		if src.snap != nil {
+			rs.Status, rs.Access = src.snap.Status, src.snap.Access.String()
+		}
+		out.Robots = append(out.Robots, rs)
+		var ap *acap.Policy
+		if out.ACAP != "" {
+			ap = acap.Parser{}.Parse(src.body)
+		}
+		g := src.robots.Group(*agent)
+		for i, u := range urls {
+			var v verdict
+			if ap != nil {
+				v = fromACAP(u, ap.Decide(acap.Query{Agent: *agent, URL: u, Usage: acap.Usage(out.ACAP)}))
+			} else {
+				v = fromDecision(u, g.Decide(u))
+			}
+			out.Results = append(out.Results, v)
+			prog.step(i + 1)
+		}
+	} else {
+		if err := checkLive(e, &out, p, urls, prog); err != nil {
+			return 0, err
+		}
+	}
+	prog.done()
+	for _, v := range out.Results {
+		if !v.Allowed {
+			out.Disallowed++
+		}
+	}
+	code := exitOK
+	if out.Disallowed > 0 {
+		code = exitVerdict
+	}
+	if *jsonOut {
+		return code, writeJSON(e.stdout, out)
+	}
+	var pairs []string
+	for _, r := range out.Robots {
+		line := r.Source
+		if r.Status != 0 || r.Access != "" {
+			line += fmt.Sprintf(" (status %d: %s)", r.Status, r.Access)
+		}
+		if r.Error != "" {
+			line += ": " + r.Error
+		}
+		pairs = append(pairs, "robots.txt", line)
+	}
+	what := fmt.Sprintf("%s, dialect %s", *agent, out.Dialect)
+	if out.ACAP != "" {
+		what += ", ACAP usage " + out.ACAP
+	}
+	kv(e.stdout, append(pairs, "agent", what)...)
+	fmt.Fprintln(e.stdout)
+	var t table
+	t.addc(faint, "VERDICT", "LINE", "URL", "RULE", "GROUP")
+	for _, v := range out.Results {
+		c := green
+		if !v.Allowed {
+			c = red
+		}
+		why := v.why()
+		if len(v.Qualifiers) > 0 {
+			why += " [" + strings.Join(v.Qualifiers, " ") + "]"
+		}
+		t.addc(c, v.word(), v.lineCell(), v.URL, why, v.groupCell())
+	}
+	t.write(e, e.stdout)
+	fmt.Fprintf(e.stdout, "\n%d of %d disallowed\n", out.Disallowed, len(out.Results))
+	return code, nil
+}
+
+// checkLive decides urls as a robotsguard.Transport does, fetching the
+// robots.txt of each origin.
+func checkLive(e *env, out *checkOutput, p policy.Parser, urls []string, prog *progress) error {
+	parsed := make([]*url.URL, len(urls))
+	var origins []string
+	seen := map[string]bool{}
+	for i, s := range urls {
+		u, err := url.Parse(s)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return usagef("%q is not an http or https URL (use -robots FILE to check paths)", s)
+		}
+		parsed[i] = u
+		o := u.Scheme + "://" + u.Host
+		if !seen[o] {
+			seen[o] = true
+			origins = append(origins, o)
+		}
+	}
+	l := newLive(out.Agent, p, out.ACAP != "")
+	if err := l.t.Prefetch(e.ctx, origins...); err != nil {
+		return &failure{err}
+	}
+	snaps := map[string]*robotsguard.Snapshot{}
+	for _, o := range origins {
+		u, _ := url.Parse(o)
+		snap, err := l.t.Robots(e.ctx, u)
+		if err != nil {
+			return &failure{err}
+		}
+		snaps[o] = snap
+		rs := robotsSummary{Source: snap.URL, Status: snap.Status, Access: snap.Access.String()}
+		if snap.Err != nil {
+			rs.Error = snap.Err.Error()
+		}
+		out.Robots = append(out.Robots, rs)
+	}
+	for i, u := range parsed {
+		snap := snaps[u.Scheme+"://"+u.Host]
+		var v verdict
+		if out.ACAP != "" {
+			ap, err := l.t.ACAPPolicy(e.ctx, u)
+			if err != nil {
+				v = verdict{URL: urls[i], Basis: "unreachable", Detail: err.Error(), Robots: snap.URL}
+			} else {
+				v = fromACAP(urls[i], ap.Decide(acap.Query{Agent: out.Agent, URL: urls[i], Usage: acap.Usage(out.ACAP)}))
+				v.Robots = snap.URL
+			}
+		} else {
+			req, err := http.NewRequestWithContext(e.ctx, http.MethodGet, u.String(), nil)
+			if err != nil {
+				return usagef("%v", err)
+			}
+			err = l.t.Check(req)
+			var d *robotsguard.DisallowedError
+			switch {
+			case err == nil:
+				v = allowedVerdict(urls[i], u, snap, out.Agent)
+			case errors.As(err, &d):
+				v = fromRefusal(urls[i], d)
+			default:
+				return &failure{err}
+			}
+		}
+		out.Results = append(out.Results, v)
+		prog.step(i + 1)
+	}
+	return nil
+}
+
+// allowedVerdict explains why the Transport allowed u.
+func allowedVerdict(raw string, u *url.URL, snap *robotsguard.Snapshot, agent string) verdict {
+	var v verdict
+	switch snap.Access {
+	case robotsguard.UseRules:
+		v = fromDecision(raw, snap.Rules.Group(agent).DecideURL(u))
+	case robotsguard.AllowAll:
+		v = verdict{URL: raw, Basis: "unavailable"}
+		if snap.Status != 0 {
+			v.Detail = "status " + strconv.Itoa(snap.Status) + " allows everything"
+		} else {
+			v.Detail = "everything allowed"
+		}
+	default:
+		v = verdict{URL: raw, Basis: snap.Access.String()}
+	}
+	v.Allowed, v.Robots = true, snap.URL
+	return v
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"robotsguard": func() {
+			os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		},
+	})
+}
+
+const siteRobots = `User-agent: *
+Disallow: /private/
+Allow: /private/press/
+Crawl-delay: 2
+
+User-agent: FooBot
+Disallow: /
+Request-rate: 1/10s
+
+Sitemap: %s/sitemap.xml
+`
+
+// servers starts the local origins the scripts talk to, and returns
+// their URLs by environment variable.
+func servers(t *testing.T) map[string]string {
+	site := httptest.NewServer(nil)
+	site.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			w.Header().Set("Cache-Control", "max-age=3600")
+			w.Header().Set("ETag", `"v1"`)
+			w.Header().Set("Last-Modified", "Mon, 02 Jan 2006 15:04:05 GMT")
+			w.Header().Set("Content-Type", "text/plain")
+			fmt.Fprintf(w, siteRobots, site.URL)
+		case "/moved/robots.txt":
+			http.Redirect(w, r, "/robots.txt", http.StatusMovedPermanently)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	moved := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, site.URL+"/robots.txt", http.StatusMovedPermanently)
+	}))
+	missing := httptest.NewServer(http.NotFoundHandler())
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "0")
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, "<!DOCTYPE html>\n<html><head><title>Not found</title></head><body>Sorry</body></html>\n")
+	}))
+	for _, s := range []*httptest.Server{site, moved, missing, down, page} {
+		t.Cleanup(s.Close)
+	}
+	return map[string]string{"SITE": site.URL, "MOVED": moved.URL, "MISSING": missing.URL, "DOWN": down.URL, "PAGE": page.URL}
+}
+
+func TestScripts(t *testing.T) {
+	urls := servers(t)
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		// UPDATE_SCRIPTS=1 go test rewrites the files that cmp compares.
+		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") != "",
+		Setup: func(env *testscript.Env) error {
+			for k, v := range urls {
+				env.Setenv(k, v)
+			}
+			return nil
+		},
+	})
+}
