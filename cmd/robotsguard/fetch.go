@@ -27,7 +27,7 @@ type fetchOutput struct {
 	// LifetimeSource the header that set it.
 	Lifetime       float64   `json:"lifetime_seconds"`
 	LifetimeSource string    `json:"lifetime_source,omitempty"`
-	FreshUntil     time.Time `json:"fresh_until"`
+	FreshUntil     time.Time `json:"fresh_until"` // when the Transport fetches the file again
 	ETag           string    `json:"etag,omitempty"`
 	LastModified   string    `json:"last_modified,omitempty"`
 	// Delay is the pause kept between requests of -agent (seconds).
@@ -82,8 +82,11 @@ func cmdFetch(e *env, args []string) (int, error) {
 		out.Error = snap.Err.Error()
 	}
 	if ev, ok := l.event(snap.URL); ok {
-		out.Outcome, out.Lifetime, out.LifetimeSource = ev.Outcome.String(), ev.Lifetime.Seconds(), ev.LifetimeSource
+		out.Outcome, out.Lifetime, out.LifetimeSource = ev.Outcome.String(), ev.Lifetime.Round(time.Second).Seconds(), ev.LifetimeSource
 		out.Bytes = ev.Bytes
+		if ev.Status != 0 {
+			out.Status = ev.Status // the last response, even one the Transport could not use
+		}
 	}
 	chain := l.rec.chain(snap.URL)
 	for i, h := range chain {
@@ -158,7 +161,7 @@ func cmdFetch(e *env, args []string) (int, error) {
 	if out.Lifetime > 0 {
 		life = fmt.Sprintf("%v (%s)", time.Duration(out.Lifetime*float64(time.Second)), out.LifetimeSource)
 	}
-	pairs = append(pairs, "cache lifetime", life, "fresh until", out.FreshUntil.Format(time.RFC3339))
+	pairs = append(pairs, "cache lifetime", life, "next fetch", out.FreshUntil.Format(time.RFC3339))
 	var vals []string
 	if out.ETag != "" {
 		vals = append(vals, "ETag "+out.ETag)

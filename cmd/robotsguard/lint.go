@@ -192,7 +192,7 @@ func lint(body []byte) []finding {
 			add(n, sevWarning, "missing-colon", fmt.Sprintf("%q has no colon: Google reads it, RFC 9309 crawlers ignore it", rawText(lines, n)),
 				fmt.Sprintf("write %q", g.Key+": "+g.Value))
 		case g.Typo && r.Kind == policy.KindOther:
-			add(n, sevWarning, "misspelt", fmt.Sprintf("%q is misspelt: Google reads it as %s, other crawlers ignore it", r.Key, g.Key),
+			add(n, sevWarning, "misspelt", fmt.Sprintf("%q is misspelt: Google reads it as %s, other crawlers ignore it", r.Key, canonicalKey(g.Key)),
 				fmt.Sprintf("spell it %q", canonicalKey(g.Key)))
 		case r.Kind == policy.KindOther && !r.Known:
 			k := strings.ToLower(r.Key)
@@ -248,7 +248,7 @@ func lint(body []byte) []finding {
 		}
 	}
 	fs = append(fs, deadRules(robots)...)
-	fs = append(fs, dialectDifferences(body, robots)...)
+	fs = append(fs, dialectDifferences(body, lines, robots)...)
 	if ap := (acap.Parser{}).Parse(body); ap.HasRecords() {
 		for _, p := range ap.Problems() {
 			if p.Source == "" {

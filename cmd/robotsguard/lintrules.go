@@ -161,7 +161,7 @@ const maxDialectQueries = 400_000
 // reading decide a URL differently: for each agent and each rule of
 // either reading, it decides URLs derived from the rule's pattern both
 // ways.
-func dialectDifferences(body []byte, rfc *policy.Robots) []finding {
+func dialectDifferences(body []byte, lines []string, rfc *policy.Robots) []finding {
 	goo := policy.Parser{Dialect: policy.Google}.Parse(body)
 	type key struct{ tok, path string }
 	asked := map[key]bool{}
@@ -196,7 +196,7 @@ func dialectDifferences(body []byte, rfc *policy.Robots) []finding {
 					}
 					hint := "write the line so both readings agree: spell keys out, use a colon, percent-encode only what must be"
 					switch {
-					case strings.Contains(ru.Pattern, "%"):
+					case strings.Contains(rawText(lines, line), "%"):
 						hint = "write letters, digits and -._~ unencoded: Google compares percent-escapes as written"
 					case strings.HasSuffix(c, "/") && len(candidates(ru.Pattern)) > 1:
 						hint = "Google's reading allows the directory of an allowed index.html; add a rule for the directory itself"

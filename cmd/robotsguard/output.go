@@ -56,7 +56,10 @@ type table struct {
 	colors [][]string
 }
 
-func (t *table) add(cells ...string) { t.rows = append(t.rows, cells); t.colors = append(t.colors, nil) }
+func (t *table) add(cells ...string) {
+	t.rows = append(t.rows, cells)
+	t.colors = append(t.colors, nil)
+}
 
 // addc adds a row whose first cell is painted c.
 func (t *table) addc(c string, cells ...string) {
