@@ -34,7 +34,7 @@ const (
 // lintCodes lists every finding's code, in the order the package
 // documentation describes them.
 var lintCodes = []string{
-	"html", "binary", "too-large", "bom", "invalid-utf8",
+	"html", "binary", "not-robots", "too-large", "bom", "invalid-utf8",
 	"missing-colon", "misspelt", "unknown-directive",
 	"rule-outside-group", "pattern-start", "shadowed", "redundant",
 	"crawl-delay-capped", "ignored-value", "sitemap-relative",
@@ -145,7 +145,7 @@ func lint(body []byte) []finding {
 		fs = append(fs, finding{Line: line, Severity: sev, Code: code, Message: msg, Hint: hint})
 	}
 	if kind := contentKind(body); kind != "" {
-		add(0, sevError, kind, "this is not a robots.txt but "+map[string]string{"html": "an HTML page", "binary": "binary data"}[kind]+
+		add(0, sevError, kind, "this is not a robots.txt but "+map[string]string{"html": "an HTML or XML page", "binary": "binary data"}[kind]+
 			": RFC 9309 crawlers find no rules in it and fetch everything",
 			"serve a plain-text robots.txt at /robots.txt (or a 404 if you have none)")
 		return fs
@@ -171,6 +171,19 @@ func lint(body []byte) []finding {
 	}
 
 	rfc := policy.Parser{}.Report(body)
+	directives, text := 0, 0
+	for _, r := range rfc {
+		if r.HasDirective {
+			directives++
+		} else if !r.Empty && !r.Comment {
+			text++
+		}
+	}
+	if directives == 0 && text > 0 {
+		add(0, sevError, "not-robots", "no line of the file is a robots.txt directive: it looks like an error page or an API response served as robots.txt; crawlers find no rules in it",
+			"serve a plain-text robots.txt at /robots.txt (or a 404 if you have none)")
+		return fs
+	}
 	goo := policy.Parser{Dialect: policy.Google}.Report(body)
 	seenAgent, inGroup := false, false
 	for i, r := range rfc {
@@ -279,7 +292,7 @@ func contentKind(body []byte) string {
 	low := bytes.ToLower(head[:min(len(head), 4<<10)])
 	t := bytes.TrimLeft(bytes.TrimPrefix(low, []byte("\xef\xbb\xbf")), " \t\r\n")
 	markup := false
-	for _, tag := range []string{"<html", "<!doctype html", "<head", "<body", "<script", "<meta "} {
+	for _, tag := range []string{"<html", "<!doctype html", "<head", "<body", "<script", "<meta ", "<title", "<div", "<h1", "<p>", "<?xml"} {
 		if bytes.Contains(low, []byte(tag)) {
 			markup = true
 		}

@@ -1,0 +1,125 @@
+// Command robotsguard answers two questions from a terminal or a script:
+// why a crawler using robotsguard's Transport is refused a URL, and what
+// crawlers will do with a robots.txt.
+//
+//	go install github.com/robotsguard/robotsguard/cmd/robotsguard@latest
+//
+// Usage (flags come before arguments):
+//
+//	robotsguard check   [-robots FILE|-] [-agent NAME] [-dialect rfc9309|google|koster1996] [-acap USAGE] [-json] [-urls FILE] [URL...]
+//	robotsguard lint    [-json] FILE|URL
+//	robotsguard fetch   [-agent NAME] [-json] URL
+//	robotsguard diff    [-agent NAME] [-json] [-urls FILE] OLD NEW [URL...]
+//
+// # check
+//
+// Check decides URLs for an agent (-agent, a product token or a whole
+// User-Agent value; "*", the default, follows the "*" group). Without
+// -robots, the robots.txt of each URL's origin is fetched by a
+// robotsguard.Transport, exactly as a crawler using it would fetch it
+// (redirects, status rules, size cap, retries), and each URL gets the
+// Transport's verdict (Transport.Check). With -robots, the file (or "-",
+// standard input) is parsed in the -dialect given and the URLs may be
+// paths. -acap USAGE decides by the file's ACAP 1.1 records instead, for
+// that usage (crawl, index, present-snippet, …). -urls reads URLs from a
+// file, one a line, or from a crawl log: the first http(s) URL of each
+// line (a line that starts with "/" is a path). On a terminal, long lists
+// show their progress on standard error.
+//
+// For each URL it prints the verdict, the deciding rule and its line, and
+// the group followed:
+//
+//	VERDICT     LINE  URL                                RULE                    GROUP
+//	disallowed  2     https://example.com/private/plans  Disallow: /private/     "*" (line 1)
+//	allowed     -     /                                  no rule matches         "*" (line 1)
+//
+// # lint
+//
+// Lint reads a file, or the robots.txt of an origin as the Transport
+// fetches it, and lists what its owner should fix, each finding with its
+// line, severity (error: crawlers do not read the file as meant;
+// warning: some crawlers read it differently, or it has no effect; info:
+// harmless) and a fix hint. Findings, by code:
+//
+//	html, binary          the body is an HTML or XML page, or binary data, not a robots.txt
+//	not-robots            no line is a directive: an error page or API response (JSON, plain text)
+//	too-large             content past 500 KiB, which crawlers ignore
+//	bom                   a byte order mark
+//	invalid-utf8          a line that is not UTF-8 (the first three)
+//	missing-colon         "User-agent FooBot": RFC 9309 ignores it and its rules join the group above
+//	misspelt              a key Google reads as a typo ("Disalow"), or close to a standard key
+//	unknown-directive     a key no crawler reads
+//	rule-outside-group    an Allow or Disallow before any User-agent line
+//	pattern-start         a pattern that starts with neither "/" nor "*"
+//	shadowed              a rule that never decides: another rule of its group matches every URL it
+//	                      matches and wins (longer, or an Allow of the same length), with the other verdict
+//	redundant             the same, with the same verdict (a duplicate, or a rule a longer one covers)
+//	crawl-delay-capped    a Crawl-delay or Request-rate past robotsguard.DefaultMaxDelay (30 s)
+//	ignored-value         a Crawl-delay or Request-rate that does not parse or is outside a group
+//	sitemap-relative      a Sitemap that is not an absolute URL
+//	dialect-difference    a line where RFC 9309 and Google's reading decide a URL differently,
+//	                      with that URL (derived from the patterns of the file's rules)
+//	acap                  an ACAP field that ACAP 1.1 does not let a crawler interpret
+//	unavailable           (a URL only) the origin serves no robots.txt
+//
+// Shadowed and redundant rules are found by reasoning on patterns as RFC
+// 9309 reads them (the longest match wins, Allow on a tie): a literal
+// pattern is covered by a rule whose pattern is a prefix of it padded with
+// '*'s to at least its length, or by a wildcard pattern that matches it;
+// a wildcard pattern only by an equivalent one.
+//
+// # fetch
+//
+// Fetch shows what the Transport does with an origin: the status and what
+// it means, the redirects followed, the cache lifetime and the header that
+// set it (from the Transport's Observer), the validators (ETag,
+// Last-Modified), the pause kept between requests of -agent, the
+// Crawl-delay and Request-rate of every agent, the sitemaps, and the ACAP
+// records, if any (version, permissions references, action requests for
+// -agent, problems).
+//
+// # diff
+//
+// Diff compares two versions of a robots.txt (OLD and NEW, each a file,
+// "-", or an http(s) URL whose origin's robots.txt is fetched) over URLs:
+// those of -urls (a URL list or a crawl log, read as check reads it) and
+// the arguments, or, when none is given, paths derived from the patterns
+// of both files' rules. It lists, for each agent (-agent, or every agent
+// either file names, and "*"), the URLs whose verdict changes, with the
+// deciding rule on each side. Site owners run it before they deploy a new
+// file.
+//
+// # Exit status
+//
+//	0  check: every URL allowed; diff: no verdict changes; lint: no error; fetch: the file was read
+//	1  check: a URL is disallowed (by a rule, a status, ACAP, or an unreachable robots.txt);
+//	   diff: a verdict changes; lint: a finding of severity error
+//	2  usage: an unknown command or flag, a missing argument, a path where a URL is needed
+//	3  failure: a file cannot be read; fetch, lint or diff: the robots.txt is unreachable
+//	   (or, for lint and diff, its status disallows everything)
+//
+// # Output
+//
+// Human output is aligned in columns, coloured only when standard output
+// is a terminal and NO_COLOR is not set. With -json each command writes
+// one JSON object; its fields are stable (new ones may be added):
+//
+//	check  {"agent", "dialect", "acap"?, "robots": [{"source", "status"?, "access"?, "error"?}],
+//	        "results": [verdict], "disallowed"}
+//	lint   {"source", "bytes", "findings": [{"line", "severity", "code", "message", "hint", "example"?}],
+//	        "errors", "warnings"}
+//	fetch  {"origin", "url", "redirects"?: [{"url", "status", "location"}], "status", "access",
+//	        "meaning", "outcome"?, "error"?, "bytes", "truncated"?, "lifetime_seconds",
+//	        "lifetime_source"?, "fresh_until", "etag"?, "last_modified"?, "agent", "delay_seconds",
+//	        "agents": [{"agent", "line", "rules", "crawl_delay"?, "request_rate"?}], "sitemaps",
+//	        "acap"?: {"version"?, "references"?, "actions"?, "problems"?}}
+//	diff   {"old", "new", "agents", "urls", "derived", "changes": [{"agent", "url", "old": verdict, "new": verdict}]}
+//
+// where a verdict is {"url", "allowed", "basis", "rule"?, "line"?, "group"?,
+// "group_line"?, "robots"?, "detail"?, "qualifiers"?} and basis is one of
+// "rule", "no-match", "no-group", "robots.txt" (always allowed),
+// "unavailable" (no robots.txt: everything allowed), "unreachable",
+// "status" (the status disallows everything), "acap-field", "acap-none",
+// "acap-conflict" or "acap-reference" (an unreadable permissions
+// reference). Fields marked ? are omitted when empty.
+package main
