@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -68,6 +69,9 @@ func TestLintCorpus(t *testing.T) {
 				findings++
 				if fi.Line < 0 || fi.Severity == "" || fi.Code == "" || fi.Message == "" {
 					t.Errorf("%s: incomplete finding %+v", files[i], fi)
+				}
+				if !slices.Contains(lintCodes, fi.Code) {
+					t.Errorf("%s: undocumented finding code %q", files[i], fi.Code)
 				}
 				seen[fi.Code] = true
 			}

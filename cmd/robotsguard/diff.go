@@ -122,7 +122,9 @@ func agentsOf(rs ...*policy.Robots) []string {
 	for _, r := range rs {
 		for _, rec := range r.Records() {
 			for _, a := range rec.Agents {
-				set[a.Token] = true
+				if a.Token != "" {
+					set[a.Token] = true
+				}
 			}
 		}
 	}

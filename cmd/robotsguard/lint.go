@@ -31,8 +31,8 @@ const (
 	sevInfo    = "info"    // worth knowing, harmless
 )
 
-// lintCodes lists every finding's code, in the order the package
-// documentation describes them.
+// lintCodes lists the code of every finding lint reports on a body, in
+// the order the package documentation describes them.
 var lintCodes = []string{
 	"html", "binary", "not-robots", "too-large", "bom", "invalid-utf8",
 	"missing-colon", "misspelt", "unknown-directive",

@@ -170,6 +170,9 @@ func dialectDifferences(body []byte, lines []string, rfc *policy.Robots) []findi
 	for _, r := range []*policy.Robots{rfc, goo} {
 		groups, order := agentGroups(r)
 		for _, tok := range order {
+			if tok == "" {
+				continue // no product token: no crawler selects the group by it
+			}
 			agent := tok
 			for _, ru := range groups[tok] {
 				for _, c := range candidates(ru.Pattern) {
@@ -196,6 +199,8 @@ func dialectDifferences(body []byte, lines []string, rfc *policy.Robots) []findi
 					}
 					hint := "write the line so both readings agree: spell keys out, use a colon, percent-encode only what must be"
 					switch {
+					case strings.ContainsAny(valueOf(rawText(lines, line)), " \"<>\\^`{|}"):
+						hint = "percent-encode what a URL cannot hold (a space as %20): Google's reading compares such characters as written, so the rule never matches a request"
 					case strings.Contains(rawText(lines, line), "%"):
 						hint = "write letters, digits and -._~ unencoded: Google compares percent-escapes as written"
 					case strings.HasSuffix(c, "/") && len(candidates(ru.Pattern)) > 1:
@@ -239,4 +244,10 @@ func explainShort(d policy.Decision) string {
 		return w + " (no group applies)"
 	}
 	return w
+}
+
+// valueOf returns the value of a "key: value" line.
+func valueOf(line string) string {
+	_, v, _ := strings.Cut(line, ":")
+	return strings.TrimSpace(v)
 }

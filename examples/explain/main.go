@@ -6,7 +6,9 @@
 //	go run ./examples/explain -dialect google robots.txt https://example.com/x
 //	go run ./examples/explain -acap present-snippet    # ACAP 1.1 records, for a usage
 //
-// It runs offline: the robots.txt is a local file.
+// It runs offline: the robots.txt is a local file. The robotsguard command
+// (cmd/robotsguard) does this and more, for live origins too, with exit
+// statuses and JSON: robotsguard check -robots robots.txt /a /b?c.
 package main
 
 import (
