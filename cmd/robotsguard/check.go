@@ -197,7 +197,7 @@ func cmdCheck(e *env, args []string) (int, error) {
 	prog := &progress{e: e, total: len(urls)}
 
 	if *robotsFile != "" {
-		src, err := e.load(*robotsFile, p)
+		src, err := e.load(*robotsFile, *agent, p)
 		if err != nil {
 			return 0, err
 		}

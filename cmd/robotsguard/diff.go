@@ -46,11 +46,11 @@ func cmdDiff(e *env, args []string) (int, error) {
 		return 0, err
 	}
 	p := policy.Parser{}
-	oldSrc, err := e.load(fs.Arg(0), p)
+	oldSrc, err := e.load(fs.Arg(0), "*", p)
 	if err != nil {
 		return 0, err
 	}
-	newSrc, err := e.load(fs.Arg(1), p)
+	newSrc, err := e.load(fs.Arg(1), "*", p)
 	if err != nil {
 		return 0, err
 	}

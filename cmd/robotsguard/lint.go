@@ -59,7 +59,7 @@ func cmdLint(e *env, args []string) (int, error) {
 	if fs.NArg() != 1 {
 		return 0, usagef("lint takes one FILE or URL")
 	}
-	src, err := e.load(fs.Arg(0), policy.Parser{})
+	src, err := e.load(fs.Arg(0), "*", policy.Parser{})
 	if err != nil {
 		return 0, err
 	}

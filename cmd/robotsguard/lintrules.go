@@ -186,7 +186,10 @@ func dialectDifferences(body []byte, lines []string, rfc *policy.Robots) []findi
 						continue
 					}
 					line := ru.Line
+					index := d2.Allowed && d2.Basis == policy.BasisRule && isIndexPattern(d2.Rule.Pattern)
 					switch {
+					case index:
+						line = d2.Rule.Line
 					case d1.Basis == policy.BasisRule && d1.Rule.Line == ru.Line,
 						d2.Basis == policy.BasisRule && d2.Rule.Line == ru.Line:
 					case d2.Basis == policy.BasisRule:
@@ -203,7 +206,7 @@ func dialectDifferences(body []byte, lines []string, rfc *policy.Robots) []findi
 						hint = "percent-encode what a URL cannot hold (a space as %20): Google's reading compares such characters as written, so the rule never matches a request"
 					case strings.Contains(rawText(lines, line), "%"):
 						hint = "write letters, digits and -._~ unencoded: Google compares percent-escapes as written"
-					case strings.HasSuffix(c, "/") && len(candidates(ru.Pattern)) > 1:
+					case index:
 						hint = "Google's reading allows the directory of an allowed index.html; add a rule for the directory itself"
 					}
 					byLine[line] = finding{Line: line, Severity: sevWarning, Code: "dialect-difference",
@@ -250,4 +253,11 @@ func explainShort(d policy.Decision) string {
 func valueOf(line string) string {
 	_, v, _ := strings.Cut(line, ":")
 	return strings.TrimSpace(v)
+}
+
+// isIndexPattern reports whether p names an index.html (or .htm) file,
+// which Google's reading also applies to its directory.
+func isIndexPattern(p string) bool {
+	p = strings.TrimSuffix(p, "$")
+	return strings.HasSuffix(p, "/index.html") || strings.HasSuffix(p, "/index.htm")
 }

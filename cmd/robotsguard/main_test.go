@@ -29,6 +29,11 @@ Disallow: /
 Request-rate: 1/10s
 
 Sitemap: %s/sitemap.xml
+
+ACAP-crawler: *
+ACAP-disallow-crawl: /drafts/
+ACAP-allow-present-snippet: /news/ max-length=250-chars
+ACAP-request-take-down: /news/retracted.html
 `
 
 // servers starts the local origins the scripts talk to, and returns

@@ -159,11 +159,11 @@ type source struct {
 	live   *live
 }
 
-// load reads src: "-" (stdin), a file, or an http(s) URL whose origin's
+// load reads src for agent: "-" (stdin), a file, or an http(s) URL whose origin's
 // robots.txt is fetched as the Transport fetches it. A live robots.txt
 // that cannot be fetched is a failure; one that is unavailable (a 4xx)
 // is an empty file, which allows everything, as the Transport reads it.
-func (e *env) load(src string, p policy.Parser) (*source, error) {
+func (e *env) load(src, agent string, p policy.Parser) (*source, error) {
 	s := &source{Name: src}
 	switch {
 	case src == "-":
@@ -173,7 +173,7 @@ func (e *env) load(src string, p policy.Parser) (*source, error) {
 		}
 		s.body = b
 	case isURL(src):
-		s.live = newLive("*", p, false)
+		s.live = newLive(agent, p, false)
 		snap, err := s.live.snapshot(e.ctx, src)
 		if err != nil {
 			return nil, err

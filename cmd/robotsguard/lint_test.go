@@ -1,0 +1,110 @@
+package main
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// codesAt returns "line:code" for each finding of body.
+func codesAt(body string) []string {
+	var out []string
+	for _, f := range lint([]byte(body)) {
+		out = append(out, strconv.Itoa(f.Line)+":"+f.Code)
+	}
+	return out
+}
+
+func TestLintRules(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		want       []string
+	}{
+		{"clean", "User-agent: *\nDisallow: /a\nAllow: /a/b\n", nil},
+		// RFC 9309 §2.2.2: Allow wins a tie, so the Disallow never decides.
+		{"allow wins tie", "User-agent: *\nDisallow: /\nAllow: /\n", []string{"2:shadowed"}},
+		{"trailing stars", "User-agent: *\nDisallow: /a\nAllow: /*\n", []string{"2:shadowed"}},
+		{"longer wildcard covers", "User-agent: *\nDisallow: /ab\nAllow: /*b*\n", []string{"2:shadowed"}},
+		{"shorter does not", "User-agent: *\nDisallow: /abc\nAllow: /*b\n", nil},
+		{"duplicate", "User-agent: *\nDisallow: /a\nDisallow: /a\n", []string{"3:redundant"}},
+		{"anchored is not covering", "User-agent: *\nDisallow: /ab\nAllow: /a$\n", nil},
+		{"merged groups", "User-agent: a\nDisallow: /x\n\nUser-agent: a\nAllow: /x\n", []string{"2:shadowed"}},
+		{"other groups apart", "User-agent: a\nDisallow: /x\n\nUser-agent: b\nAllow: /x\n", nil},
+		{"empty pattern", "User-agent: *\nDisallow:\nAllow:\n", nil},
+		{"missing colon", "User-agent: *\nDisallow: /a\nUser-agent b\nDisallow: /b\n", []string{"3:missing-colon", "4:dialect-difference"}},
+		{"typo", "User-agent: *\nDisalow: /x\n", []string{"2:misspelt", "2:dialect-difference"}},
+		{"google typo", "User-agent: *\nDissallow: /x\n", []string{"2:misspelt", "2:dialect-difference"}},
+		{"near key", "User-agent: *\nUser-agnt: x\n", []string{"2:misspelt"}},
+		{"unknown", "User-agent: *\nFoo: bar\n", []string{"2:unknown-directive"}},
+		{"known extensions", "User-agent: *\nHost: example.com\nClean-param: a\nCrawl-delay: 5\n", nil},
+		{"before agent", "Disallow: /a\nUser-agent: *\n", []string{"1:rule-outside-group"}},
+		{"pattern start", "User-agent: *\nDisallow: a.php\n", []string{"2:pattern-start"}},
+		{"crawl-delay", "User-agent: *\nCrawl-delay: 31\n", []string{"2:crawl-delay-capped"}},
+		{"request-rate", "User-agent: *\nRequest-rate: 1/1m\n", []string{"2:crawl-delay-capped"}},
+		{"request-rate ok", "User-agent: *\nRequest-rate: 2/10s\n", nil},
+		{"unparsed delay", "User-agent: *\nCrawl-delay: soon\n", []string{"2:ignored-value"}},
+		{"sitemap", "Sitemap: /s.xml\n", []string{"1:sitemap-relative"}},
+		{"encoded unreserved", "User-agent: *\nDisallow: /%7Ejoe\n", []string{"2:dialect-difference"}},
+		{"index.html", "User-agent: *\nDisallow: /d/\nAllow: /d/index.html\n", []string{"3:dialect-difference"}},
+		{"bom", "\ufeffUser-agent: *\nDisallow: /\n", []string{"1:bom"}},
+		{"invalid utf-8", "User-agent: *\nDisallow: /\xff\n", []string{"2:invalid-utf8"}},
+		{"html", "<!DOCTYPE html><html><body>hi</body></html>", []string{"0:html"}},
+		{"binary", "\x1f\x8b\x08\x00\x00", []string{"0:binary"}},
+		{"error page", "404 Not Found\n", []string{"0:not-robots"}},
+		{"comments only", "# nothing here\n\n", nil},
+		{"empty", "", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := codesAt(tc.body)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("lint(%q) = %q, want %q", tc.body, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestLintTooLarge(t *testing.T) {
+	body := "User-agent: *\n" + strings.Repeat("Disallow: /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", 12000)
+	var found bool
+	for _, f := range lint([]byte(body)) {
+		if f.Code == "too-large" {
+			found = true
+			if f.Line < 9000 || f.Line > 12001 {
+				t.Errorf("too-large at line %d", f.Line)
+			}
+		}
+	}
+	if !found {
+		t.Error("no too-large finding on a 540 KB file")
+	}
+}
+
+func TestReadURLs(t *testing.T) {
+	log := `2026-01-02 GET https://example.com/a?b=1 200 "https://example.com/ref"
+# comment
+
+/just/a/path 3
+10.0.0.1 - - [02/Jan/2026] "GET /x HTTP/1.1" 200 - "http://example.com/ref"
+`
+	got, err := readURLs(strings.NewReader(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"https://example.com/a?b=1", "/just/a/path", "http://example.com/ref"}
+	if !slices.Equal(got, want) {
+		t.Errorf("readURLs = %q, want %q", got, want)
+	}
+}
+
+func TestColor(t *testing.T) {
+	var b strings.Builder
+	if colorWanted(&b) {
+		t.Error("colour on a strings.Builder")
+	}
+	t.Setenv("NO_COLOR", "1")
+	e := &env{color: colorWanted(&b)}
+	if got := e.paint(red, "x"); got != "x" {
+		t.Errorf("paint = %q with NO_COLOR", got)
+	}
+}
