@@ -203,16 +203,17 @@ func cmdFetch(e *env, args []string) (int, error) {
 		if v == "" {
 			v = "none given"
 		}
-		kv(e.stdout, "ACAP", "records present, version "+v)
+		ps := []string{"ACAP", "records present, version " + v}
 		for _, r := range a.References {
-			kv(e.stdout, "ACAP reference", r)
+			ps = append(ps, "ACAP reference", r)
 		}
 		for _, r := range a.Actions {
-			kv(e.stdout, "ACAP request", r)
+			ps = append(ps, "ACAP request", r)
 		}
 		for _, r := range a.Problems {
-			kv(e.stdout, "ACAP problem", r)
+			ps = append(ps, "ACAP problem", r)
 		}
+		kv(e.stdout, ps...)
 	}
 	return code, nil
 }

@@ -19,9 +19,9 @@ func isTerminal(w io.Writer) bool {
 }
 
 // colorWanted reports whether output to w is coloured: only on a terminal,
-// never when NO_COLOR is set (https://no-color.org) or TERM is dumb.
+// never when NO_COLOR is set or TERM is dumb.
 func colorWanted(w io.Writer) bool {
-	if _, ok := os.LookupEnv("NO_COLOR"); ok {
+	if os.Getenv("NO_COLOR") != "" { // https://no-color.org: set and not empty
 		return false
 	}
 	if os.Getenv("TERM") == "dumb" {
