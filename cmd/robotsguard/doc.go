@@ -49,6 +49,8 @@
 //	missing-colon         "User-agent FooBot": RFC 9309 ignores it and its rules join the group above
 //	misspelt              a key Google reads as a typo ("Disalow"), or close to a standard key
 //	unknown-directive     a key no crawler reads
+//	agent-token           a User-agent whose name is not a product token ("MJ12bot" names "mj",
+//	                      "360Spider" nothing): crawlers sending that name do not follow the group
 //	rule-outside-group    an Allow or Disallow before any User-agent line
 //	pattern-start         a pattern that starts with neither "/" nor "*"
 //	shadowed              a rule that never decides: another rule of its group matches every URL it

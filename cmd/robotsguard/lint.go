@@ -36,7 +36,7 @@ const (
 var lintCodes = []string{
 	"html", "binary", "not-robots", "too-large", "bom", "invalid-utf8",
 	"missing-colon", "misspelt", "unknown-directive",
-	"rule-outside-group", "pattern-start", "shadowed", "redundant",
+	"agent-token", "rule-outside-group", "pattern-start", "shadowed", "redundant",
 	"crawl-delay-capped", "ignored-value", "sitemap-relative",
 	"dialect-difference", "acap",
 }
@@ -250,6 +250,7 @@ func lint(body []byte) []finding {
 		}
 	}
 	robots := policy.Parser{}.Parse(body)
+	fs = append(fs, agentTokens(rfc, robots)...)
 	for _, u := range robots.Unknown() {
 		switch strings.ToLower(u.Key) {
 		case "crawl-delay", "request-rate":
@@ -431,4 +432,41 @@ func rateInterval(v string) (time.Duration, bool) {
 		return 0, false
 	}
 	return time.Duration(per) * unit / time.Duration(reqs), true
+}
+
+// agentTokens finds the User-agent lines whose name is not the product
+// token RFC 9309 reads from them: "MJ12bot" names "mj", "360Spider"
+// names none, so crawlers that send those names do not follow the group.
+func agentTokens(rep []policy.LineReport, r *policy.Robots) []finding {
+	tokens := map[int]string{}
+	for _, rec := range r.Records() {
+		for _, a := range rec.Agents {
+			tokens[a.Line] = a.Token
+		}
+	}
+	var fs []finding
+	for _, l := range rep {
+		if l.Kind != policy.KindUserAgent || l.Value == "*" {
+			continue
+		}
+		tok, ok := tokens[l.Line]
+		if !ok {
+			continue
+		}
+		name := l.Value
+		if i := strings.IndexAny(name, "/ \t"); i >= 0 {
+			name = name[:i]
+		}
+		name = strings.TrimRight(name, "*")
+		if strings.EqualFold(name, tok) {
+			continue
+		}
+		msg := fmt.Sprintf("%q is not a product token (letters, '_' and '-'): RFC 9309 and Google read it as %q, so a crawler that sends %q does not follow this group", l.Value, tok, name)
+		if tok == "" {
+			msg = fmt.Sprintf("%q is not a product token (letters, '_' and '-'): RFC 9309 and Google crawlers follow no group by it", l.Value)
+		}
+		fs = append(fs, finding{Line: l.Line, Severity: sevWarning, Code: "agent-token", Message: msg,
+			Hint: "address the crawler by the product token it sends; one whose name holds digits or other characters can only be reached through the \"*\" group"})
+	}
+	return fs
 }

@@ -38,6 +38,7 @@ func TestLintRules(t *testing.T) {
 		{"near key", "User-agent: *\nUser-agnt: x\n", []string{"2:misspelt"}},
 		{"unknown", "User-agent: *\nFoo: bar\n", []string{"2:unknown-directive"}},
 		{"known extensions", "User-agent: *\nHost: example.com\nClean-param: a\nCrawl-delay: 5\n", nil},
+		{"agent tokens", "User-agent: FooBot/1.0\nUser-agent: Mediapartners-Google*\nUser-agent: MJ12bot\nUser-agent: 360Spider\nDisallow: /\n", []string{"3:agent-token", "4:agent-token"}},
 		{"before agent", "Disallow: /a\nUser-agent: *\n", []string{"1:rule-outside-group"}},
 		{"pattern start", "User-agent: *\nDisallow: a.php\n", []string{"2:pattern-start"}},
 		{"crawl-delay", "User-agent: *\nCrawl-delay: 31\n", []string{"2:crawl-delay-capped"}},
