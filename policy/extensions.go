@@ -34,6 +34,17 @@ func (r Rate) slower(o Rate) bool {
 	return float64(r.Requests)*float64(o.Per) < float64(o.Requests)*float64(r.Per)
 }
 
+// ParseCrawlDelay reads the value of a Crawl-delay line as Group.CrawlDelay
+// does, for linters and tools that read lines one by one.
+func ParseCrawlDelay(value string) (time.Duration, bool) {
+	f, ok := parseCrawlDelay([]byte(value))
+	return seconds(f), ok
+}
+
+// ParseRequestRate reads the value of a Request-rate line as
+// Group.RequestRate does.
+func ParseRequestRate(value string) (Rate, bool) { return parseRequestRate([]byte(value)) }
+
 // parseCrawlDelay reads a Crawl-delay value: a non-negative decimal number
 // of seconds ("10", "0.5"). Text after the number and whitespace (such as a
 // unit) is ignored.

@@ -452,3 +452,27 @@ func TestKosterMemSize(t *testing.T) {
 		t.Errorf("MemSize %d after compiling a 2,000-rule record, %d before", after, before)
 	}
 }
+
+// TestParseLineValues: tools that read lines one by one read Crawl-delay
+// and Request-rate values as groups do.
+func TestParseLineValues(t *testing.T) {
+	for _, tc := range []struct {
+		v    string
+		want time.Duration
+		ok   bool
+	}{{"0.5", 500 * time.Millisecond, true}, {"10 seconds", 10 * time.Second, true}, {"-1", 0, false}, {"soon", 0, false}} {
+		if d, ok := policy.ParseCrawlDelay(tc.v); d != tc.want || ok != tc.ok {
+			t.Errorf("ParseCrawlDelay(%q) = %v, %v; want %v, %v", tc.v, d, ok, tc.want, tc.ok)
+		}
+	}
+	if r, ok := policy.ParseRequestRate("10/1m 0600-0845"); !ok || r.Interval() != 6*time.Second {
+		t.Errorf("ParseRequestRate(10/1m) = %+v, %v", r, ok)
+	}
+	if _, ok := policy.ParseRequestRate("1/0"); ok {
+		t.Error("ParseRequestRate(1/0) read a rate")
+	}
+	g := policy.Parse([]byte("User-agent: *\nCrawl-delay: 10 seconds\n")).Group("x")
+	if d, _ := g.CrawlDelay(); d != 10*time.Second {
+		t.Errorf("the group reads %v", d)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/robotsguard/robotsguard"
@@ -237,12 +236,13 @@ func lint(body []byte) []finding {
 		case policy.KindOther:
 			switch strings.ToLower(r.Key) {
 			case "crawl-delay":
-				if s, err := strconv.ParseFloat(r.Value, 64); err == nil && time.Duration(s*float64(time.Second)) > robotsguard.DefaultMaxDelay {
+				if d, ok := policy.ParseCrawlDelay(r.Value); ok && d > robotsguard.DefaultMaxDelay {
 					add(n, sevWarning, "crawl-delay-capped", fmt.Sprintf("Crawl-delay %s s: crawlers cap it (robotsguard at %v; Google ignores Crawl-delay)", r.Value, robotsguard.DefaultMaxDelay),
 						fmt.Sprintf("ask for %v or less, or disallow what must not be crawled", robotsguard.DefaultMaxDelay))
 				}
 			case "request-rate":
-				if iv, ok := rateInterval(r.Value); ok && iv > robotsguard.DefaultMaxDelay {
+				if rate, ok := policy.ParseRequestRate(r.Value); ok && rate.Interval() > robotsguard.DefaultMaxDelay {
+					iv := rate.Interval()
 					add(n, sevWarning, "crawl-delay-capped", fmt.Sprintf("Request-rate %s asks for %v between requests: crawlers cap it (robotsguard at %v)", r.Value, iv, robotsguard.DefaultMaxDelay),
 						"ask for a faster rate, or disallow what must not be crawled")
 				}
@@ -400,38 +400,6 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
-}
-
-// rateInterval reads a Request-rate value "n/t" (t in seconds, or with a
-// unit s, m, h or d) and returns the pause it asks for.
-func rateInterval(v string) (time.Duration, bool) {
-	v = strings.Fields(v + " ")[0]
-	n, t, ok := strings.Cut(v, "/")
-	if !ok {
-		return 0, false
-	}
-	reqs, err := strconv.Atoi(n)
-	if err != nil || reqs <= 0 {
-		return 0, false
-	}
-	unit := time.Second
-	if t != "" {
-		switch t[len(t)-1] {
-		case 's':
-			t = t[:len(t)-1]
-		case 'm':
-			unit, t = time.Minute, t[:len(t)-1]
-		case 'h':
-			unit, t = time.Hour, t[:len(t)-1]
-		case 'd':
-			unit, t = 24*time.Hour, t[:len(t)-1]
-		}
-	}
-	per, err := strconv.Atoi(t)
-	if err != nil || per <= 0 {
-		return 0, false
-	}
-	return time.Duration(per) * unit / time.Duration(reqs), true
 }
 
 // agentTokens finds the User-agent lines whose name is not the product
