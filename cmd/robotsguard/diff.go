@@ -142,7 +142,7 @@ func derivedURLs(rs ...*policy.Robots) []string {
 	for _, r := range rs {
 		for _, rec := range r.Records() {
 			for _, ru := range rec.Rules {
-				for _, c := range candidates(ru.Pattern) {
+				for _, c := range diffCandidates(ru.Pattern) {
 					set[c] = true
 				}
 			}

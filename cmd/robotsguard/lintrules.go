@@ -154,6 +154,49 @@ func candidates(p string) []string {
 	return out
 }
 
+// diffCandidates returns the candidates of a pattern and longer paths
+// it or a variant of it would match, so that a change to an anchor or a
+// wildcard changes a verdict: the literal prefix (up to the first '*'
+// or '$') followed by "x", "/x" and "?q", and for a pattern ending in
+// '$' the un-anchored form (wildcards filled with "x") followed by the
+// same suffixes.
+func diffCandidates(p string) []string {
+	out := candidates(p)
+	if len(out) == 0 {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, c := range out {
+		seen[c] = true
+	}
+	add := func(c string) {
+		if c == "" || c == "/robots.txt" {
+			return
+		}
+		if c[0] != '/' {
+			c = "/" + c
+		}
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	prefix := p
+	if i := strings.IndexAny(p, "*$"); i >= 0 {
+		prefix = p[:i]
+	}
+	bases := []string{prefix}
+	if strings.HasSuffix(p, "$") || strings.Contains(p, "*") {
+		bases = append(bases, strings.ReplaceAll(strings.TrimSuffix(p, "$"), "*", "x"))
+	}
+	for _, b := range bases {
+		for _, suf := range []string{"x", "/x", "?q"} {
+			add(b + suf)
+		}
+	}
+	return out
+}
+
 // maxDialectQueries bounds the decisions dialectDifferences makes.
 const maxDialectQueries = 400_000
 
