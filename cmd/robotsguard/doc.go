@@ -22,9 +22,11 @@
 // standard input) is parsed in the -dialect given and the URLs may be
 // paths. -acap USAGE decides by the file's ACAP 1.1 records instead, for
 // that usage (crawl, index, present-snippet, …). -urls reads URLs from a
-// file, one a line, or from a crawl log: the first http(s) URL of each
-// line (a line that starts with "/" is a path). On a terminal, long lists
-// show their progress on standard error.
+// file, one a line, or from a crawl log: the request target of an
+// access-log line ("GET /a HTTP/1.1"), else the first http(s) URL of the
+// line (a line that starts with "/" is a path); it warns on standard
+// error of the lines it skips, and a file with no URL is an error. On a
+// terminal, long lists show their progress on standard error.
 //
 // For each URL it prints the verdict, the deciding rule and its line, and
 // the group followed:

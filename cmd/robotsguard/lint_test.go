@@ -87,12 +87,19 @@ func TestReadURLs(t *testing.T) {
 
 /just/a/path 3
 10.0.0.1 - - [02/Jan/2026] "GET /x HTTP/1.1" 200 - "http://example.com/ref"
+10.0.0.2 - - [02/Jan/2026:10:00:00 +0000] "GET /y?z=1 HTTP/1.0" 200 5 "-" "Mozilla/5.0 (compatible; Bot/1.0; +http://bot.example/)"
+see HTTPS://Example.com/c, then
+(https://example.com/d)
+no url here
 `
-	got, err := readURLs(strings.NewReader(log))
+	got, dropped, err := readURLs(strings.NewReader(log))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"https://example.com/a?b=1", "/just/a/path", "http://example.com/ref"}
+	want := []string{"https://example.com/a?b=1", "/just/a/path", "/x", "/y?z=1", "HTTPS://Example.com/c", "https://example.com/d"}
+	if dropped != 1 {
+		t.Errorf("dropped = %d, want 1", dropped)
+	}
 	if !slices.Equal(got, want) {
 		t.Errorf("readURLs = %q, want %q", got, want)
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -224,18 +225,28 @@ func dialectName(d policy.Dialect) string {
 	return "rfc9309"
 }
 
-// readURLs reads a URL list or a crawl log: the first http(s) URL of
-// each line, or the line's first field when it is a path ("/a?b").
-// Blank lines and lines starting with '#' are skipped.
-func readURLs(r io.Reader) ([]string, error) {
+// requestLine matches the request of a common or combined access-log
+// line: "GET /a?b HTTP/1.1".
+var requestLine = regexp.MustCompile(`"[A-Z]+ (\S+) HTTP/[0-9.]+"`)
+
+// readURLs reads a URL list or a crawl log. Of each line it takes the
+// request target of an access-log line ("GET /a HTTP/1.1"), else the
+// first http(s) URL (the scheme in any case, trailing punctuation
+// trimmed), else the line's first field when it is a path ("/a?b").
+// Blank lines and lines starting with '#' are skipped; dropped counts
+// the other lines that yield no URL.
+func readURLs(r io.Reader) (urls []string, dropped int, err error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	var out []string
 	for _, line := range strings.Split(string(b), "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || line[0] == '#' {
+			continue
+		}
+		if m := requestLine.FindStringSubmatch(line); m != nil {
+			urls = append(urls, m[1])
 			continue
 		}
 		if i := indexURL(line); i >= 0 {
@@ -243,19 +254,26 @@ func readURLs(r io.Reader) ([]string, error) {
 			if end < 0 {
 				end = len(line) - i
 			}
-			out = append(out, line[i:i+end])
-			continue
+			u := strings.TrimRight(line[i:i+end], ")]},;.:!\"'")
+			if len(u) > len("https://") {
+				urls = append(urls, u)
+				continue
+			}
 		}
 		if line[0] == '/' {
-			out = append(out, strings.Fields(line)[0])
+			urls = append(urls, strings.Fields(line)[0])
+			continue
 		}
+		dropped++
 	}
-	return out, nil
+	return urls, dropped, nil
 }
 
-// indexURL returns the index of the first "http://" or "https://" in s.
+// indexURL returns the index of the first "http://" or "https://" in s,
+// in any case.
 func indexURL(s string) int {
-	i, j := strings.Index(s, "http://"), strings.Index(s, "https://")
+	l := strings.ToLower(s)
+	i, j := strings.Index(l, "http://"), strings.Index(l, "https://")
 	switch {
 	case i < 0:
 		return j
@@ -278,9 +296,15 @@ func (e *env) urlsFrom(file string, args []string) ([]string, error) {
 			defer f.Close()
 			r = f
 		}
-		u, err := readURLs(r)
+		u, dropped, err := readURLs(r)
 		if err != nil {
 			return nil, fail("reading %s: %v", file, err)
+		}
+		if dropped > 0 {
+			fmt.Fprintf(e.stderr, "robotsguard: %s: %d lines with no URL or path skipped\n", file, dropped)
+		}
+		if len(u) == 0 {
+			return nil, fail("%s: no URL or path found", file)
 		}
 		urls = u
 	}
