@@ -197,13 +197,13 @@ func cmdCheck(e *env, args []string) (int, error) {
 	prog := &progress{e: e, total: len(urls)}
 
 	if *robotsFile != "" {
-		src, err := e.load(*robotsFile, *agent, p)
+		src, err := e.loadSource(*robotsFile, *agent, p, false)
 		if err != nil {
 			return 0, err
 		}
 		rs := robotsSummary{Source: src.Name}
 		if src.snap != nil {
-			rs.Status, rs.Access = src.snap.Status, src.snap.Access.String()
+			rs = summarize(src.snap, src.live)
 		}
 		out.Robots = append(out.Robots, rs)
 		var ap *acap.Policy
@@ -213,7 +213,13 @@ func cmdCheck(e *env, args []string) (int, error) {
 		g := src.robots.Group(*agent)
 		for i, u := range urls {
 			var v verdict
-			if ap != nil {
+			if src.snap != nil && (ap == nil || src.snap.Access != robotsguard.UseRules) {
+				pu, err := url.Parse(u)
+				if err != nil {
+					return 0, usagef("%q: %v", u, err)
+				}
+				v = snapVerdict(u, pu, src.snap, *agent)
+			} else if ap != nil {
 				v = fromACAP(u, ap.Decide(acap.Query{Agent: *agent, URL: u, Usage: acap.Usage(out.ACAP)}))
 			} else {
 				v = fromDecision(u, g.Decide(u))
@@ -304,11 +310,7 @@ func checkLive(e *env, out *checkOutput, p policy.Parser, urls []string, prog *p
 			return &failure{err}
 		}
 		snaps[o] = snap
-		rs := robotsSummary{Source: snap.URL, Status: snap.Status, Access: snap.Access.String()}
-		if snap.Err != nil {
-			rs.Error = snap.Err.Error()
-		}
-		out.Robots = append(out.Robots, rs)
+		out.Robots = append(out.Robots, summarize(snap, l))
 	}
 	for i, u := range parsed {
 		snap := snaps[u.Scheme+"://"+u.Host]
@@ -341,6 +343,55 @@ func checkLive(e *env, out *checkOutput, p policy.Parser, urls []string, prog *p
 		prog.step(i + 1)
 	}
 	return nil
+}
+
+// summarize describes a live robots.txt: its status is the one it was
+// served with, or that of the failed fetch.
+func summarize(snap *robotsguard.Snapshot, l *live) robotsSummary {
+	rs := robotsSummary{Source: snap.URL, Status: snap.Status, Access: snap.Access.String()}
+	if snap.Err != nil {
+		rs.Error = snap.Err.Error()
+	}
+	if rs.Status == 0 {
+		rs.Status = failedStatus(snap.Err)
+	}
+	if rs.Status == 0 && l != nil {
+		if ev, ok := l.event(snap.URL); ok {
+			rs.Status = ev.Status
+		}
+	}
+	return rs
+}
+
+// failedStatus returns the status of a failed fetch that err holds, or 0.
+func failedStatus(err error) int {
+	var fe *robotsguard.FetchError
+	if errors.As(err, &fe) {
+		return fe.Status
+	}
+	return 0
+}
+
+// snapVerdict decides u as the Transport does with snap: by its rules,
+// or by its status when it allows or disallows everything, or refused
+// when it is unreachable.
+func snapVerdict(raw string, u *url.URL, snap *robotsguard.Snapshot, agent string) verdict {
+	switch snap.Access {
+	case robotsguard.DisallowAll:
+		return verdict{URL: raw, Basis: "status", Robots: snap.URL,
+			Detail: "status " + strconv.Itoa(snap.Status) + " disallows everything"}
+	case robotsguard.Unreachable:
+		v := verdict{URL: raw, Basis: "unreachable", Robots: snap.URL, Detail: "unreachable"}
+		if snap.Err != nil {
+			v.Detail = snap.Err.Error()
+		}
+		return v
+	case robotsguard.UseRules:
+		v := fromDecision(raw, snap.Rules.Group(agent).DecideURL(u))
+		v.Robots = snap.URL
+		return v
+	}
+	return allowedVerdict(raw, u, snap, agent)
 }
 
 // allowedVerdict explains why the Transport allowed u.

@@ -66,10 +66,13 @@ func servers(t *testing.T) map[string]string {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, "<!DOCTYPE html>\n<html><head><title>Not found</title></head><body>Sorry</body></html>\n")
 	}))
-	for _, s := range []*httptest.Server{site, moved, missing, down, page} {
+	forbidden := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusForbidden)
+	}))
+	for _, s := range []*httptest.Server{site, moved, missing, down, page, forbidden} {
 		t.Cleanup(s.Close)
 	}
-	return map[string]string{"SITE": site.URL, "MOVED": moved.URL, "MISSING": missing.URL, "DOWN": down.URL, "PAGE": page.URL}
+	return map[string]string{"SITE": site.URL, "MOVED": moved.URL, "MISSING": missing.URL, "DOWN": down.URL, "PAGE": page.URL, "FORBIDDEN": forbidden.URL}
 }
 
 func TestScripts(t *testing.T) {

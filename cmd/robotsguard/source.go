@@ -165,6 +165,13 @@ type source struct {
 // that cannot be fetched is a failure; one that is unavailable (a 4xx)
 // is an empty file, which allows everything, as the Transport reads it.
 func (e *env) load(src, agent string, p policy.Parser) (*source, error) {
+	return e.loadSource(src, agent, p, true)
+}
+
+// loadSource is load; when strict is false, a live robots.txt that
+// disallows everything or is unreachable is not a failure: the source
+// holds its snapshot, for verdicts as the Transport gives them.
+func (e *env) loadSource(src, agent string, p policy.Parser, strict bool) (*source, error) {
 	s := &source{Name: src}
 	switch {
 	case src == "-":
@@ -182,9 +189,13 @@ func (e *env) load(src, agent string, p policy.Parser) (*source, error) {
 		s.snap, s.Name = snap, snap.URL
 		switch snap.Access {
 		case robotsguard.Unreachable:
-			return nil, fail("%s is unreachable: %v", snap.URL, snap.Err)
+			if strict {
+				return nil, fail("%s is unreachable: %v", snap.URL, snap.Err)
+			}
 		case robotsguard.DisallowAll:
-			return nil, fail("%s: status %d disallows everything", snap.URL, snap.Status)
+			if strict {
+				return nil, fail("%s: status %d disallows everything", snap.URL, snap.Status)
+			}
 		case robotsguard.UseRules:
 			s.body = s.live.body(snap.URL)
 		}
