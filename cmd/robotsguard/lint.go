@@ -199,10 +199,10 @@ func lint(body []byte) []finding {
 			} else {
 				msg += ", so the rules below it belong to no group"
 			}
-			add(n, sevError, "missing-colon", msg+" (Google reads it)", `write "User-agent: `+g.Value+`"`)
-		case g.MissingColon:
-			add(n, sevWarning, "missing-colon", fmt.Sprintf("%q has no colon: Google reads it, RFC 9309 crawlers ignore it", rawText(lines, n)),
-				fmt.Sprintf("write %q", g.Key+": "+g.Value))
+			add(n, sevError, "missing-colon", msg+" (Google reads it)", colonHint(rawText(lines, n), g.Kind))
+		case g.MissingColon && googleActs(g.Kind):
+			add(n, sevWarning, "missing-colon", fmt.Sprintf("%q has no colon: Google reads it as %s, RFC 9309 crawlers ignore it", rawText(lines, n), canonicalKey(g.Key)),
+				colonHint(rawText(lines, n), g.Kind))
 		case g.Typo && r.Kind == policy.KindOther:
 			add(n, sevWarning, "misspelt", fmt.Sprintf("%q is misspelt: Google reads it as %s, other crawlers ignore it", r.Key, canonicalKey(g.Key)),
 				fmt.Sprintf("spell it %q", canonicalKey(g.Key)))
@@ -272,6 +272,39 @@ func lint(body []byte) []finding {
 	}
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Line < fs[j].Line })
 	return fs
+}
+
+// googleActs reports whether Google's reading acts on a line of kind k.
+func googleActs(k policy.Kind) bool {
+	switch k {
+	case policy.KindUserAgent, policy.KindAllow, policy.KindDisallow, policy.KindSitemap:
+		return true
+	}
+	return false
+}
+
+// colonHint is the fix for a line of kind k written without its colon:
+// the line with the key as written and a colon, when its value fits the
+// key.
+func colonHint(raw string, k policy.Kind) string {
+	key, value, _ := strings.Cut(strings.TrimSpace(raw), " ")
+	if i := strings.IndexAny(key, "\t"); i >= 0 {
+		key, value = key[:i], key[i+1:]+" "+value
+	}
+	value = strings.TrimSpace(value)
+	ok := false
+	switch k {
+	case policy.KindUserAgent:
+		ok = value != "" && !strings.ContainsAny(value, " \t")
+	case policy.KindAllow, policy.KindDisallow:
+		ok = value == "" || value[0] == '/' || value[0] == '*'
+	case policy.KindSitemap:
+		ok = isURL(value)
+	}
+	if !ok {
+		return "if the line is meant as a directive, put a colon after its key; otherwise remove it or make it a comment (#)"
+	}
+	return fmt.Sprintf("write %q", key+": "+value)
 }
 
 // contentKind tells whether body is an HTML page or binary data served as

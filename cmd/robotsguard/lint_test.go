@@ -33,6 +33,9 @@ func TestLintRules(t *testing.T) {
 		{"other groups apart", "User-agent: a\nDisallow: /x\n\nUser-agent: b\nAllow: /x\n", nil},
 		{"empty pattern", "User-agent: *\nDisallow:\nAllow:\n", nil},
 		{"missing colon", "User-agent: *\nDisallow: /a\nUser-agent b\nDisallow: /b\n", []string{"3:missing-colon", "4:dialect-difference"}},
+		{"ascii art", "User-agent: *\nDisallow: /a\n  ___  \n / _ \\ robots\n<<<<<<< HEAD\n=======\n>>>>>>> main\n", nil},
+		{"noindex no colon", "User-agent: *\nNoindex /x\n", nil},
+		{"disallow no colon", "User-agent: *\nDisallow /x\n", []string{"2:missing-colon", "2:dialect-difference"}},
 		{"typo", "User-agent: *\nDisalow: /x\n", []string{"2:misspelt", "2:dialect-difference"}},
 		{"google typo", "User-agent: *\nDissallow: /x\n", []string{"2:misspelt", "2:dialect-difference"}},
 		{"near key", "User-agent: *\nUser-agnt: x\n", []string{"2:misspelt"}},
@@ -62,6 +65,27 @@ func TestLintRules(t *testing.T) {
 				t.Errorf("lint(%q) = %q, want %q", tc.body, got, tc.want)
 			}
 		})
+	}
+}
+
+func TestColonHint(t *testing.T) {
+	for _, tc := range []struct {
+		body, want string
+	}{
+		{"User-agent: *\nDisallow /private\n", `write "Disallow: /private"`},
+		{"User-agent: *\nDISALLOW\t/private\n", `write "DISALLOW: /private"`},
+		{"user-agent *\nDisallow: /\n", `write "user-agent: *"`},
+		{"User-agent: *\nDisallow private\n", "if the line is meant as a directive"},
+	} {
+		var hint string
+		for _, f := range lint([]byte(tc.body)) {
+			if f.Code == "missing-colon" {
+				hint = f.Hint
+			}
+		}
+		if !strings.HasPrefix(hint, tc.want) {
+			t.Errorf("lint(%q): missing-colon hint %q, want %q", tc.body, hint, tc.want)
+		}
 	}
 }
 
