@@ -36,6 +36,8 @@ func TestLintRules(t *testing.T) {
 		{"ascii art", "User-agent: *\nDisallow: /a\n  ___  \n / _ \\ robots\n<<<<<<< HEAD\n=======\n>>>>>>> main\n", nil},
 		{"noindex no colon", "User-agent: *\nNoindex /x\n", nil},
 		{"disallow no colon", "User-agent: *\nDisallow /x\n", []string{"2:missing-colon", "2:dialect-difference"}},
+		{"dollar inside", "User-agent: *\nDisallow: /*$restore\n", nil},
+		{"encoded query", "User-agent: *\nDisallow: /?%3Fcontrollername=search\n", nil},
 		{"typo", "User-agent: *\nDisalow: /x\n", []string{"2:misspelt", "2:dialect-difference"}},
 		{"google typo", "User-agent: *\nDissallow: /x\n", []string{"2:misspelt", "2:dialect-difference"}},
 		{"near key", "User-agent: *\nUser-agnt: x\n", []string{"2:misspelt"}},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 
@@ -197,6 +198,43 @@ func diffCandidates(p string) []string {
 	return out
 }
 
+// examples returns the request paths derived from a rule, as a client
+// would send them: from the pattern as written (as parsed, when the line
+// has no colon), with '*' as "x", no final '$', and its path
+// percent-encoded as net/url encodes a request path.
+func examples(ru policy.Rule, lines []string) []string {
+	p := ru.Pattern
+	if strings.Contains(rawText(lines, ru.Line), ":") {
+		p = valueOf(rawText(lines, ru.Line))
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range candidates(p) {
+		c = clientForm(c)
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// clientForm returns the path p ("/a?b") as a client sends it: its path
+// decoded and encoded again as net/url encodes a request path, its query
+// as written.
+func clientForm(p string) string {
+	path, query, hasQuery := strings.Cut(p, "?")
+	dp, err := url.PathUnescape(path)
+	if err != nil {
+		return p
+	}
+	out := (&url.URL{Path: dp}).EscapedPath()
+	if hasQuery {
+		out += "?" + query
+	}
+	return out
+}
+
 // maxDialectQueries bounds the decisions dialectDifferences makes.
 const maxDialectQueries = 400_000
 
@@ -218,7 +256,7 @@ func dialectDifferences(body []byte, lines []string, rfc *policy.Robots) []findi
 			}
 			agent := tok
 			for _, ru := range groups[tok] {
-				for _, c := range candidates(ru.Pattern) {
+				for _, c := range examples(ru, lines) {
 					if asked[key{tok, c}] || queries >= maxDialectQueries {
 						continue
 					}
