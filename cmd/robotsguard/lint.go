@@ -203,7 +203,7 @@ func lint(body []byte) []finding {
 		case g.MissingColon && googleActs(g.Kind):
 			add(n, sevWarning, "missing-colon", fmt.Sprintf("%q has no colon: Google reads it as %s, RFC 9309 crawlers ignore it", rawText(lines, n), canonicalKey(g.Key)),
 				colonHint(rawText(lines, n), g.Kind))
-		case g.Typo && r.Kind == policy.KindOther:
+		case r.Kind == policy.KindOther && googleActs(g.Kind) && g.Kind != r.Kind:
 			add(n, sevWarning, "misspelt", fmt.Sprintf("%q is misspelt: Google reads it as %s, other crawlers ignore it", r.Key, canonicalKey(g.Key)),
 				fmt.Sprintf("spell it %q", canonicalKey(g.Key)))
 		case r.Kind == policy.KindOther && !r.Known:

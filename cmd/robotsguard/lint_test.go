@@ -38,6 +38,7 @@ func TestLintRules(t *testing.T) {
 		{"disallow no colon", "User-agent: *\nDisallow /x\n", []string{"2:missing-colon", "2:dialect-difference"}},
 		{"dollar inside", "User-agent: *\nDisallow: /*$restore\n", nil},
 		{"encoded query", "User-agent: *\nDisallow: /?%3Fcontrollername=search\n", nil},
+		{"key prefix", "User-agent: *\nDisallow: /\nAllows: /x\n", []string{"3:misspelt", "3:dialect-difference"}},
 		{"typo", "User-agent: *\nDisalow: /x\n", []string{"2:misspelt", "2:dialect-difference"}},
 		{"google typo", "User-agent: *\nDissallow: /x\n", []string{"2:misspelt", "2:dialect-difference"}},
 		{"near key", "User-agent: *\nUser-agnt: x\n", []string{"2:misspelt"}},
@@ -87,6 +88,14 @@ func TestColonHint(t *testing.T) {
 		}
 		if !strings.HasPrefix(hint, tc.want) {
 			t.Errorf("lint(%q): missing-colon hint %q, want %q", tc.body, hint, tc.want)
+		}
+	}
+}
+
+func TestLintMisspeltPrefix(t *testing.T) {
+	for _, f := range lint([]byte("User-agent: *\nDisallow: /\nAllows: /x\n")) {
+		if f.Code == "misspelt" && !strings.Contains(f.Message, "Google reads it as Allow") {
+			t.Errorf("misspelt: %q does not say Google reads it as Allow", f.Message)
 		}
 	}
 }
