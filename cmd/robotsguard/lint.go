@@ -234,6 +234,9 @@ func lint(body []byte) []finding {
 				add(n, sevWarning, "pattern-start", fmt.Sprintf("the pattern %q does not start with \"/\" or \"*\": crawlers read it differently, and most never match it", v), hint)
 			}
 		case policy.KindOther:
+			if !inGroup {
+				break // outside a group: reported as ignored-value
+			}
 			switch strings.ToLower(r.Key) {
 			case "crawl-delay":
 				if d, ok := policy.ParseCrawlDelay(r.Value); ok && d > robotsguard.DefaultMaxDelay {
