@@ -40,6 +40,7 @@ func TestLintRules(t *testing.T) {
 		{"encoded query", "User-agent: *\nDisallow: /?%3Fcontrollername=search\n", nil},
 		{"key prefix", "User-agent: *\nDisallow: /\nAllows: /x\n", []string{"3:misspelt", "3:dialect-difference"}},
 		{"delay outside group", "Crawl-delay: 60\nRequest-rate: 1/1m\nUser-agent: *\nDisallow: /a\n", []string{"1:ignored-value", "2:ignored-value"}},
+		{"no product token", "User-agent: 360Spider\nDisallow: /a\nDisallow: /a\nAllow: /\nDisallow: /\n", []string{"1:agent-token"}},
 		{"typo", "User-agent: *\nDisalow: /x\n", []string{"2:misspelt", "2:dialect-difference"}},
 		{"google typo", "User-agent: *\nDissallow: /x\n", []string{"2:misspelt", "2:dialect-difference"}},
 		{"near key", "User-agent: *\nUser-agnt: x\n", []string{"2:misspelt"}},

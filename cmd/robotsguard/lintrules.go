@@ -61,6 +61,9 @@ func deadRules(r *policy.Robots) []finding {
 	done := map[int]bool{}
 	var fs []finding
 	for _, tok := range order {
+		if tok == "" {
+			continue // no product token: no crawler follows the group
+		}
 		rules := groups[tok]
 		byKey := map[string][]int{}
 		var wild []int
