@@ -69,10 +69,18 @@ func servers(t *testing.T) map[string]string {
 	forbidden := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusForbidden)
 	}))
-	for _, s := range []*httptest.Server{site, moved, missing, down, page, forbidden} {
+	// uaCheck is down for a crawler that sends "User-Agent: *".
+	uaCheck := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("User-Agent") == "*" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
+	}))
+	for _, s := range []*httptest.Server{site, moved, missing, down, page, forbidden, uaCheck} {
 		t.Cleanup(s.Close)
 	}
-	return map[string]string{"SITE": site.URL, "MOVED": moved.URL, "MISSING": missing.URL, "DOWN": down.URL, "PAGE": page.URL, "FORBIDDEN": forbidden.URL}
+	return map[string]string{"SITE": site.URL, "MOVED": moved.URL, "MISSING": missing.URL, "DOWN": down.URL, "PAGE": page.URL, "FORBIDDEN": forbidden.URL, "UACHECK": uaCheck.URL}
 }
 
 func TestScripts(t *testing.T) {

@@ -96,9 +96,15 @@ type live struct {
 	events []robotsguard.FetchEvent
 }
 
-// newLive returns a live fetcher for agent ("*" for no product token).
+// newLive returns a live fetcher for agent ("*" for no product token:
+// the Transport then follows the "*" group and the robots.txt requests
+// carry Base's own User-Agent; the requests the command checks carry
+// none, so that they select the same group).
 func newLive(agent string, p policy.Parser, acapOn bool) *live {
 	l := &live{rec: &recorder{base: http.DefaultTransport}}
+	if agent == "*" {
+		agent = ""
+	}
 	l.t = &robotsguard.Transport{
 		Base:      l.rec,
 		UserAgent: agent,
