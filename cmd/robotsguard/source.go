@@ -300,8 +300,26 @@ func indexURL(s string) int {
 	return min(i, j)
 }
 
+// checkURLArgs rejects URL arguments that are neither a path nor an
+// http(s) URL, and flags given after the arguments.
+func checkURLArgs(args []string) error {
+	for _, a := range args {
+		switch {
+		case strings.HasPrefix(a, "-"):
+			return usagef("flag %q after the arguments: flags go before arguments", a)
+		case strings.HasPrefix(a, "/"), isURL(strings.ToLower(a)):
+		default:
+			return usagef("%q is neither a path (starting with /) nor an http(s) URL", a)
+		}
+	}
+	return nil
+}
+
 // urlsFrom reads the -urls file ("-" for stdin) and appends args.
 func (e *env) urlsFrom(file string, args []string) ([]string, error) {
+	if err := checkURLArgs(args); err != nil {
+		return nil, err
+	}
 	var urls []string
 	if file != "" {
 		var r io.Reader = e.stdin
