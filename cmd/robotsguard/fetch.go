@@ -90,12 +90,15 @@ func cmdFetch(e *env, args []string) (int, error) {
 	}
 	chain := l.rec.chain(snap.URL)
 	for i, h := range chain {
-		if i < len(chain)-1 || h.Status/100 == 3 {
+		if i < len(chain)-1 { // the last response is the final status, even a 3xx not followed
 			out.Redirects = append(out.Redirects, redirect{URL: h.URL, Status: h.Status, Location: h.Location})
 		}
 	}
 	if n := len(chain); n > 0 {
 		last := chain[n-1]
+		if last.Status/100 == 3 {
+			out.Status = last.Status
+		}
 		out.ETag, out.LastModified = last.Header.Get("ETag"), last.Header.Get("Last-Modified")
 	}
 	if r := snap.Rules; r != nil {

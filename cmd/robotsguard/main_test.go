@@ -77,10 +77,16 @@ func servers(t *testing.T) map[string]string {
 		}
 		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
 	}))
-	for _, s := range []*httptest.Server{site, moved, missing, down, page, forbidden, uaCheck} {
+	// loop redirects without end: /robots.txt to /r1, /r1 to /r2, …
+	loop := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := 0
+		fmt.Sscanf(r.URL.Path, "/r%d", &n)
+		http.Redirect(w, r, fmt.Sprintf("/r%d", n+1), http.StatusFound)
+	}))
+	for _, s := range []*httptest.Server{site, moved, missing, down, page, forbidden, uaCheck, loop} {
 		t.Cleanup(s.Close)
 	}
-	return map[string]string{"SITE": site.URL, "MOVED": moved.URL, "MISSING": missing.URL, "DOWN": down.URL, "PAGE": page.URL, "FORBIDDEN": forbidden.URL, "UACHECK": uaCheck.URL}
+	return map[string]string{"SITE": site.URL, "MOVED": moved.URL, "MISSING": missing.URL, "DOWN": down.URL, "PAGE": page.URL, "FORBIDDEN": forbidden.URL, "UACHECK": uaCheck.URL, "LOOP": loop.URL}
 }
 
 func TestScripts(t *testing.T) {
