@@ -69,6 +69,14 @@ func cmdLint(e *env, args []string) (int, error) {
 			Hint:    "serve a robots.txt with status 200 if you want rules"})
 	} else {
 		out.Findings = append(out.Findings, lint(src.body)...)
+		if src.snap != nil && src.snap.Rules.Truncated() {
+			// The body is only what was read: the file is larger.
+			for i, f := range out.Findings {
+				if f.Code == "too-large" {
+					out.Findings[i].Message = fmt.Sprintf("the file is more than 500 KiB; crawlers read the first 500 KiB (%d bytes) and ignore the rest from this line on", policy.DefaultMaxSize)
+				}
+			}
+		}
 		if src.snap != nil && src.snap.Rules.Truncated() && !hasCode(out.Findings, "too-large") {
 			out.Findings = append(out.Findings, finding{Severity: sevError, Code: "too-large",
 				Message: "the file is larger than 500 KiB: crawlers ignore the rest (and the Transport did not download it)",
