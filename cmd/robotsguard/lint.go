@@ -473,7 +473,7 @@ func agentTokens(rep []policy.LineReport, r *policy.Robots) []finding {
 		if strings.EqualFold(name, tok) {
 			continue
 		}
-		msg := fmt.Sprintf("%q is not a product token (letters, '_' and '-'): RFC 9309 and Google read it as %q, so a crawler that sends %q does not follow this group", l.Value, tok, name)
+		msg := fmt.Sprintf("%q is not a product token (letters, '_' and '-'): RFC 9309 and Google read the token %q from it, so only a crawler whose product token is %q follows this group", l.Value, tok, tok)
 		if tok == "" {
 			msg = fmt.Sprintf("%q is not a product token (letters, '_' and '-'): RFC 9309 and Google crawlers follow no group by it", l.Value)
 		}

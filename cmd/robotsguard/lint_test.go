@@ -102,6 +102,23 @@ func TestLintMisspeltPrefix(t *testing.T) {
 	}
 }
 
+func TestLintAgentTokenMessage(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{"User-agent: https://hada.news\nDisallow: /\n", `"https://hada.news" is not a product token (letters, '_' and '-'): RFC 9309 and Google read the token "https" from it`},
+		{"User-agent: googlebot, bingbot\nDisallow: /\n", `"googlebot, bingbot" is not a product token (letters, '_' and '-'): RFC 9309 and Google read the token "googlebot" from it`},
+	} {
+		var msg string
+		for _, f := range lint([]byte(tc.body)) {
+			if f.Code == "agent-token" {
+				msg = f.Message
+			}
+		}
+		if !strings.HasPrefix(msg, tc.want) {
+			t.Errorf("lint(%q): agent-token %q, want %q…", tc.body, msg, tc.want)
+		}
+	}
+}
+
 func TestLintTooLarge(t *testing.T) {
 	body := "User-agent: *\n" + strings.Repeat("Disallow: /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", 12000)
 	var found bool
