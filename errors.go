@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/robotsguard/robotsguard/acap"
 	"github.com/robotsguard/robotsguard/policy"
@@ -26,7 +27,7 @@ func unsupportedURL(why string) error {
 }
 
 // Reason tells why the Transport refused a request. ReasonRule,
-// ReasonStatus and ReasonACAP are the site's word: drop the URL (until its
+// ReasonStatus, ReasonACAP and ReasonDelay are the site's word: drop the URL (until its
 // robots.txt changes). ReasonUnreachable and ReasonACAPReference are
 // transient: the rules could not be read, and the URL may be allowed once
 // they can; requeue it for later.
@@ -55,6 +56,11 @@ const (
 	// the permissions are unknown; DisallowedError.Reference names it and
 	// Err says why.
 	ReasonACAPReference
+	// ReasonDelay: with Transport.RefuseAboveMaxDelay set, the robots.txt
+	// asks the agent for a Crawl-delay or Request-rate longer than
+	// MaxDelay; DisallowedError.Delay is the pause it asks for. The
+	// site's word, as long as its file says so.
+	ReasonDelay
 )
 
 var reasonNames = [...]string{
@@ -63,6 +69,7 @@ var reasonNames = [...]string{
 	ReasonStatus:        "robots.txt status disallows all",
 	ReasonACAP:          "not permitted by ACAP",
 	ReasonACAPReference: "ACAP permissions reference unreadable",
+	ReasonDelay:         "crawl-delay above MaxDelay",
 }
 
 // String describes the reason in a few words.
@@ -93,6 +100,9 @@ type DisallowedError struct {
 	// Reference is the permissions reference that could not be read,
 	// when Reason is ReasonACAPReference.
 	Reference acap.Reference
+	// Delay is the pause between requests the robots.txt asks for, when
+	// Reason is ReasonDelay.
+	Delay time.Duration
 	// Err is why the robots.txt is unreachable, for ReasonUnreachable, or
 	// the permissions reference, for ReasonACAPReference: usually a
 	// *FetchError. It is not returned by Unwrap, so that a
@@ -115,6 +125,8 @@ func (e *DisallowedError) Error() string {
 		return fmt.Sprintf("%s by the ACAP records of %s: %v", head, e.RobotsURL, e.ACAP)
 	case ReasonACAPReference:
 		return fmt.Sprintf("%s: the ACAP-permissions-reference %s (line %d of %s) cannot be read: %s", head, e.Reference.Locator, e.Reference.Line, e.RobotsURL, unprefixed(e.Err))
+	case ReasonDelay:
+		return fmt.Sprintf("%s: %s asks for %v between requests, more than MaxDelay allows", head, e.RobotsURL, e.Delay)
 	}
 	return head
 }

@@ -10,7 +10,7 @@ import (
 func SetRetryWait(t *Transport, min, max time.Duration) { t.retryWaitMin, t.retryWaitMax = min, max }
 
 // Pacers returns the number of origins with pacing state.
-func Pacers(t *Transport) int { return t.pacers.len() }
+func Pacers(t *Transport) int { return t.pacer.len() }
 
 // OriginOf exposes the origin key of a URL.
 var OriginOf = func(rawURL string) (string, error) {

@@ -2,174 +2,444 @@ package robotsguard
 
 import (
 	"context"
-	"fmt"
+	"hash/maphash"
+	"io"
+	"net/http"
 	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 )
 
-// pacers space the requests to each origin: a golang.org/x/time/rate
-// limiter per origin (one request per interval, no bursts), and a back-off
-// after 429 and 503 responses.
+// A Pacer decides when a request to an origin may be sent. The Transport
+// asks it before every request it sends (robots.txt fetches aside), and
+// tells it of 429 and 503 answers. A nil Transport.Pacer means the
+// Transport's own LocalPacer, which paces the requests of one process;
+// package robotsredis has one that paces a fleet of processes through
+// Redis.
 //
-// A limiter that has been idle for its interval is in the same state as a
-// new one, so idle pacers are dropped (every sweepEvery uses) without
-// changing any delay: memory stays bounded by the origins in use.
-type pacers struct {
-	mu   sync.Mutex // guards m and ops, and the fields of every pacer
-	m    map[origin]*pacer
-	ops  int
-	idle time.Duration // a pacer idle this long (and past its interval and back-off) is dropped
+// Implementations must be safe for concurrent use.
+type Pacer interface {
+	// Acquire waits until a request to r.Origin may be sent: at most
+	// r.Limit requests under way at once, each sent at least r.Interval
+	// after the previous one was sent and after the previous one ended,
+	// and none before the end of a back-off. When ctx's deadline comes
+	// before the earliest time the request could go, Acquire fails at
+	// once; when ctx ends while it waits, it stops. Either way it returns
+	// a *PacingError and gives back what it had reserved.
+	Acquire(ctx context.Context, r PaceRequest) (Turn, error)
+	// Backoff holds the requests to origin until until: the origin
+	// answered 429 or 503. Requests already waiting are held too.
+	Backoff(ctx context.Context, origin string, until time.Time)
 }
 
-type pacer struct {
-	lim       *rate.Limiter
-	every     time.Duration
+// A PaceRequest is what Pacer.Acquire paces.
+type PaceRequest struct {
+	Origin string // "https://example.com"
+	// Interval is the pause between requests: the origin's Crawl-delay
+	// or Request-rate for the agent, or Transport.Delay. Zero means none.
+	Interval time.Duration
+	// Limit is the number of requests that may be under way at once;
+	// zero means no limit.
+	Limit int
+}
+
+// A Turn is a request's place in its origin's pace.
+type Turn struct {
+	// Waited is how long Acquire made the request wait, and Backoff
+	// tells whether a back-off held it (rather than the interval alone).
+	Waited  time.Duration
+	Backoff bool
+	// Done, if not nil, ends the turn: the Transport calls it once, when
+	// the response has ended (its body read to the end or closed, or the
+	// request's context done) or the request failed. The next request's
+	// interval counts from then.
+	Done func()
+}
+
+// A PacingError is the error of a request that was not sent because its
+// origin's pace would not let it go in time: its context's deadline comes
+// before NotBefore, or its context ended while it waited. It matches the
+// context's error (context.DeadlineExceeded or context.Canceled) with
+// errors.Is; it is not a refusal: the URL may be requested again, at
+// NotBefore or later.
+type PacingError struct {
+	Origin string // "https://example.com"
+	// NotBefore is the earliest time a request to Origin could be sent
+	// when the request gave up: no request could go sooner, though
+	// requests under way or queued may delay it further. It is the zero
+	// time when nothing told it (the context ended first).
+	NotBefore time.Time
+	// Backoff tells whether the origin's back-off (a 429 or 503 answer)
+	// set NotBefore.
+	Backoff bool
+	Err     error // the context's error
+}
+
+func (e *PacingError) Error() string {
+	what := "pace"
+	if e.Backoff {
+		what = "back-off"
+	}
+	if e.NotBefore.IsZero() {
+		return "robotsguard: request to " + e.Origin + " given up while waiting for its " + what + ": " + e.Err.Error()
+	}
+	return "robotsguard: next request to " + e.Origin + " may go at " + e.NotBefore.Format(time.RFC3339Nano) +
+		" (its " + what + "), after the request's deadline: " + e.Err.Error()
+}
+
+func (e *PacingError) Unwrap() error { return e.Err }
+
+// LocalPacer paces the requests of one process: per origin, a queue of
+// requests waiting for one of Limit places, each sent Interval after the
+// previous one was sent and ended. The zero LocalPacer is ready to use, on
+// the system clock.
+//
+// Its state is sharded by origin, so requests to different origins rarely
+// contend; the state of an origin idle for a minute past its interval and
+// back-off is dropped, a few origins at a time as others are paced, which
+// changes no pause: memory stays bounded by the origins in use.
+//
+// A request holds its place until the Transport ends its Turn. A response
+// body that is neither read to the end nor closed, with a context that never
+// ends, would hold it for good; after MaxHold (one minute when zero) the
+// requests waiting behind it take its place.
+type LocalPacer struct {
+	// Clock tells the time and sleeps the pauses; nil means SystemClock{}.
+	Clock Clock
+	// MaxHold bounds how long a request may hold its place while others
+	// wait for it, in real time. Zero means a minute.
+	MaxHold time.Duration
+
+	once   sync.Once
+	seed   maphash.Seed
+	shards [paceShards]paceShard
+}
+
+const (
+	paceShards = 64
+	paceIdle   = time.Minute // idle time after which an origin's state is dropped
+	paceProbe  = 2           // idle origins looked at per Acquire
+)
+
+type paceShard struct {
+	mu sync.Mutex // guards m and the fields of every pace in it
+	m  map[string]*pace
+}
+
+// pace is the state of one origin.
+type pace struct {
+	next      time.Time // earliest time the next request may be sent, the back-off aside
 	notBefore time.Time // end of the back-off
-	strikes   int       // 429 and 503 responses in a row
-	last      time.Time // latest time a request was scheduled for
+	every     time.Duration
+	busy      int       // requests holding a place
+	queue     []*waiter // requests waiting for a place, in arrival order
+	holds     []*hold   // the places held, oldest first
+	last      time.Time // latest time anything happened, for idle expiry
 }
 
-const sweepEvery = 1024
+type waiter struct {
+	ready chan *hold // receives the place handed over
+}
 
-// reserve schedules a request to o at now, with requests spaced by every
-// (none when every <= 0). It returns the delay before the request may be
-// sent, when there is one the reservation to cancel if the request is not
-// sent, and whether a back-off holds it.
-func (ps *pacers) reserve(o origin, every time.Duration, now time.Time) (time.Duration, *rate.Reservation, bool) {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	if ps.m == nil {
-		ps.m = map[origin]*pacer{}
+type hold struct {
+	since time.Time // real time the place was taken
+	done  bool
+}
+
+func (lp *LocalPacer) init() {
+	lp.once.Do(func() { lp.seed = maphash.MakeSeed() })
+}
+
+func (lp *LocalPacer) clock() Clock {
+	if lp.Clock != nil {
+		return lp.Clock
 	}
-	if ps.ops++; ps.ops%sweepEvery == 0 {
-		ps.sweep(now)
+	return SystemClock{}
+}
+
+func (lp *LocalPacer) maxHold() time.Duration {
+	if lp.MaxHold > 0 {
+		return lp.MaxHold
 	}
-	p := ps.m[o]
+	return time.Minute
+}
+
+func (lp *LocalPacer) shard(origin string) *paceShard {
+	return &lp.shards[maphash.String(lp.seed, origin)%paceShards]
+}
+
+// Acquire implements Pacer.
+func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) {
+	lp.init()
+	clock := lp.clock()
+	now := clock.Now()
+	sh := lp.shard(r.Origin)
+	sh.mu.Lock()
+	sh.expire(now)
+	p := sh.m[r.Origin]
 	if p == nil {
-		if every <= 0 {
-			return 0, nil, false // no pacing and no back-off: nothing to keep
+		if r.Interval <= 0 && r.Limit <= 0 {
+			sh.mu.Unlock()
+			return Turn{}, nil // nothing to space, nothing to count
 		}
-		p = &pacer{lim: rate.NewLimiter(rate.Every(every), 1), every: every}
-		ps.m[o] = p
-	}
-	// Reservations are made at the end of any back-off, so that requests
-	// queued during it leave one interval apart after it.
-	at := now
-	backoff := p.notBefore.After(at)
-	if backoff {
-		at = p.notBefore
-	}
-	p.last = at
-	if every <= 0 && !backoff {
-		return 0, nil, false
-	}
-	if every != p.every {
-		limit := rate.Inf
-		if every > 0 {
-			limit = rate.Every(every)
+		if sh.m == nil {
+			sh.m = map[string]*pace{}
 		}
-		p.lim.SetLimitAt(at, limit)
-		p.every = every
+		p = &pace{}
+		sh.m[r.Origin] = p
 	}
-	r := p.lim.ReserveN(at, 1)
-	delay := r.DelayFrom(now)
-	if t := now.Add(delay); t.After(p.last) {
-		p.last = t
-	}
-	return delay, r, backoff
-}
-
-// backoff records a 429 or 503 response from o: the next request waits for
-// the Retry-After the response gives, or else for twice as long as after
-// the previous one in a row (starting from the interval, at least a
-// second), never more than max.
-func (ps *pacers) backoff(o origin, retryAfter string, now time.Time, max time.Duration) {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	p := ps.m[o]
-	if p == nil {
-		p = &pacer{lim: rate.NewLimiter(rate.Inf, 1), last: now}
-		ps.m[o] = p
-	}
-	p.strikes++
-	wait, ok := parseRetryAfter(retryAfter, now)
-	if !ok {
-		base := p.every
-		if base < time.Second {
-			base = time.Second
+	p.every = r.Interval
+	p.last = now
+	var h *hold
+	if r.Limit <= 0 || (p.busy < r.Limit && len(p.queue) == 0) {
+		h = p.take()
+		sh.mu.Unlock()
+	} else {
+		// A place comes free no sooner than now, and every request
+		// ahead is sent at least an interval after the one before it.
+		at := laterOf(now.Add(r.Interval), p.next, p.notBefore).Add(time.Duration(len(p.queue)) * r.Interval)
+		if dl, ok := ctx.Deadline(); ok && dl.Before(time.Now().Add(at.Sub(now))) {
+			backoff := p.notBefore.After(now)
+			sh.mu.Unlock()
+			return Turn{}, &PacingError{Origin: r.Origin, NotBefore: at, Backoff: backoff, Err: context.DeadlineExceeded}
 		}
-		wait = base << min(p.strikes-1, 20)
-	}
-	if wait > max || wait < 0 {
-		wait = max
-	}
-	if t := now.Add(wait); t.After(p.notBefore) {
-		p.notBefore = t
-	}
-}
-
-// backedOffPast reports whether o is backing off beyond slot.
-func (ps *pacers) backedOffPast(o origin, slot time.Time) bool {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	p := ps.m[o]
-	return p != nil && p.notBefore.After(slot)
-}
-
-// succeeded records a response from o that asked for no back-off.
-func (ps *pacers) succeeded(o origin) {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	if p := ps.m[o]; p != nil {
-		p.strikes = 0
-	}
-}
-
-// sweep drops the pacers that have been idle past their interval, their
-// back-off and ps.idle.
-func (ps *pacers) sweep(now time.Time) {
-	for o, p := range ps.m {
-		if now.Sub(p.last) > max(p.every, ps.idle) && now.After(p.notBefore) {
-			delete(ps.m, o)
+		w := &waiter{ready: make(chan *hold, 1)}
+		p.queue = append(p.queue, w)
+		oldest := time.Now()
+		if len(p.holds) > 0 {
+			oldest = p.holds[0].since
+		}
+		sh.mu.Unlock()
+		var err error
+		if h, err = lp.wait(ctx, sh, r.Origin, p, w, oldest); err != nil {
+			return Turn{}, &PacingError{Origin: r.Origin, Err: err}
 		}
 	}
+	waited, backoff, err := lp.sleep(ctx, clock, sh, p, now, clock.Now())
+	if err != nil {
+		lp.release(sh, p, h, false)
+		err.Origin = r.Origin
+		return Turn{}, err
+	}
+	return Turn{Waited: waited, Backoff: backoff, Done: sync.OnceFunc(func() { lp.release(sh, p, h, true) })}, nil
 }
 
-// len returns the number of pacers held.
-func (ps *pacers) len() int {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	return len(ps.m)
+// take gives a place to a request.
+func (p *pace) take() *hold {
+	h := &hold{since: time.Now()}
+	p.busy++
+	p.holds = append(p.holds, h)
+	return h
 }
 
-// pace waits until a request to o may be sent. It fails at once, giving the
-// slot back, when ctx's deadline comes before that time, and stops waiting
-// when ctx is done. A back-off recorded while it waits (a 429 or 503 to
-// another request) pushes it back too.
-func (t *Transport) pace(ctx context.Context, o origin, every time.Duration, now time.Time) error {
-	for ; ; now = t.now() {
-		delay, r, backoff := t.pacers.reserve(o, every, now)
+// wait waits for a place in p's queue, or for ctx to end. Should the oldest
+// place be held past MaxHold, it is taken from its holder.
+func (lp *LocalPacer) wait(ctx context.Context, sh *paceShard, origin string, p *pace, w *waiter, oldest time.Time) (*hold, error) {
+	for {
+		tm := time.NewTimer(time.Until(oldest.Add(lp.maxHold())))
+		select {
+		case h := <-w.ready:
+			tm.Stop()
+			return h, nil
+		case <-ctx.Done():
+			tm.Stop()
+			sh.mu.Lock()
+			if i := indexOf(p.queue, w); i >= 0 {
+				p.queue = append(p.queue[:i], p.queue[i+1:]...)
+				sh.mu.Unlock()
+				return nil, ctx.Err()
+			}
+			sh.mu.Unlock()
+			lp.release(sh, p, <-w.ready, false) // handed a place as ctx ended: pass it on
+			return nil, ctx.Err()
+		case <-tm.C:
+			sh.mu.Lock()
+			if len(p.holds) > 0 && time.Since(p.holds[0].since) >= lp.maxHold() {
+				p.end(p.holds[0], lp.clock().Now(), true)
+			}
+			if len(p.holds) > 0 {
+				oldest = p.holds[0].since
+			} else {
+				oldest = time.Now()
+			}
+			sh.mu.Unlock()
+		}
+	}
+}
+
+// sleep waits, holding a place from now, until the request may be sent:
+// after the previous request's interval and any back-off, including one
+// recorded while it sleeps. It returns how long it waited since start, and
+// whether a back-off held it.
+func (lp *LocalPacer) sleep(ctx context.Context, clock Clock, sh *paceShard, p *pace, start, now time.Time) (time.Duration, bool, *PacingError) {
+	var backoff bool
+	for ; ; now = clock.Now() {
+		sh.mu.Lock()
+		at := laterOf(now, p.next, p.notBefore)
+		backoff = backoff || p.notBefore.After(now) && !p.notBefore.Before(p.next)
+		p.next = at.Add(p.every) // requests under way at once leave an interval apart
+		sh.mu.Unlock()
+		delay := at.Sub(now)
 		if delay <= 0 {
-			return nil
+			return now.Sub(start), backoff, nil
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < delay { // deadlines are real time, whatever the Clock
-			r.CancelAt(now)
-			err := fmt.Errorf("robotsguard: next request to %s allowed in %v, after the request's deadline: %w", o, delay, context.DeadlineExceeded)
-			t.waited(WaitEvent{Origin: o.String(), Wait: delay, Backoff: backoff, Err: err})
-			return err
+			lp.giveBack(sh, p, at)
+			return 0, backoff, &PacingError{NotBefore: at, Backoff: backoff, Err: context.DeadlineExceeded}
 		}
-		if err := t.clock().Sleep(ctx, delay); err != nil {
-			r.CancelAt(t.now())
-			err = fmt.Errorf("robotsguard: waiting %v to pace requests to %s: %w", delay, o, err)
-			t.waited(WaitEvent{Origin: o.String(), Wait: delay, Backoff: backoff, Err: err})
-			return err
+		if err := clock.Sleep(ctx, delay); err != nil {
+			lp.giveBack(sh, p, at)
+			return 0, backoff, &PacingError{NotBefore: at, Backoff: backoff, Err: err}
 		}
-		t.waited(WaitEvent{Origin: o.String(), Wait: delay, Backoff: backoff})
-		if !t.pacers.backedOffPast(o, now.Add(delay)) {
-			return nil
+		sh.mu.Lock()
+		held := p.notBefore.After(at)
+		sh.mu.Unlock()
+		if !held {
+			return clock.Now().Sub(start), backoff, nil
 		}
-		// The slot fell inside a back-off: take a new one after it.
+		// A back-off came while it slept: wait for its end too.
 	}
+}
+
+// giveBack returns the slot at at of a request that is not sent, when no
+// later request has been scheduled after it.
+func (lp *LocalPacer) giveBack(sh *paceShard, p *pace, at time.Time) {
+	sh.mu.Lock()
+	if p.next.Equal(at.Add(p.every)) {
+		p.next = at
+	}
+	sh.mu.Unlock()
+}
+
+// release ends the turn that holds h, and the first request in the queue
+// takes its place. When the request was sent, the next one's interval
+// counts from now.
+func (lp *LocalPacer) release(sh *paceShard, p *pace, h *hold, sent bool) {
+	if h == nil {
+		return
+	}
+	now := lp.clock().Now()
+	sh.mu.Lock()
+	p.end(h, now, sent)
+	sh.mu.Unlock()
+}
+
+// end frees h's place, if it still holds it, and hands it to the first
+// request in the queue.
+func (p *pace) end(h *hold, now time.Time, sent bool) {
+	if h.done {
+		return
+	}
+	h.done = true
+	if i := indexOf(p.holds, h); i >= 0 {
+		p.holds = append(p.holds[:i], p.holds[i+1:]...)
+	}
+	p.busy--
+	if sent {
+		p.next = laterOf(p.next, now.Add(p.every))
+	}
+	p.last = laterOf(p.last, now)
+	if len(p.queue) > 0 {
+		w := p.queue[0]
+		p.queue = p.queue[1:]
+		w.ready <- p.take()
+	}
+}
+
+// Backoff implements Pacer.
+func (lp *LocalPacer) Backoff(_ context.Context, origin string, until time.Time) {
+	lp.init()
+	sh := lp.shard(origin)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.m == nil {
+		sh.m = map[string]*pace{}
+	}
+	p := sh.m[origin]
+	if p == nil {
+		p = &pace{last: lp.clock().Now()}
+		sh.m[origin] = p
+	}
+	p.notBefore = laterOf(p.notBefore, until)
+}
+
+// expire drops the state of a few origins idle past their interval, their
+// back-off and paceIdle. Go's map iteration starts at a random place, so
+// every origin is looked at in turn, without a walk over all of them.
+func (sh *paceShard) expire(now time.Time) {
+	n := 0
+	for o, p := range sh.m {
+		if p.busy == 0 && len(p.queue) == 0 && now.Sub(laterOf(p.last, p.next, p.notBefore)) > paceIdle {
+			delete(sh.m, o)
+		}
+		if n++; n == paceProbe {
+			return
+		}
+	}
+}
+
+// len returns the number of origins with pacing state.
+func (lp *LocalPacer) len() int {
+	n := 0
+	for i := range lp.shards {
+		sh := &lp.shards[i]
+		sh.mu.Lock()
+		n += len(sh.m)
+		sh.mu.Unlock()
+	}
+	return n
+}
+
+func laterOf(t time.Time, ts ...time.Time) time.Time {
+	for _, u := range ts {
+		if u.After(t) {
+			t = u
+		}
+	}
+	return t
+}
+
+func indexOf[T comparable](s []T, v T) int {
+	for i, x := range s {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}
+
+// endTurn ends a request's turn when its response has ended: when its body
+// is read to the end or closed, or when ctx ends (the response is then cut
+// short), whichever comes first. done must be safe to call more than once.
+func endTurn(ctx context.Context, resp *http.Response, done func()) {
+	if resp.Body == nil || resp.Body == http.NoBody || resp.StatusCode == http.StatusSwitchingProtocols {
+		done()
+		return
+	}
+	resp.Body = &turnBody{ReadCloser: resp.Body, done: done, stop: context.AfterFunc(ctx, done)}
+}
+
+// turnBody is a response body that ends its request's turn.
+type turnBody struct {
+	io.ReadCloser
+	done func()
+	stop func() bool
+}
+
+func (b *turnBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil {
+		b.end()
+	}
+	return n, err
+}
+
+func (b *turnBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.end()
+	return err
+}
+
+func (b *turnBody) end() {
+	b.stop()
+	b.done()
 }

@@ -222,6 +222,7 @@ func TestPacersEvicted(t *testing.T) {
 // TestBackoffHoldsWaitingRequests: a 429 or 503 answered while other
 // requests wait for their turn pushes those back too.
 func TestBackoffHoldsWaitingRequests(t *testing.T) {
+	// Two requests under way at once: a waits for its pause while b goes.
 	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 1\n"))
 	s.pages = func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/b" {
@@ -229,7 +230,7 @@ func TestBackoffHoldsWaitingRequests(t *testing.T) {
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}
 	}
-	h := newHarness(t)
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.MaxRequestsPerOrigin = 2 })
 	h.allowed(s.URL + "/warm")
 	start := h.clock.Now()
 	var calls atomic.Int32

@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"net/url"
 	"runtime/debug"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/robotsguard/robotsguard/acap"
@@ -24,10 +26,31 @@ import (
 
 // stateKey names what the in-memory cache holds: the state of an origin's
 // robots.txt (path ""), or an ACAP permissions reference (its path on its
-// origin).
+// origin). Without Transport.UserAgent, the robots.txt is fetched and held
+// for each agent (its product token, lower-case), as a site may answer
+// each with its own file.
 type stateKey struct {
 	origin origin
 	path   string
+	agent  string
+}
+
+// robotsKey returns the key of o's robots.txt as the agent whose
+// User-Agent is ua fetches it.
+func (t *Transport) robotsKey(o origin, ua string) stateKey {
+	if t.UserAgent != "" {
+		return stateKey{origin: o}
+	}
+	return stateKey{origin: o, agent: strings.ToLower(groupAgent(ua))}
+}
+
+// storeURL is the URL under which k's entry is shared through the Store:
+// its robots.txt, with the agent as a fragment when each has its own.
+func (k stateKey) storeURL() string {
+	if k.agent == "" {
+		return k.origin.robotsURL()
+	}
+	return k.origin.robotsURL() + "#" + url.PathEscape(k.agent)
 }
 
 // held is a value of the in-memory cache.
@@ -37,17 +60,20 @@ type held interface{ memSize() int64 }
 // immutable: a fetch replaces it.
 type originState struct {
 	origin  origin
+	name    string // origin.String(), for the Pacer
 	entry   *cache.Entry
 	err     error          // why the last fetch failed, when it did
 	access  Access         // what entry's status means, when it has one
 	robots  *policy.Robots // the parsed body; empty unless access is UseRules
 	parsed  bool           // robots was parsed from entry's body
 	group   *policy.Group  // the group of the Transport's UserAgent
-	every   time.Duration  // the interval that group asks for
+	every   time.Duration  // the interval that group asks for, capped
+	over    bool           // the group asks for more than MaxDelay
 	decider decider        // decides requests when access is UseRules
 	acap    *acapState     // with ACAP on, for a file with ACAP records
 	until   time.Time      // used without a new fetch until then
 	size    int64          // memory held, for the cache bound
+	strikes atomic.Int32   // 429 and 503 answers in a row, for the back-off
 }
 
 func (st *originState) memSize() int64 { return st.size }
@@ -76,7 +102,7 @@ func (rulesDecider) decide(u *url.URL, _ string, g *policy.Group) *DisallowedErr
 // newState builds the state of origin o from entry e, the failure err of
 // the fetch that produced it (if any), and the ACAP state of the file.
 func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *originState {
-	st := &originState{origin: o, entry: e, err: err, robots: emptyRobots, decider: rulesDecider{}}
+	st := &originState{origin: o, name: o.String(), entry: e, err: err, robots: emptyRobots, decider: rulesDecider{}}
 	if err == nil && e.Err != "" {
 		st.err = errors.New(e.Err) // a failure loaded from a Store
 	}
@@ -95,9 +121,9 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 		st.size += int64(p.robots.MemSize())
 	}
 	if t.UserAgent != "" {
-		st.group = st.robots.Group(t.UserAgent)
+		st.group = st.robots.Group(groupAgent(t.UserAgent))
 		st.group.Allowed("/") // build its matcher now, to count it
-		st.every = t.interval(st.group)
+		st.every, st.over = t.interval(st.group)
 	}
 	if p.acap != nil {
 		st.acap = p.acap
@@ -138,8 +164,8 @@ func (t *Transport) parse(o origin, e *cache.Entry, dial, ua string) parsed {
 }
 
 // cached returns the state of o held in memory, if any.
-func (t *Transport) cached(o origin) *originState {
-	if v, ok := t.states.Get(stateKey{origin: o}); ok {
+func (t *Transport) cached(k stateKey) *originState {
+	if v, ok := t.states.Get(k); ok {
 		return v.(*originState)
 	}
 	return nil
@@ -153,15 +179,16 @@ func (t *Transport) cached(o origin) *originState {
 // context): the stale copy, if one may stand in, or else an unreachable
 // state decides then.
 func (t *Transport) lookup(ctx context.Context, o origin, dial, ua string, now time.Time) (st *originState, waited bool, err error) {
-	if st := t.cached(o); st != nil && now.Before(st.until) {
+	k := t.robotsKey(o, ua)
+	if st := t.cached(k); st != nil && now.Before(st.until) {
 		return st, false, nil
 	}
 	t.counters.misses.Add(1)
 	// The fetch outlives the request that started it, as others may wait
 	// on it, so it takes neither its cancellation nor its values (such as
 	// an httptrace.ClientTrace that belongs to that request).
-	ch := t.flight.DoChan(o.String(), func() (any, error) {
-		return t.refresh(o, dial, ua), nil
+	ch := t.flight.DoChan(k.storeURL(), func() (any, error) {
+		return t.refresh(k, dial, ua), nil
 	})
 	timer := time.NewTimer(t.fetchBudget())
 	defer timer.Stop()
@@ -171,7 +198,7 @@ func (t *Transport) lookup(ctx context.Context, o origin, dial, ua string, now t
 	case <-ctx.Done():
 		return nil, true, fmt.Errorf("robotsguard: waiting for %s: %w", o.robotsURL(), ctx.Err())
 	case <-timer.C:
-		return t.stuck(o), true, nil
+		return t.stuck(k), true, nil
 	}
 }
 
@@ -191,9 +218,10 @@ var errStuck = errors.New("robotsguard: the fetch outlasted FetchTimeout: Base o
 // stuck returns the state that decides for o while its fetch outlasts its
 // budget: the last one, if its copy may stand in, or else an unreachable
 // one, which is not cached.
-func (t *Transport) stuck(o origin) *originState {
+func (t *Transport) stuck(k stateKey) *originState {
+	o := k.origin
 	now := t.now()
-	if prev := t.cached(o); prev != nil && prev.entry.Status != 0 && t.cachePolicy().UsableStale(prev.entry, now) {
+	if prev := t.cached(k); prev != nil && prev.entry.Status != 0 && t.cachePolicy().UsableStale(prev.entry, now) {
 		return prev
 	}
 	err := &FetchError{URL: o.robotsURL(), Err: errStuck}
@@ -205,9 +233,10 @@ func (t *Transport) stuck(o origin) *originState {
 // backs off from it); else by fetching it. A panic on the way (in Base,
 // the StatusPolicy or the library) fails the fetch instead of the process,
 // and never leaves the origin with fewer rules than it had.
-func (t *Transport) refresh(o origin, dial, ua string) (st *originState) {
+func (t *Transport) refresh(k stateKey, dial, ua string) (st *originState) {
+	o := k.origin
 	start := t.now()
-	prev := t.cached(o)
+	prev := t.cached(k)
 	if prev != nil && start.Before(prev.until) {
 		return prev
 	}
@@ -217,19 +246,20 @@ func (t *Transport) refresh(o origin, dial, ua string) (st *originState) {
 	}
 	defer func() {
 		if v := recover(); v != nil {
-			st = t.panicked(o, prev, old, &FetchError{URL: o.robotsURL(), Err: &PanicError{Value: v, Stack: debug.Stack()}})
+			st = t.panicked(k, prev, old, &FetchError{URL: o.robotsURL(), Err: &PanicError{Value: v, Stack: debug.Stack()}})
 		}
 	}()
-	res := t.obtain(o, o.robotsURL(), start, time.Now().Add(t.fetchTimeout()), old, func(ctx context.Context, old *cache.Entry) fetchResult {
+	res := t.obtain(o, k.storeURL(), start, time.Now().Add(t.fetchTimeout()), old, func(ctx context.Context, old *cache.Entry) fetchResult {
 		return t.fetch(ctx, o, dial, ua, old)
 	})
-	return t.keep(o, res.entry, res.err, t.parseFor(o, res.entry, prev, dial, ua))
+	return t.keep(k, res.entry, res.err, t.parseFor(o, res.entry, prev, dial, ua))
 }
 
 // panicked returns the state of o after its refresh panicked with err: a
 // failure that keeps the last rules, when they are what the entry holds,
 // and is unreachable otherwise.
-func (t *Transport) panicked(o origin, prev *originState, old *cache.Entry, err error) (st *originState) {
+func (t *Transport) panicked(k stateKey, prev *originState, old *cache.Entry, err error) (st *originState) {
+	o := k.origin
 	defer func() {
 		if recover() != nil { // the StatusPolicy, the Observer or the Logger again
 			st = t.newState(o, &cache.Entry{Failures: 1, Err: err.Error()}, err, parsed{})
@@ -245,7 +275,7 @@ func (t *Transport) panicked(o origin, prev *originState, old *cache.Entry, err 
 		n.Status, n.Body, n.Header = 0, nil, nil // rules that were never parsed: none stands in
 		e = &n
 	}
-	st = t.keep(o, e, err, p)
+	st = t.keep(k, e, err, p)
 	t.fetched(FetchEvent{URL: o.robotsURL(), Origin: o.String(), Outcome: Failed, Err: err})
 	return st
 }
@@ -272,7 +302,7 @@ func (t *Transport) obtain(o origin, url string, start, deadline time.Time, old 
 		case e.Failures > 0 && start.Before(e.RetryAt):
 			// Another process failed and backs off: so does this one.
 			// (The state takes the failure from the entry's Err.)
-			t.fetched(FetchEvent{URL: url, Origin: o.String(), Outcome: FromStore, Err: errors.New(e.Err)})
+			t.fetched(FetchEvent{URL: withoutFragment(url), Origin: o.String(), Outcome: FromStore, Err: errors.New(e.Err)})
 			return fetchResult{entry: e, outcome: FromStore}
 		}
 		old = e
@@ -326,19 +356,26 @@ func (t *Transport) parseFor(o origin, e *cache.Entry, prev *originState, dial, 
 
 // keep builds o's state and holds it in memory, unless the cache policy
 // forbids storing it.
-func (t *Transport) keep(o origin, e *cache.Entry, err error, p parsed) *originState {
-	st := t.newState(o, e, err, p)
+func (t *Transport) keep(k stateKey, e *cache.Entry, err error, p parsed) *originState {
+	st := t.newState(k.origin, e, err, p)
 	if t.cachePolicy().Storable(e) {
-		t.states.Set(stateKey{origin: o}, st)
+		t.states.Set(k, st)
 	} else {
-		t.states.Delete(stateKey{origin: o})
+		t.states.Delete(k)
 	}
 	return st
 }
 
+// withoutFragment returns u without the fragment that names the agent of a
+// Store key (see stateKey.storeURL).
+func withoutFragment(u string) string {
+	u, _, _ = strings.Cut(u, "#")
+	return u
+}
+
 // fetchEvent describes a fetch of url, with entry e as its result.
 func (t *Transport) fetchEvent(url string, o origin, out Outcome, e *cache.Entry, err error, d time.Duration) FetchEvent {
-	ev := FetchEvent{URL: url, Origin: o.String(), Outcome: out, Duration: d, Bytes: len(e.Body), Err: err}
+	ev := FetchEvent{URL: withoutFragment(url), Origin: o.String(), Outcome: out, Duration: d, Bytes: len(e.Body), Err: err}
 	if out != Failed && out != ServedStale {
 		ev.Status = e.Status
 		if out == Revalidated {
@@ -423,13 +460,13 @@ func (t *Transport) Robots(ctx context.Context, u *url.URL) (*Snapshot, error) {
 		s.Rules = st.robots
 		s.Delay = st.every
 		if t.UserAgent == "" {
-			s.Delay = t.interval(st.robots.Group(""))
+			s.Delay, _ = t.interval(st.robots.Group(""))
 		}
 		if st.acap != nil {
 			s.ACAP = st.acap.policy
 		}
 	case AllowAll:
-		s.Delay = t.interval(nil)
+		s.Delay, _ = t.interval(nil)
 	}
 	return s, nil
 }

@@ -1,6 +1,8 @@
 package robotsguard
 
 import (
+	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -15,15 +17,16 @@ import (
 
 // Defaults of the Transport fields.
 const (
-	DefaultCacheSize           = 64 << 20 // bytes of parsed robots.txt files kept in memory
-	MinCacheSize               = 16 << 20
-	DefaultDelay               = time.Second
-	DefaultMaxDelay            = 30 * time.Second
-	DefaultMaxBackoff          = 10 * time.Minute
-	DefaultRetryMax            = 2
-	DefaultFetchTimeout        = 30 * time.Second
-	DefaultMaxRedirects        = 5  // RFC 9309 §2.3.1.2: at least five
-	DefaultPrefetchConcurrency = 16 // robots.txt files Prefetch fetches at once
+	DefaultCacheSize            = 64 << 20 // bytes of parsed robots.txt files kept in memory
+	MinCacheSize                = 16 << 20
+	DefaultDelay                = time.Second
+	DefaultMaxDelay             = 30 * time.Second
+	DefaultMaxBackoff           = 10 * time.Minute
+	DefaultRetryMax             = 2
+	DefaultFetchTimeout         = 30 * time.Second
+	DefaultMaxRedirects         = 5  // RFC 9309 §2.3.1.2: at least five
+	DefaultPrefetchConcurrency  = 16 // robots.txt files Prefetch fetches at once
+	DefaultMaxRequestsPerOrigin = 1  // requests under way at once to one origin
 )
 
 // Transport is an http.RoundTripper that obeys robots.txt. Before a request
@@ -55,11 +58,24 @@ type Transport struct {
 	Base http.RoundTripper
 
 	// UserAgent is the User-Agent sent when fetching robots.txt files; its
-	// product token (see policy.ProductToken) selects the group of rules
-	// that applies ("FooBot/2.1 (+https://example.com/bot)" follows the
-	// FooBot group). If empty, each request's own User-Agent header plays
-	// both parts. The Transport does not change the headers of requests.
+	// product token (see policy.ProductToken: the first product of the
+	// value, as RFC 9110 reads it) selects the group of rules that applies
+	// ("FooBot/2.1 (+https://example.com/bot)" follows the FooBot group).
+	//
+	// If empty, each request's own User-Agent header plays both parts:
+	// the robots.txt is fetched with it, and cached for its product
+	// token, so that a site that answers each agent with its own file
+	// is obeyed for each.
 	UserAgent string
+
+	// SetUserAgent sends every request with UserAgent as its User-Agent
+	// header (on a copy of the request), so that the agent the rules
+	// were decided for is the one the site sees. By default the
+	// Transport does not change the headers of requests: a request that
+	// carries another User-Agent (an HTTP library's default, say) is
+	// decided for UserAgent but sent as what it carries. It has no effect
+	// when UserAgent is empty.
+	SetUserAgent bool
 
 	// Clock tells the time for cache freshness, fetch back-off and
 	// pacing, and sleeps the pacing pauses. Nil means SystemClock{}.
@@ -113,17 +129,54 @@ type Transport struct {
 
 	// Delay is the pause between two requests to the same origin when its
 	// robots.txt gives no Crawl-delay or Request-rate for the agent. Zero
-	// means DefaultDelay; negative means no pause.
+	// means DefaultDelay; negative means no pause (a file's Crawl-delay
+	// is still obeyed: NoPacing turns pacing off).
+	//
+	// The pause counts from the end of the previous response (its body
+	// read to the end or closed), as well as from its start: a slow
+	// server is given the pause after each answer, not during it.
 	Delay time.Duration
 
 	// MaxDelay caps the pause a robots.txt may ask for. Zero (or
-	// negative) means DefaultMaxDelay.
+	// negative) means DefaultMaxDelay. A longer Crawl-delay or
+	// Request-rate is capped, or, with RefuseAboveMaxDelay, refused.
 	MaxDelay time.Duration
+
+	// RefuseAboveMaxDelay refuses every request to an origin whose
+	// robots.txt asks the agent for a pause above MaxDelay, with
+	// ReasonDelay, rather than crawling it at MaxDelay: a site that asks
+	// for one page a minute is not crawled faster than it asks.
+	RefuseAboveMaxDelay bool
+
+	// MaxRequestsPerOrigin is the number of requests to one origin that
+	// may be under way at once, from the moment a request is sent until
+	// its response body is read to the end or closed, or its context
+	// ends; the others wait for their turn, in order. Zero means
+	// DefaultMaxRequestsPerOrigin (one, as the crawlers that sites trust
+	// keep one connection per host); negative means no limit. A request
+	// that holds its place for more than a minute while others wait (a
+	// body never closed) loses it. As with http.Transport's
+	// MaxConnsPerHost, close response bodies: a goroutine that keeps one
+	// open and sends another request to the same origin waits for the
+	// minute to pass.
+	MaxRequestsPerOrigin int
 
 	// MaxBackoff caps the pause after a 429 or 503 response, whether it
 	// comes from Retry-After or from doubling. Zero means
 	// DefaultMaxBackoff.
 	MaxBackoff time.Duration
+
+	// NoPacing turns pacing off: requests are sent as soon as robots.txt
+	// allows them, whatever Delay, Crawl-delay, Request-rate,
+	// MaxRequestsPerOrigin and 429 or 503 answers say. For tests, and for
+	// sites of your own; robots.txt is enforced all the same.
+	NoPacing bool
+
+	// Pacer decides when each request may be sent (see Pacer). Nil means
+	// the Transport's own LocalPacer, on Clock, which paces the requests
+	// of this Transport; a Pacer shared by several Transports, or by
+	// processes (package robotsredis), paces them together.
+	Pacer Pacer
 
 	// RetryMax is the number of retries of a failed robots.txt fetch, with
 	// exponential back-off (honouring Retry-After). Zero means
@@ -166,7 +219,7 @@ type Transport struct {
 	storeSlots chan struct{}              // one per Store call under way
 	states     *lru.Cache[stateKey, held] // origin states and ACAP references
 	flight     singleflight.Group
-	pacers     pacers
+	pacer      LocalPacer
 	counters   counters
 
 	// Test hook: the retry waits of robots.txt fetches.
@@ -187,7 +240,7 @@ func (t *Transport) init() {
 		}
 		size = max(size, 8*int64(t.maxSize())) // room for a few files of the largest size
 		t.states = lru.New[stateKey](size, held.memSize)
-		t.pacers.idle = time.Minute
+		t.pacer.Clock = t.Clock
 		t.storeSlots = make(chan struct{}, maxStoreCalls)
 		if t.retryWaitMin == 0 {
 			t.retryWaitMin, t.retryWaitMax = time.Second, 10*time.Second
@@ -200,13 +253,6 @@ func (t *Transport) base() http.RoundTripper {
 		return t.Base
 	}
 	return http.DefaultTransport
-}
-
-func (t *Transport) clock() Clock {
-	if t.Clock != nil {
-		return t.Clock
-	}
-	return SystemClock{}
 }
 
 func (t *Transport) now() time.Time {
@@ -266,30 +312,92 @@ func (t *Transport) fetchTimeout() time.Duration {
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	t.init()
 	if isRobotsTxt(req) {
-		if _, _, err := requestOrigin(req); err != nil {
-			closeBody(req)
-			return nil, err
-		}
-		return t.base().RoundTrip(req)
+		return t.robotsTxt(req)
 	}
 	st, every, now, err := t.check(req)
 	if err != nil {
 		closeBody(req)
 		return nil, err
 	}
-	if err := t.pace(req.Context(), st.origin, every, now); err != nil {
+	if t.NoPacing {
+		return t.base().RoundTrip(t.outgoing(req))
+	}
+	ctx := req.Context()
+	turn, err := t.pacerFor().Acquire(ctx, PaceRequest{Origin: st.name, Interval: every, Limit: t.maxRequests()})
+	if err != nil {
 		closeBody(req)
+		ev := WaitEvent{Origin: st.name, Err: err}
+		var pe *PacingError
+		if errors.As(err, &pe) {
+			ev.Backoff = pe.Backoff
+			if !pe.NotBefore.IsZero() {
+				ev.Wait = pe.NotBefore.Sub(now)
+			}
+		}
+		t.waited(ev)
 		return nil, err
 	}
-	resp, err := t.base().RoundTrip(req)
-	if err == nil {
-		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
-			t.pacers.backoff(st.origin, resp.Header.Get("Retry-After"), t.now(), orDefault(t.MaxBackoff, DefaultMaxBackoff))
-		} else {
-			t.pacers.succeeded(st.origin)
-		}
+	if turn.Waited > 0 {
+		t.waited(WaitEvent{Origin: st.name, Wait: turn.Waited, Backoff: turn.Backoff})
 	}
-	return resp, err
+	resp, err := t.base().RoundTrip(t.outgoing(req))
+	if err != nil {
+		if turn.Done != nil {
+			turn.Done()
+		}
+		return nil, err
+	}
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+		t.backoff(ctx, st, resp.Header.Get("Retry-After"))
+	} else {
+		st.strikes.Store(0)
+	}
+	if turn.Done != nil {
+		endTurn(ctx, resp, turn.Done)
+	}
+	return resp, nil
+}
+
+// outgoing returns req as it is sent: with SetUserAgent, a copy that
+// carries UserAgent.
+func (t *Transport) outgoing(req *http.Request) *http.Request {
+	if !t.SetUserAgent || t.UserAgent == "" || req.Header.Get("User-Agent") == t.UserAgent {
+		return req
+	}
+	r := req.Clone(req.Context())
+	r.Header.Set("User-Agent", t.UserAgent)
+	return r
+}
+
+func (t *Transport) pacerFor() Pacer {
+	if t.Pacer != nil {
+		return t.Pacer
+	}
+	return &t.pacer
+}
+
+func (t *Transport) maxRequests() int {
+	if t.MaxRequestsPerOrigin < 0 {
+		return 0
+	}
+	return orDefault(t.MaxRequestsPerOrigin, DefaultMaxRequestsPerOrigin)
+}
+
+// backoff holds the requests to st's origin after a 429 or 503 answer:
+// until the Retry-After it gives, or else for twice as long as after the
+// previous one in a row (starting from the interval, at least a second),
+// never more than MaxBackoff.
+func (t *Transport) backoff(ctx context.Context, st *originState, retryAfter string) {
+	now := t.now()
+	strikes := st.strikes.Add(1)
+	wait, ok := parseRetryAfter(retryAfter, now)
+	if !ok {
+		wait = max(st.every, time.Second) << min(strikes-1, 20)
+	}
+	if limit := orDefault(t.MaxBackoff, DefaultMaxBackoff); wait > limit || wait < 0 {
+		wait = limit
+	}
+	t.pacerFor().Backoff(ctx, st.name, now.Add(wait))
 }
 
 // Check returns the error RoundTrip would return for req before pacing
@@ -369,29 +477,56 @@ func (t *Transport) decide(req *http.Request, st *originState, ua string, now ti
 	g := st.group
 	switch t.access(st, now) {
 	case AllowAll:
-		return t.interval(nil), nil
+		every, _ := t.interval(nil)
+		return every, nil
 	case DisallowAll:
 		e = &DisallowedError{Reason: ReasonStatus}
 	case Unreachable:
 		e = &DisallowedError{Reason: ReasonUnreachable, Err: st.err}
 	default:
 		if t.UserAgent == "" {
-			g = st.robots.Group(ua)
+			g = st.robots.Group(groupAgent(ua))
 		}
 		e = st.decider.decide(req.URL, ua, g)
 	}
 	if e != nil {
-		e.Method, e.URL, e.Agent = req.Method, req.URL.Redacted(), t.token
-		if t.UserAgent == "" {
-			e.Agent = policy.ProductToken(ua)
-		}
+		e.Method, e.URL, e.Agent = req.Method, req.URL.Redacted(), t.agent(ua)
 		e.RobotsURL, e.Status = st.origin.robotsURL(), st.entry.Status
 		return 0, e
 	}
-	if g == st.group {
-		return st.every, nil
+	every, over := st.every, st.over
+	if g != st.group {
+		every, over = t.interval(g)
 	}
-	return t.interval(g), nil
+	if over && t.RefuseAboveMaxDelay {
+		d, _ := g.CrawlDelay()
+		if r, ok := g.RequestRate(); ok && d == 0 {
+			d = r.Interval()
+		}
+		e := &DisallowedError{Reason: ReasonDelay, Method: req.Method, URL: req.URL.Redacted(), Agent: t.agent(ua),
+			RobotsURL: st.origin.robotsURL(), Status: st.entry.Status, Delay: d}
+		return 0, e
+	}
+	return every, nil
+}
+
+// groupAgent returns what selects the group of the agent whose User-Agent
+// is ua: its product token, read by RFC 9110, or ua itself when it has
+// none (the Google dialect compares such an agent as given).
+func groupAgent(ua string) string {
+	if tok := policy.ProductToken(ua); tok != "" {
+		return tok
+	}
+	return ua
+}
+
+// agent returns the product token of the agent that the rules are decided
+// for, ua being the request's.
+func (t *Transport) agent(ua string) string {
+	if t.UserAgent == "" {
+		return policy.ProductToken(ua)
+	}
+	return t.token
 }
 
 // access returns what the origin's robots.txt allows at now: the last
@@ -411,8 +546,9 @@ func (t *Transport) access(st *originState, now time.Time) Access {
 
 // interval returns the pause to keep between requests that follow g (nil
 // for no rules): its Crawl-delay, or else the interval of its
-// Request-rate, capped at MaxDelay; Delay when it gives neither.
-func (t *Transport) interval(g *policy.Group) time.Duration {
+// Request-rate, capped at MaxDelay; Delay when it gives neither. It
+// reports whether g asks for more than MaxDelay.
+func (t *Transport) interval(g *policy.Group) (time.Duration, bool) {
 	if g != nil {
 		d, ok := g.CrawlDelay()
 		if !ok {
@@ -421,11 +557,11 @@ func (t *Transport) interval(g *policy.Group) time.Duration {
 			}
 		}
 		if ok {
-			return min(d, t.maxDelay())
+			return min(d, t.maxDelay()), d > t.maxDelay()
 		}
 	}
 	if t.Delay < 0 {
-		return 0
+		return 0, false
 	}
-	return orDefault(t.Delay, DefaultDelay)
+	return orDefault(t.Delay, DefaultDelay), false
 }

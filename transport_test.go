@@ -126,19 +126,54 @@ func TestQueryMatchedAndNotReordered(t *testing.T) {
 	}
 }
 
-// TestRobotsTxtPassesThrough: requests for /robots.txt are not checked,
-// even when the file disallows everything.
-func TestRobotsTxtPassesThrough(t *testing.T) {
+// TestRobotsTxtFromCache: requests for /robots.txt are not checked, even
+// when the file disallows everything; a plain GET is answered from the
+// cache, so a client that reads robots.txt itself (colly's own check)
+// costs the site one fetch in all.
+func TestRobotsTxtFromCache(t *testing.T) {
 	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /\n"))
 	h := newHarness(t)
-	body, err := h.get(s.URL + "/robots.txt")
-	if err != nil || !strings.Contains(body, "Disallow: /") {
-		t.Fatalf("GET /robots.txt: %q, %v", body, err)
+	for range 2 {
+		body, err := h.get(s.URL + "/robots.txt")
+		if err != nil || body != "User-agent: *\nDisallow: /\n" {
+			t.Fatalf("GET /robots.txt: %q, %v", body, err)
+		}
 	}
 	h.refused(s.URL+"/", robotsguard.ReasonRule)
-	// One robots.txt request from the client, one fetch by the transport.
-	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/robots.txt"}) {
-		t.Errorf("origin saw %q", got)
+	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt"}) {
+		t.Errorf("origin saw %q, want one robots.txt fetch", got)
+	}
+	// A conditional request and a HEAD are the client's own: sent.
+	req, _ := http.NewRequest(http.MethodGet, s.URL+"/robots.txt", nil)
+	req.Header.Set("If-None-Match", `"x"`)
+	resp, err := h.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp, err := h.client.Head(s.URL + "/robots.txt"); err != nil {
+		t.Fatal(err)
+	} else {
+		resp.Body.Close()
+	}
+	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/robots.txt", "/robots.txt"}) {
+		t.Errorf("origin saw %q, want the conditional GET and the HEAD sent", got)
+	}
+}
+
+// TestRobotsTxtUnavailablePassesThrough: a robots.txt the cache does not
+// hold as a usable file (a 5xx) is fetched for the client as it is, so
+// that it sees the server's answer.
+func TestRobotsTxtUnavailablePassesThrough(t *testing.T) {
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) })
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.RetryMax = -1 })
+	resp, err := h.client.Get(s.URL + "/robots.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("status %d, want the server's 503", resp.StatusCode)
 	}
 }
 
@@ -163,8 +198,45 @@ func TestAgentFromRequestHeader(t *testing.T) {
 	} else {
 		resp.Body.Close()
 	}
-	if n := s.count("/robots.txt"); n != 1 {
-		t.Errorf("robots.txt fetched %d times, want once for both agents", n)
+	if n := s.count("/robots.txt"); n != 2 {
+		t.Errorf("robots.txt fetched %d times, want once for each agent", n)
+	}
+}
+
+// TestAgentsGetTheirOwnFile: without UserAgent, a site that answers each
+// agent with its own robots.txt is obeyed for each: the file fetched for
+// one agent does not decide for another.
+func TestAgentsGetTheirOwnFile(t *testing.T) {
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.Header.Get("User-Agent"), "colly") {
+			io.WriteString(w, "User-agent: *\nDisallow: /b\n")
+			return
+		}
+		io.WriteString(w, "User-agent: *\nDisallow: /a\n")
+	})
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.UserAgent = "" })
+	get := func(ua, path string) error {
+		req, _ := http.NewRequest(http.MethodGet, s.URL+path, nil)
+		req.Header.Set("User-Agent", ua)
+		resp, err := h.client.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	}
+	for range 2 { // the second time from the cache
+		if err := get("OtherBot/1.0", "/b"); err != nil {
+			t.Errorf("OtherBot on /b: %v, want allowed by its file", err)
+		}
+		if err := get("colly - https://github.com/gocolly/colly", "/b"); !errors.Is(err, robotsguard.ErrDisallowed) {
+			t.Errorf("colly on /b: %v, want refused by its file", err)
+		}
+		if err := get("colly/2.1", "/a"); err != nil {
+			t.Errorf("colly/2.1 on /a: %v, want allowed by colly's file", err)
+		}
+	}
+	if n := s.count("/robots.txt"); n != 2 {
+		t.Errorf("robots.txt fetched %d times, want once for each agent", n)
 	}
 }
 

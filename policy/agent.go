@@ -35,14 +35,38 @@ func ValidProductToken(s string) bool {
 //
 //	FooBot                                             FooBot
 //	FooBot/2.1 (+https://example.com/bot)              FooBot
+//	colly - https://github.com/gocolly/colly           colly
 //	Mozilla/5.0 (compatible; FooBot/2.1; +https://…)   FooBot
 //
-// The token is the first product of the header; when that is "Mozilla", the
-// product after "compatible;" is used instead, where there is one (RFC 9309
-// §2.2.1, Figure 1). ProductToken returns "" when userAgent is neither a
-// token nor starts with a "token/version" product: for example "Foo Bar",
-// "Foo*" or "". Such an agent follows the "*" group only.
+// A User-Agent value is a list of products separated by whitespace, each a
+// name with an optional "/version", and comments in parentheses (RFC 9110
+// §10.1.5): the first product names the crawler. When it is "Mozilla", the
+// product after "compatible;" is used instead, where there is one (RFC
+// 9309 §2.2.1, Figure 1). ProductToken returns "" when the first product's
+// name is not a product token as RFC 9309 §2.2.1 defines it (letters, '_'
+// and '-'): for example "Foo2", "Foo*" or "". Such an agent follows the
+// "*" group only.
 func ProductToken(userAgent string) string {
+	s := strings.TrimSpace(userAgent)
+	name := s[:productNameLen(s)]
+	if rest := s[len(name):]; rest != "" && rest[0] != '/' && !ascii.IsSpace(rest[0]) {
+		return "" // not a product: "Foo;bar", "Foo(bar)"
+	}
+	if !ValidProductToken(name) {
+		return ""
+	}
+	if strings.EqualFold(name, "Mozilla") {
+		if c := compatibleToken(s); c != "" {
+			return c
+		}
+	}
+	return name
+}
+
+// agentToken returns the product token of userAgent as Group reads it, as
+// Google's library does: userAgent is a product token, or starts with a
+// "token/version" product ("Foo Bar" holds none, and follows "*").
+func agentToken(userAgent string) string {
 	s := strings.TrimSpace(userAgent)
 	tok := leadingToken(s)
 	if len(tok) == len(s) {
@@ -57,6 +81,16 @@ func ProductToken(userAgent string) string {
 		}
 	}
 	return tok
+}
+
+// productNameLen returns the length of the token (RFC 9110 §5.6.2) that
+// starts s: the name of its first product.
+func productNameLen(s string) int {
+	i := 0
+	for i < len(s) && (isTokenChar(s[i]) || '0' <= s[i] && s[i] <= '9' || strings.IndexByte("!#$%&'*+.^`|~", s[i]) >= 0) {
+		i++
+	}
+	return i
 }
 
 // compatibleToken returns the product token that follows "compatible;" in a

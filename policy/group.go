@@ -183,15 +183,19 @@ func (r *Robots) newRules(members []uint32) *rules {
 	return g
 }
 
-// Group returns the group that userAgent follows; see ProductToken for how
-// its token is found. The result is never nil: when no group applies, it is
+// Group returns the group that userAgent follows: a product token, or a
+// value that starts with a "token/version" product (or a Mozilla value with
+// "compatible; token/version"), as Google's library reads it; "Foo Bar"
+// holds no token and follows "*". To read a User-Agent header value by RFC
+// 9110 ("colly - https://…" names colly), pass ProductToken's result, as
+// the Transport does. The result is never nil: when no group applies, it is
 // a Group without rules that allows everything.
 //
 // In the Google dialect, a userAgent that holds no product token is compared
 // as given, as Google's library does.
 func (r *Robots) Group(userAgent string) *Group {
 	idx := r.agentIndex()
-	tok := ProductToken(userAgent)
+	tok := agentToken(userAgent)
 	if r.beh.substringAgents {
 		return r.recordGroup(idx, tok)
 	}

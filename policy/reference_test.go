@@ -66,7 +66,7 @@ func (ref *reference) decide(agent, url string) (allowed bool, line int) {
 		}
 	}
 	// The caller's token: Google compares an agent without one as given.
-	tok := policy.ProductToken(agent)
+	tok := policy.AgentToken(agent)
 	valid := tok != ""
 	if !valid && ref.dialect == policy.Google {
 		tok, valid = agent, true
@@ -276,7 +276,7 @@ func (ref *reference) decideKoster(agent, url string) (allowed bool, line int) {
 			}
 		}
 	}
-	tok := strings.ToLower(policy.ProductToken(agent))
+	tok := strings.ToLower(policy.AgentToken(agent))
 	var chosen *record
 	for _, want := range []func(string) bool{
 		func(v string) bool { return tok != "" && v != "*" && strings.Contains(v, tok) },

@@ -265,15 +265,23 @@ func TestProductToken(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"FooBot", "FooBot"},
 		{"  FooBot  ", "FooBot"},
-		{"Foo-Bot_2", ""}, // digits are not token characters, and '2' is not '/'
+		{"Foo-Bot_2", ""}, // digits are not product-token characters
+		{"Foo-Bot_2/1.0", ""},
 		{"FooBot/2.1", "FooBot"},
 		{"FooBot/2.1 (+https://example.com/bot)", "FooBot"},
 		{"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", "Googlebot"},
 		{"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)", "GPTBot"},
 		{"Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)", "bingbot"},
 		{"Mozilla/5.0 (Windows NT 10.0; Win64; x64)", "Mozilla"},
-		{"Foo Bar", ""},
+		// RFC 9110 §10.1.5: products separated by whitespace, the
+		// version optional; the first names the crawler.
+		{"Foo Bar", "Foo"},
+		{"colly - https://github.com/gocolly/colly", "colly"},
+		{"FooBot\t(+https://example.com/bot)", "FooBot"},
+		{"FooBot(+https://example.com/bot)", ""},
+		{"FooBot;1", ""},
 		{"Foobot*", ""},
+		{"Foobot* 1.0", ""},
 		{"", ""},
 		{"ツ", ""},
 	}

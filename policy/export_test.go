@@ -1,0 +1,4 @@
+package policy
+
+// AgentToken exposes the reading of an agent that Group uses.
+var AgentToken = agentToken

@@ -1,0 +1,336 @@
+package robotsguard_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/robotsguard/robotsguard"
+)
+
+// blockingPages makes s hold every request for a path under /p until the
+// test lets it answer: each one is announced on the returned channel, and
+// answers when a value is sent on gate. It also counts the requests under
+// way at once, at most.
+func blockingPages(s *site) (arrived <-chan string, gate chan<- struct{}, most *atomic.Int32) {
+	arr := make(chan string, 100)
+	g := make(chan struct{})
+	var inflight atomic.Int32
+	most = new(atomic.Int32)
+	s.pages = func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, "/p") {
+			return
+		}
+		n := inflight.Add(1)
+		defer inflight.Add(-1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		arr <- r.URL.Path
+		select {
+		case <-g:
+		case <-r.Context().Done():
+		}
+	}
+	return arr, g, most
+}
+
+// TestOneRequestAtATimePerOrigin: eight goroutines crawling one origin
+// whose server takes 3 s to answer: one request is under way at a time,
+// and each waits the Crawl-delay after the previous response ended.
+func TestOneRequestAtATimePerOrigin(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 0.5\n"))
+	arrived, gate, most := blockingPages(s)
+	h := newHarness(t)
+	h.allowed(s.URL + "/warm")
+	h.sleeps()
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			_, err := h.get(fmt.Sprintf("%s/p%d", s.URL, i))
+			errs <- err
+		}()
+	}
+	for range 8 {
+		<-arrived
+		h.clock.Advance(3 * time.Second) // the server takes its time
+		gate <- struct{}{}
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if n := most.Load(); n != 1 {
+		t.Errorf("%d requests under way at once, want 1", n)
+	}
+	want := slices.Repeat([]time.Duration{500 * time.Millisecond}, 8)
+	if got := h.sleeps(); !slices.Equal(got, want) {
+		t.Errorf("pauses %v, want the Crawl-delay after each response, %v", got, want)
+	}
+}
+
+// TestMaxRequestsPerOrigin: a higher limit lets that many requests go at
+// once, still spaced by the interval; a negative one sets none.
+func TestMaxRequestsPerOrigin(t *testing.T) {
+	for _, tc := range []struct{ limit, want int32 }{{3, 3}, {-1, 6}} {
+		t.Run(fmt.Sprint(tc.limit), func(t *testing.T) {
+			s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 1\n"))
+			arrived, gate, most := blockingPages(s)
+			h := newHarness(t, func(tr *robotsguard.Transport) { tr.MaxRequestsPerOrigin = int(tc.limit) })
+			errs := make(chan error, 6)
+			for i := range 6 {
+				go func() {
+					_, err := h.get(fmt.Sprintf("%s/p%d", s.URL, i))
+					errs <- err
+				}()
+			}
+			for range tc.want {
+				<-arrived // that many arrive before any answers
+			}
+			for range 6 {
+				gate <- struct{}{}
+			}
+			for range 6 {
+				if err := <-errs; err != nil {
+					t.Error(err)
+				}
+			}
+			if n := most.Load(); n != tc.want {
+				t.Errorf("%d requests under way at once, want %d", n, tc.want)
+			}
+		})
+	}
+}
+
+// TestPacingError: a request whose deadline comes before its turn (an
+// http.Client's Timeout shorter than the Crawl-delay) fails at once with a
+// *PacingError that names the origin and the time a request may go, and
+// matches context.DeadlineExceeded, not ErrDisallowed: a scheduler can
+// requeue the URL for then.
+func TestPacingError(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 15\n"))
+	h := newHarness(t)
+	client := &http.Client{Transport: h.tr, Timeout: 10 * time.Second}
+	resp, err := client.Get(s.URL + "/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	ended := h.clock.Now()
+	_, err = client.Get(s.URL + "/2")
+	var pe *robotsguard.PacingError
+	if !errors.As(err, &pe) {
+		t.Fatalf("err %v, want a *PacingError", err)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, robotsguard.ErrDisallowed) {
+		t.Errorf("err %v: want it to match context.DeadlineExceeded and not ErrDisallowed", err)
+	}
+	if pe.Origin != s.URL || !pe.NotBefore.Equal(ended.Add(15*time.Second)) || pe.Backoff {
+		t.Errorf("%+v: want origin %s, NotBefore %v", pe, s.URL, ended.Add(15*time.Second))
+	}
+	if !strings.HasPrefix(pe.Error(), "robotsguard: next request to "+s.URL) {
+		t.Errorf("message %q", pe.Error())
+	}
+	if got := h.sleeps(); len(got) != 0 {
+		t.Errorf("slept %v before failing", got)
+	}
+	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/1"}) {
+		t.Errorf("origin saw %q", got)
+	}
+}
+
+// TestPacingErrorWhileQueued: a request queued behind one under way fails
+// at once when no place can come before its deadline.
+func TestPacingErrorWhileQueued(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 2\n"))
+	arrived, gate, _ := blockingPages(s)
+	h := newHarness(t)
+	h.allowed(s.URL + "/warm")
+	errs := make(chan error, 1)
+	go func() {
+		_, err := h.get(s.URL + "/p1")
+		errs <- err
+	}()
+	<-arrived
+	now := h.clock.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, err := h.do(ctx, s.URL+"/p2")
+	var pe *robotsguard.PacingError
+	if !errors.As(err, &pe) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err %v, want a *PacingError", err)
+	}
+	if !pe.NotBefore.Equal(now.Add(2 * time.Second)) {
+		t.Errorf("NotBefore %v, want %v: the Crawl-delay after a response that ends now at the earliest", pe.NotBefore, now.Add(2*time.Second))
+	}
+	gate <- struct{}{}
+	if err := <-errs; err != nil {
+		t.Fatal(err)
+	}
+	h.allowed(s.URL + "/3") // the place given back
+}
+
+// TestTurnEndsWithContext: a response whose body is never read nor
+// closed ends its turn when its request's context ends.
+func TestTurnEndsWithContext(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 1\n"))
+	h := newHarness(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/1", nil)
+	resp, err := h.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp // body left open
+	cancel()
+	h.allowed(s.URL + "/2")
+	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/1", "/2"}) {
+		t.Errorf("origin saw %q", got)
+	}
+}
+
+// TestMaxHold: a request that holds its place past MaxHold while another
+// waits loses it.
+func TestMaxHold(t *testing.T) {
+	lp := &robotsguard.LocalPacer{MaxHold: 10 * time.Millisecond}
+	r := robotsguard.PaceRequest{Origin: "https://example.com", Limit: 1}
+	first, err := lp.Acquire(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	second, err := lp.Acquire(ctx, r)
+	if err != nil {
+		t.Fatalf("the second request waited for the first's place until: %v", err)
+	}
+	first.Done() // too late: nothing to give back
+	second.Done()
+	third, err := lp.Acquire(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	third.Done()
+}
+
+// TestNoPacing: one setting turns pacing off: no pause for a Crawl-delay
+// or Delay, none after a 429, no limit on requests under way.
+func TestNoPacing(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 5\nDisallow: /private\n"))
+	arrived, gate, most := blockingPages(s)
+	blocking := s.pages
+	s.pages = func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/busy" {
+			w.Header().Set("Retry-After", "100")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		blocking(w, r)
+	}
+	h := newHarness(t, func(tr *robotsguard.Transport) {
+		tr.NoPacing = true
+		tr.Delay = time.Minute
+	})
+	for i := range 3 {
+		h.allowed(fmt.Sprintf("%s/%d", s.URL, i))
+	}
+	h.allowed(s.URL + "/busy")
+	h.allowed(s.URL + "/after")
+	h.refused(s.URL+"/private", robotsguard.ReasonRule)
+	errs := make(chan error, 2)
+	for i := range 2 {
+		go func() {
+			_, err := h.get(fmt.Sprintf("%s/p%d", s.URL, i))
+			errs <- err
+		}()
+	}
+	<-arrived
+	<-arrived // both under way before either answers
+	gate <- struct{}{}
+	gate <- struct{}{}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if got := h.sleeps(); len(got) != 0 {
+		t.Errorf("pauses %v, want none", got)
+	}
+	if n := most.Load(); n != 2 {
+		t.Errorf("%d requests under way at once, want 2", n)
+	}
+}
+
+// TestRefuseAboveMaxDelay: a Crawl-delay or Request-rate above MaxDelay is
+// capped by default; with RefuseAboveMaxDelay the origin is refused, with
+// a reason of its own.
+func TestRefuseAboveMaxDelay(t *testing.T) {
+	for _, tc := range []struct {
+		robots string
+		want   time.Duration
+	}{
+		{"User-agent: *\nCrawl-delay: 3600\n", time.Hour},
+		{"User-agent: *\nRequest-rate: 1/2h\n", 2 * time.Hour},
+	} {
+		s := newSite(t, robotsTxt(tc.robots))
+		h := newHarness(t, func(tr *robotsguard.Transport) { tr.RefuseAboveMaxDelay = true })
+		d := h.refused(s.URL+"/page", robotsguard.ReasonDelay)
+		if d.Delay != tc.want {
+			t.Errorf("%q: Delay %v, want %v", tc.robots, d.Delay, tc.want)
+		}
+		if want := fmt.Sprintf("asks for %v between requests, more than MaxDelay allows", tc.want); !strings.Contains(d.Error(), want) {
+			t.Errorf("message %q, want it to say %q", d.Error(), want)
+		}
+	}
+	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 20\n"))
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.RefuseAboveMaxDelay = true })
+	h.allowed(s.URL + "/page") // within the default MaxDelay of 30 s
+}
+
+// TestSetUserAgent: the Transport decides for UserAgent; with SetUserAgent
+// the requests it sends carry it too, whatever the client set, and the
+// caller's request is left as it was.
+func TestSetUserAgent(t *testing.T) {
+	for _, set := range []bool{false, true} {
+		s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\n"))
+		h := newHarness(t, func(tr *robotsguard.Transport) { tr.SetUserAgent = set })
+		req, _ := http.NewRequest(http.MethodGet, s.URL+"/page", nil)
+		req.Header.Set("User-Agent", "colly - https://github.com/gocolly/colly")
+		resp, err := h.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		want := "colly - https://github.com/gocolly/colly"
+		if set {
+			want = h.tr.UserAgent
+		}
+		s.mu.Lock()
+		got := s.requests[len(s.requests)-1].Header.Get("User-Agent")
+		s.mu.Unlock()
+		if got != want {
+			t.Errorf("SetUserAgent %v: page requested as %q, want %q", set, got, want)
+		}
+		if ua := req.Header.Get("User-Agent"); ua != "colly - https://github.com/gocolly/colly" {
+			t.Errorf("the caller's request was changed: User-Agent %q", ua)
+		}
+	}
+}
+
+// TestCollyDefaultUserAgent: colly's default User-Agent names colly (RFC
+// 9110: products separated by whitespace), so a site's colly group
+// applies, not "*".
+func TestCollyDefaultUserAgent(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: colly\nDisallow: /b\n\nUser-agent: *\nDisallow: /a\n"))
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.UserAgent = "colly - https://github.com/gocolly/colly" })
+	if d := h.refused(s.URL+"/b", robotsguard.ReasonRule); d.Agent != "colly" || d.Decision.GroupAgent != "colly" {
+		t.Errorf("refused for agent %q by group %q, want colly's", d.Agent, d.Decision.GroupAgent)
+	}
+	h.allowed(s.URL + "/a")
+}
