@@ -439,7 +439,7 @@ func TestUnreachableErrors(t *testing.T) {
 		defer close(release)
 		s := newSite(t, func(w http.ResponseWriter, r *http.Request) { <-release })
 		h := newHarness(t, func(tr *robotsguard.Transport) {
-			tr.FetchTimeout = 50 * time.Millisecond
+			tr.FetchTimeout = 500 * time.Millisecond // its quarter more is the margin the fetch has to report its time-out, on a busy machine too
 			tr.RetryMax = -1
 		})
 		d := h.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
