@@ -66,10 +66,12 @@ func Redirect(location string) Fault {
 }
 
 // SlowBody answers with the status and headers of the path, and the first
-// half of its body; then waits for a value, or the close, of gate, before
-// the rest. It stops waiting, and answers no more, when the client goes
-// away or the Origin is closed, so a test that never opens the gate does
-// not hang.
+// half of its body; then waits to receive from gate before the rest. A
+// test closes gate to release every answer held, or sends on it to release
+// one: a send on an unbuffered gate returns once an answer is held there,
+// so it also tells the test that the request has arrived. The answer stops
+// waiting, and ends, when the client goes away or the Origin is closed, so
+// a test that never opens the gate does not hang.
 func SlowBody(gate <-chan struct{}) Fault {
 	return Fault{kind: faultSlow, gate: gate}
 }
