@@ -2,7 +2,6 @@ package robotstest
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/robotsguard/robotsguard"
 )
@@ -10,11 +9,13 @@ import (
 // Transport returns a new robotsguard.Transport for tests against the
 // Origin, as userAgent: it sends through the Origin's server transport, and
 // sets the User-Agent header to userAgent on requests that have none, so
-// that the Origin judges them as the Transport does. It does not pace
-// requests, keeps time with the Origin's Clock (so a 429 or 503 back-off
-// moves that clock instead of waiting, unless it was made without
-// auto-advance), and does not retry failed robots.txt fetches, whose waits
-// are real time. Change its fields, if need be, before the first request.
+// that the Origin judges them as the Transport does. It enforces robots.txt
+// as any Transport, but with NoPacing set (no pauses, no back-off after 429
+// and 503, no limit on requests under way), with the Origin's Clock for
+// cache freshness, and with no retries of failed robots.txt fetches, whose
+// waits are real time. Change its fields, if need be, before the first
+// request: with NoPacing off, pauses are Sleeps of the Origin's Clock,
+// which moves itself unless the Origin was given one that does not.
 //
 // Each call returns a Transport with an empty cache. Call it after Start.
 func (o *Origin) Transport(userAgent string) *robotsguard.Transport {
@@ -25,8 +26,7 @@ func (o *Origin) Transport(userAgent string) *robotsguard.Transport {
 		Base:      agentTransport{agent: userAgent, base: o.srv.Client().Transport},
 		UserAgent: userAgent,
 		Clock:     o.Clock,
-		Delay:     -1, // no pacing
-		MaxDelay:  time.Nanosecond,
+		NoPacing:  true,
 		RetryMax:  -1,
 	}
 }

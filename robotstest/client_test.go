@@ -28,8 +28,8 @@ func TestClientUserAgent(t *testing.T) {
 func TestTransportPreset(t *testing.T) {
 	o := robotstest.NewOrigin(t, "")
 	a, b := o.Transport("FooBot/1.0"), o.Transport("FooBot/1.0")
-	if a.Clock != o.Clock || a.UserAgent != "FooBot/1.0" {
-		t.Errorf("Transport: Clock %p (Origin's %p), UserAgent %q", a.Clock, o.Clock, a.UserAgent)
+	if a.Clock != o.Clock || a.UserAgent != "FooBot/1.0" || !a.NoPacing || a.RetryMax >= 0 {
+		t.Errorf("Transport: Clock %p (Origin's %p), UserAgent %q, NoPacing %v, RetryMax %d", a.Clock, o.Clock, a.UserAgent, a.NoPacing, a.RetryMax)
 	}
 	for _, tr := range []http.RoundTripper{a, b} {
 		get(t, &http.Client{Transport: tr}, o.URL+"/", "")

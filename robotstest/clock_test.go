@@ -170,7 +170,7 @@ func TestClockPacesTransport(t *testing.T) {
 	o.Clock = robotstest.NewClock(t0)
 	o.Start()
 	tr := o.Transport("FooBot/1.0")
-	tr.Delay, tr.MaxDelay = 0, 0 // the defaults: pacing on
+	tr.NoPacing = false
 	c := &http.Client{Transport: tr}
 	if _, _, err := get(t, c, o.URL+"/a", ""); err != nil {
 		t.Fatal(err)

@@ -93,22 +93,36 @@ func TestFaultRobotsUnreachable(t *testing.T) {
 	}
 }
 
-// A 429's Retry-After moves the Origin's auto-advancing clock instead of
-// waiting: the next request leaves two minutes later, at once.
-func TestFault429BackoffAdvancesClock(t *testing.T) {
-	o := robotstest.NewOrigin(t, "")
-	o.Fault("/a", robotstest.Status(429, "Retry-After: 120"))
-	c := o.Client("FooBot/1.0")
-	start := o.Clock.Now()
-	if resp, _, err := get(t, c, o.URL+"/a", ""); err != nil || resp.StatusCode != 429 {
-		t.Fatalf("GET /a: %v %v", resp, err)
-	}
-	if resp, _, err := get(t, c, o.URL+"/b", ""); err != nil || resp.StatusCode != 200 {
-		t.Fatalf("GET /b: %v %v", resp, err)
-	}
-	rs := o.Requests()
-	if got := rs[len(rs)-1].Time.Sub(start); got != 2*time.Minute {
-		t.Errorf("/b received %v after the start, want 2m0s", got)
+// The preset does not back off after a 429: the next request leaves at
+// once. With pacing on, the 429's Retry-After moves the Origin's
+// auto-advancing clock instead of waiting: the next request leaves two
+// minutes later, at once.
+func TestFault429Backoff(t *testing.T) {
+	for _, pacing := range []bool{false, true} {
+		t.Run(map[bool]string{false: "NoPacing", true: "pacing"}[pacing], func(t *testing.T) {
+			o := robotstest.NewOrigin(t, "")
+			o.Fault("/a", robotstest.Status(429, "Retry-After: 120"))
+			tr := o.Transport("FooBot/1.0")
+			if pacing {
+				tr.NoPacing, tr.Delay = false, -1
+			}
+			c := &http.Client{Transport: tr}
+			start := o.Clock.Now()
+			if resp, _, err := get(t, c, o.URL+"/a", ""); err != nil || resp.StatusCode != 429 {
+				t.Fatalf("GET /a: %v %v", resp, err)
+			}
+			if resp, _, err := get(t, c, o.URL+"/b", ""); err != nil || resp.StatusCode != 200 {
+				t.Fatalf("GET /b: %v %v", resp, err)
+			}
+			rs := o.Requests()
+			want := time.Duration(0)
+			if pacing {
+				want = 2 * time.Minute
+			}
+			if got := rs[len(rs)-1].Time.Sub(start); got != want {
+				t.Errorf("/b received %v after the start, want %v", got, want)
+			}
+		})
 	}
 }
 
