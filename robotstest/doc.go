@@ -1,0 +1,34 @@
+// Package robotstest tests that HTTP clients obey robots.txt. Its Origin is
+// a local web site (an httptest.Server) that serves a robots.txt and pages,
+// and fails the test on every request that robots.txt disallows for the
+// agent that sent it, naming the rule and its line:
+//
+//	o := robotstest.NewOrigin(t, "User-agent: *\nDisallow: /admin/\n")
+//	client := o.Client("FooBot/1.0") // a robotsguard.Transport: pacing off, a fake clock
+//	crawl(client, o.URL)             // the code under test
+//	for _, r := range o.Requests() { // what the site received, and the verdicts
+//		t.Log(r)
+//	}
+//
+// A crawler that fetches /admin/ fails the test with
+//
+//	robotstest: GET /admin/ from "FooBot/1.0": disallowed by "Disallow: /admin/" (line 2, group "*" at line 1)
+//
+// The Origin judges with the policy package, in the RFC 9309 dialect unless
+// Origin.Parser says otherwise, by the robots.txt the agent last fetched.
+//
+// # Faults
+//
+// Origin.Fault makes a path, or /robots.txt, misbehave: Status (5xx, 429
+// with Retry-After, any header), Redirect (chains, loops, redirects into
+// disallowed paths), SlowBody (held until the test opens a gate) and
+// HugeBody. Origin.SetRobots changes the robots.txt between fetches.
+//
+// # Time
+//
+// Clock is a fake robotsguard.Clock: Advance moves it, and Sleep never
+// waits for real time. An Origin stamps its answers' Date headers and its
+// record with its Clock, and the Transports it makes (Origin.Transport,
+// Origin.Client) keep time with it, so a test advances one clock to make a
+// cached robots.txt stale.
+package robotstest

@@ -1,0 +1,405 @@
+package robotstest
+
+import (
+	"fmt"
+	"html"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/robotsguard/robotsguard/policy"
+)
+
+// An Origin is a local web site (an httptest.Server) that serves a
+// robots.txt and pages, records every request it receives, and fails the
+// test on each request its robots.txt disallows for the agent that sent it.
+//
+// The agent is the product token of the request's User-Agent header
+// (policy.ProductToken): a request from "FooBot/1.0 (+https://…)" is
+// judged by the rules for FooBot, and the failure names the rule and its
+// line:
+//
+//	robotstest: GET /admin/ from "FooBot/1.0": disallowed by "Disallow: /admin/" (line 3, group "*" at line 1)
+//
+// A request is judged by the robots.txt its agent last fetched from the
+// Origin (a crawler may use a cached copy; see SetRobots), or by the
+// current one when the agent has fetched none. GET and HEAD requests for
+// /robots.txt are never flagged. Disallowed requests are answered as any
+// other: the Origin fails the test, it does not hide the page.
+//
+// The failure is reported with the testing.TB's Errorf, from the server's
+// goroutine, as it happens; the test goes on. When the test ends, the
+// Origin is closed (waiting for the requests under way, so no failure comes
+// after the test), and if it flagged a request, the whole record is logged.
+//
+// Set the exported fields before Start (NewOrigin starts at once). The
+// methods are safe for concurrent use.
+type Origin struct {
+	// URL is the base URL of the Origin, "http://127.0.0.1:port", with no
+	// trailing slash. Start sets it.
+	URL string
+
+	// Parser reads the robots.txt that judges requests. The zero value is
+	// the RFC9309 dialect; set Dialect to policy.Google or
+	// policy.Koster1996 to judge as those do.
+	Parser policy.Parser
+
+	// Handler serves every path but /robots.txt, with the answer recorded
+	// as a whole before it is sent (see Pages). Nil means a small HTML
+	// page with status 200 for any path.
+	Handler http.Handler
+
+	// Clock stamps the Date header of every answer and the Time of every
+	// Request. Nil means a Clock reading 2025-01-01 00:00:00 UTC with
+	// auto-advance on; Transport and Client share it.
+	Clock *Clock
+
+	tb        testing.TB
+	srv       *httptest.Server
+	closing   chan struct{} // closed when Close begins: slow answers stop
+	closeOnce sync.Once
+
+	mu      sync.Mutex // guards the fields below
+	robots  *version   // the current robots.txt
+	fetched map[string]*version
+	faults  map[string]*faultList
+	reqs    []Request
+	fetches int // GET and HEAD requests for /robots.txt
+}
+
+// A version is one robots.txt the Origin has served, parsed.
+type version struct {
+	n     int // 1 for the first, then one more for each SetRobots
+	text  string
+	rules *policy.Robots
+}
+
+// A faultList is the faults given for a path, and how many requests were
+// answered with them; the last fault answers the requests past the end.
+type faultList struct {
+	faults []Fault
+	used   int
+}
+
+// A Request is what an Origin received, and what it made of it.
+type Request struct {
+	Method    string
+	URL       string    // the path and query, as sent (RequestURI)
+	UserAgent string    // the User-Agent header, as sent
+	Time      time.Time // the Origin's Clock when the request arrived
+	// Status is the status the Origin answered with, or 0 while the
+	// answer is under way.
+	Status int
+	// Fault is the fault that answered ("pass" when none did).
+	Fault string
+	// Robots is the version of robots.txt that judged the request: 1 for
+	// the text the Origin was made with, one more after each SetRobots.
+	Robots int
+	// Decision is robots.txt's verdict on the request for its agent:
+	// BasisRobotsTxt for a request for /robots.txt itself.
+	Decision policy.Decision
+}
+
+// String gives the request and its verdict in one line:
+//
+//	GET /admin/ "FooBot/1.0" 200: disallowed by "Disallow: /admin/" (line 3, group "*" at line 1)
+func (r Request) String() string {
+	return fmt.Sprintf("%s %s %q %d: %s", r.Method, r.URL, r.UserAgent, r.Status, r.Decision)
+}
+
+// NewOrigin starts an Origin that serves robots as its robots.txt, and a
+// page for any other path, and closes it when the test ends. To change its
+// fields first, use NewUnstartedOrigin and Start.
+func NewOrigin(tb testing.TB, robots string) *Origin {
+	tb.Helper()
+	o := NewUnstartedOrigin(tb, robots)
+	o.Start()
+	return o
+}
+
+// NewUnstartedOrigin returns an Origin that serves robots as its
+// robots.txt, to be started with Start once its fields are set. It is
+// closed when the test ends.
+func NewUnstartedOrigin(tb testing.TB, robots string) *Origin {
+	tb.Helper()
+	o := &Origin{tb: tb, closing: make(chan struct{})}
+	o.robots = &version{n: 1, text: robots}
+	tb.Cleanup(o.cleanup)
+	return o
+}
+
+// Start starts the Origin's server and sets URL. It panics if the Origin
+// was started already.
+func (o *Origin) Start() {
+	if o.srv != nil {
+		panic("robotstest: Origin started twice")
+	}
+	if o.Clock == nil {
+		o.Clock = NewClock(defaultStart)
+		o.Clock.SetAutoAdvance(true)
+	}
+	o.mu.Lock()
+	o.robots.rules = o.Parser.Parse([]byte(o.robots.text))
+	o.mu.Unlock()
+	o.srv = httptest.NewServer(http.HandlerFunc(o.serve))
+	o.URL = o.srv.URL
+}
+
+// Close shuts the Origin down, ending slow answers, and waits for the
+// requests under way. The test's cleanup calls it; calling it again does
+// nothing.
+func (o *Origin) Close() {
+	o.closeOnce.Do(func() {
+		close(o.closing)
+		if o.srv != nil {
+			o.srv.Close()
+		}
+	})
+}
+
+func (o *Origin) cleanup() {
+	o.Close()
+	if bad := o.Disallowed(); len(bad) > 0 {
+		var b strings.Builder
+		for _, r := range o.Requests() {
+			fmt.Fprintf(&b, "\n\t%s", r)
+		}
+		o.tb.Logf("robotstest: %d of the requests to %s were disallowed; all it received:%s", len(bad), o.URL, b.String())
+	}
+}
+
+// SetRobots replaces the robots.txt the Origin serves. Requests are judged
+// by the new text once their agent has fetched it (until then, by the copy
+// it fetched before, which a crawler may keep: RFC 9309 §2.4), or at once
+// for agents that have fetched no robots.txt.
+func (o *Origin) SetRobots(robots string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.robots = &version{n: o.robots.n + 1, text: robots, rules: o.Parser.Parse([]byte(robots))}
+}
+
+// Fault makes the Origin answer requests for path (compared with the
+// URL's path, without its query; "/robots.txt" for robots.txt) with the
+// faults given: the first request with the first, the next with the
+// second, and every request past the end of the list with the last one.
+// So
+//
+//	o.Fault("/robots.txt", robotstest.Status(503, "Retry-After: 1"))
+//
+// fails every fetch of robots.txt until the next call of Fault for that
+// path, while Fault(path, Status(429), Pass()) fails only the first request.
+// Fault with no fault removes those of path.
+func (o *Origin) Fault(path string, faults ...Fault) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(faults) == 0 {
+		delete(o.faults, path)
+		return
+	}
+	if o.faults == nil {
+		o.faults = map[string]*faultList{}
+	}
+	o.faults[path] = &faultList{faults: append([]Fault(nil), faults...)}
+}
+
+// Requests returns what the Origin has received, in the order it arrived,
+// requests for robots.txt included.
+func (o *Origin) Requests() []Request {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]Request(nil), o.reqs...)
+}
+
+// Disallowed returns the requests that robots.txt disallowed for their
+// agent: those the Origin failed the test for.
+func (o *Origin) Disallowed() []Request {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var bad []Request
+	for _, r := range o.reqs {
+		if !r.Decision.Allowed {
+			bad = append(bad, r)
+		}
+	}
+	return bad
+}
+
+// RobotsFetches returns the number of GET and HEAD requests for
+// /robots.txt the Origin has received, answered with a fault or not.
+func (o *Origin) RobotsFetches() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.fetches
+}
+
+// agentKey is the key of an agent in Origin.fetched.
+func agentKey(userAgent string) string { return strings.ToLower(policy.ProductToken(userAgent)) }
+
+// serve records r, judges it, and answers it.
+func (o *Origin) serve(w http.ResponseWriter, r *http.Request) {
+	now := o.Clock.Now()
+	ua := r.Header.Get("User-Agent")
+	isRobots := r.URL.Path == "/robots.txt" && (r.Method == http.MethodGet || r.Method == http.MethodHead)
+
+	o.mu.Lock()
+	f := Pass()
+	if l := o.faults[r.URL.Path]; l != nil {
+		f = l.faults[min(l.used, len(l.faults)-1)]
+		l.used++
+	}
+	v := o.robots
+	var d policy.Decision
+	if isRobots {
+		o.fetches++
+		d = policy.Decision{Allowed: true, Basis: policy.BasisRobotsTxt}
+	} else {
+		if held := o.fetched[agentKey(ua)]; held != nil {
+			v = held
+		}
+		d = v.rules.Group(ua).DecideURL(r.URL)
+	}
+	i := len(o.reqs)
+	o.reqs = append(o.reqs, Request{Method: r.Method, URL: r.RequestURI, UserAgent: ua, Time: now, Fault: f.String(), Robots: v.n, Decision: d})
+	o.mu.Unlock()
+
+	if !d.Allowed {
+		msg := fmt.Sprintf("robotstest: %s %s from %q: %s", r.Method, r.RequestURI, ua, d)
+		if v.n > 1 {
+			msg += " in robots.txt version " + strconv.Itoa(v.n)
+		}
+		o.tb.Errorf("%s", msg)
+	}
+
+	// The answer the path has without a fault.
+	rec := httptest.NewRecorder()
+	if isRobots {
+		rec.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(rec, v.text)
+	} else {
+		h := o.Handler
+		if h == nil {
+			h = http.HandlerFunc(defaultPage)
+		}
+		h.ServeHTTP(rec, r)
+	}
+	w.Header().Set("Date", now.UTC().Format(http.TimeFormat))
+	status := o.answer(w, r, f, rec)
+
+	o.mu.Lock()
+	o.reqs[i].Status = status
+	if isRobots && status >= 200 && status < 300 {
+		if o.fetched == nil {
+			o.fetched = map[string]*version{}
+		}
+		o.fetched[agentKey(ua)] = v
+	}
+	o.mu.Unlock()
+}
+
+// answer writes the answer to r that f makes of rec, and returns its
+// status.
+func (o *Origin) answer(w http.ResponseWriter, r *http.Request, f Fault, rec *httptest.ResponseRecorder) int {
+	status, body := rec.Code, rec.Body.Bytes()
+	if f.kind == faultStatus && (f.status < 200 || f.status > 299) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		status = f.status
+		body = []byte(strconv.Itoa(status) + " " + http.StatusText(status) + "\n")
+	} else {
+		copyHeader(w.Header(), rec.Header())
+	}
+	switch f.kind {
+	case faultStatus:
+		copyHeader(w.Header(), f.header)
+		if f.status >= 200 && f.status <= 299 {
+			status = f.status
+		}
+	case faultHuge:
+		w.Header().Set("Content-Length", strconv.FormatInt(max(f.size, int64(len(body))), 10))
+		w.WriteHeader(status)
+		writeHuge(w, r, body, f.size, o.closing)
+		return status
+	case faultSlow:
+		w.Header().Del("Content-Length")
+		w.WriteHeader(status)
+		half := len(body) / 2
+		w.Write(body[:half])
+		http.NewResponseController(w).Flush()
+		select {
+		case <-f.gate:
+		case <-r.Context().Done():
+			return status
+		case <-o.closing:
+			return status
+		}
+		w.Write(body[half:])
+		return status
+	}
+	w.WriteHeader(status)
+	w.Write(body)
+	return status
+}
+
+// writeHuge writes body, then filler lines of '#' to size bytes in all;
+// it stops when the client goes away or closing is closed.
+func writeHuge(w io.Writer, r *http.Request, body []byte, size int64, closing <-chan struct{}) {
+	if _, err := w.Write(body); err != nil {
+		return
+	}
+	line := []byte(strings.Repeat("#", 63) + "\n")
+	chunk := []byte(strings.Repeat(string(line), 512)) // 32 KiB
+	for left := size - int64(len(body)); left > 0; {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-closing:
+			return
+		default:
+		}
+		n := min(left, int64(len(chunk)))
+		if _, err := w.Write(chunk[:n]); err != nil {
+			return
+		}
+		left -= n
+	}
+}
+
+func copyHeader(dst, src http.Header) {
+	for k, vs := range src {
+		dst[k] = append([]string(nil), vs...)
+	}
+}
+
+// defaultPage answers any path with a small HTML page that names it.
+func defaultPage(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	p := html.EscapeString(r.URL.Path)
+	fmt.Fprintf(w, "<!DOCTYPE html>\n<title>%s</title>\n<p>robotstest page %s</p>\n", p, p)
+}
+
+// Pages returns a handler, for Origin.Handler, that answers with the body
+// pages maps the request's path and query to ("/search?q=a"), or else its
+// path ("/about"), with status 200; and with 404 Not Found for any other
+// path. The Content-Type is sniffed from the body (an HTML page begins
+// with a tag).
+func Pages(pages map[string]string) http.Handler {
+	m := make(map[string]string, len(pages))
+	for k, v := range pages {
+		m[k] = v
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := m[r.URL.RequestURI()]
+		if !ok {
+			body, ok = m[r.URL.Path]
+		}
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, body)
+	})
+}

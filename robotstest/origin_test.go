@@ -1,0 +1,239 @@
+package robotstest_test
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/robotsguard/robotsguard"
+	"github.com/robotsguard/robotsguard/policy"
+	"github.com/robotsguard/robotsguard/robotstest"
+)
+
+const robotsTxt = `User-agent: *
+Allow: /admin/help
+Disallow: /admin/
+
+User-agent: FooBot
+Disallow: /foo-only
+`
+
+func TestOriginFlagsDisallowedRequest(t *testing.T) {
+	ftb := &fakeTB{TB: t}
+	o := robotstest.NewOrigin(ftb, robotsTxt)
+	c := &http.Client{}
+
+	if _, _, err := get(t, c, o.URL+"/admin/users?page=2", "OtherBot/2.0 (+https://example.com)"); err != nil {
+		t.Fatal(err)
+	}
+	errs := ftb.Errors()
+	want := `robotstest: GET /admin/users?page=2 from "OtherBot/2.0 (+https://example.com)": disallowed by "Disallow: /admin/" (line 3, group "*" at line 1)`
+	if len(errs) != 1 || errs[0] != want {
+		t.Fatalf("failures = %q, want [%q]", errs, want)
+	}
+	rs := o.Requests()
+	if len(rs) != 1 {
+		t.Fatalf("requests = %v", rs)
+	}
+	r := rs[0]
+	if r.Method != "GET" || r.URL != "/admin/users?page=2" || r.UserAgent != "OtherBot/2.0 (+https://example.com)" ||
+		r.Status != 200 || r.Fault != "pass" || r.Robots != 1 || r.Decision.Allowed || r.Decision.Rule.Line != 3 {
+		t.Errorf("request = %+v", r)
+	}
+	if bad := o.Disallowed(); len(bad) != 1 || bad[0].URL != "/admin/users?page=2" {
+		t.Errorf("Disallowed() = %v", bad)
+	}
+}
+
+func TestOriginJudgesByAgentGroup(t *testing.T) {
+	ftb := &fakeTB{TB: t}
+	o := robotstest.NewOrigin(ftb, robotsTxt)
+	c := &http.Client{}
+	for _, ua := range []string{"OtherBot/1.0", "Mozilla/5.0 (compatible; OtherBot/1.0)"} {
+		if _, _, err := get(t, c, o.URL+"/foo-only", ua); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Allowed by a longer Allow; /robots.txt is never flagged.
+	for _, path := range []string{"/admin/help", "/robots.txt", "/"} {
+		if _, _, err := get(t, c, o.URL+path, "FooBot/1.0"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if errs := ftb.Errors(); len(errs) != 0 {
+		t.Fatalf("failures = %q, want none", errs)
+	}
+	if _, _, err := get(t, c, o.URL+"/foo-only", "Mozilla/5.0 (compatible; FooBot/1.0)"); err != nil {
+		t.Fatal(err)
+	}
+	errs := ftb.Errors()
+	if len(errs) != 1 || !strings.Contains(errs[0], `"Disallow: /foo-only" (line 6, group "foobot" at line 5)`) {
+		t.Fatalf("failures = %q, want the FooBot group's rule", errs)
+	}
+	if n := o.RobotsFetches(); n != 1 {
+		t.Errorf("RobotsFetches() = %d, want 1", n)
+	}
+}
+
+func TestOriginNoFailureThroughTransport(t *testing.T) {
+	ftb := &fakeTB{TB: t}
+	o := robotstest.NewOrigin(ftb, robotsTxt)
+	c := o.Client("OtherBot/1.0 (+https://example.com/bot)")
+
+	_, _, err := get(t, c, o.URL+"/admin/users", "")
+	var d *robotsguard.DisallowedError
+	if !errors.As(err, &d) || d.Decision.Rule.Line != 3 {
+		t.Fatalf("GET /admin/users: err = %v, want a refusal by line 3", err)
+	}
+	if _, _, err := get(t, c, o.URL+"/admin/", ""); !errors.Is(err, robotsguard.ErrDisallowed) {
+		t.Fatalf("GET /admin/: err = %v, want a refusal", err)
+	}
+	resp, body, err := get(t, c, o.URL+"/public", "")
+	if err != nil || resp.StatusCode != 200 || !strings.Contains(body, "robotstest page /public") {
+		t.Fatalf("GET /public: %v, %v, %q", resp, err, body)
+	}
+	if errs := ftb.Errors(); len(errs) != 0 {
+		t.Errorf("failures = %q, want none", errs)
+	}
+	if got, want := paths(o.Requests()), "GET /robots.txt, GET /public"; got != want {
+		t.Errorf("requests = %s, want %s", got, want)
+	}
+	for _, r := range o.Requests() {
+		if r.UserAgent != "OtherBot/1.0 (+https://example.com/bot)" {
+			t.Errorf("%s sent as %q, want the Transport's agent", r.URL, r.UserAgent)
+		}
+	}
+	if n := o.RobotsFetches(); n != 1 {
+		t.Errorf("RobotsFetches() = %d, want 1", n)
+	}
+}
+
+func TestOriginLogsRecordAtCleanup(t *testing.T) {
+	ftb := &fakeTB{}
+	t.Run("crawl", func(t *testing.T) {
+		ftb.TB = t
+		o := robotstest.NewOrigin(ftb, robotsTxt)
+		get(t, &http.Client{}, o.URL+"/a", "FooBot")
+		get(t, &http.Client{}, o.URL+"/admin/", "OtherBot")
+	})
+	logs := ftb.Logs()
+	if len(logs) != 1 {
+		t.Fatalf("logs = %q, want one", logs)
+	}
+	for _, want := range []string{"1 of the requests", `GET /a "FooBot" 200: allowed: no rule of group "foobot" (line 5) matches`, `GET /admin/ "OtherBot" 200: disallowed by "Disallow: /admin/"`} {
+		if !strings.Contains(logs[0], want) {
+			t.Errorf("log %q lacks %q", logs[0], want)
+		}
+	}
+
+	ftb = &fakeTB{}
+	t.Run("clean", func(t *testing.T) {
+		ftb.TB = t
+		o := robotstest.NewOrigin(ftb, robotsTxt)
+		get(t, &http.Client{}, o.URL+"/a", "FooBot")
+	})
+	if logs := ftb.Logs(); len(logs) != 0 {
+		t.Errorf("logs = %q, want none when nothing was disallowed", logs)
+	}
+}
+
+func TestOriginDialect(t *testing.T) {
+	const typo = "User-agent: *\nDisalow: /x\n" // Google accepts the typo
+	for _, tc := range []struct {
+		dialect policy.Dialect
+		flagged int
+	}{{policy.RFC9309, 0}, {policy.Google, 1}} {
+		t.Run(tc.dialect.String(), func(t *testing.T) {
+			ftb := &fakeTB{TB: t}
+			o := robotstest.NewUnstartedOrigin(ftb, typo)
+			o.Parser.Dialect = tc.dialect
+			o.Start()
+			get(t, &http.Client{}, o.URL+"/x", "FooBot")
+			if errs := ftb.Errors(); len(errs) != tc.flagged {
+				t.Errorf("failures = %q, want %d", errs, tc.flagged)
+			}
+		})
+	}
+}
+
+func TestSetRobotsJudgesByFetchedCopy(t *testing.T) {
+	ftb := &fakeTB{TB: t}
+	o := robotstest.NewOrigin(ftb, "User-agent: *\nDisallow: /old\n")
+	c := &http.Client{}
+	get(t, c, o.URL+"/robots.txt", "FooBot/1.0")
+	o.SetRobots("User-agent: *\nDisallow: /new\n")
+
+	// FooBot holds the first version: /new is allowed to it.
+	get(t, c, o.URL+"/new", "FooBot/1.0")
+	if errs := ftb.Errors(); len(errs) != 0 {
+		t.Fatalf("failures = %q, want none for a cached copy", errs)
+	}
+	// BarBot fetched nothing: the current version judges it.
+	get(t, c, o.URL+"/new", "BarBot/1.0")
+	// FooBot fetches the new version, and is then judged by it.
+	_, body, _ := get(t, c, o.URL+"/robots.txt", "FooBot/1.0")
+	if body != "User-agent: *\nDisallow: /new\n" {
+		t.Errorf("robots.txt = %q", body)
+	}
+	get(t, c, o.URL+"/new", "FooBot/1.0")
+	errs := ftb.Errors()
+	want := `robotstest: GET /new from "BarBot/1.0": disallowed by "Disallow: /new" (line 2, group "*" at line 1) in robots.txt version 2`
+	if len(errs) != 2 || errs[0] != want || !strings.Contains(errs[1], `"FooBot/1.0"`) {
+		t.Fatalf("failures = %q, want BarBot's then FooBot's, as %q", errs, want)
+	}
+	var versions []int
+	for _, r := range o.Requests() {
+		versions = append(versions, r.Robots)
+	}
+	if got, want := versions, []int{1, 1, 2, 2, 2}; !equal(got, want) {
+		t.Errorf("versions = %v, want %v", got, want)
+	}
+	if n := o.RobotsFetches(); n != 2 {
+		t.Errorf("RobotsFetches() = %d, want 2", n)
+	}
+}
+
+func equal(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestPages(t *testing.T) {
+	ftb := &fakeTB{TB: t}
+	o := robotstest.NewUnstartedOrigin(ftb, "")
+	o.Handler = robotstest.Pages(map[string]string{
+		"/":           "<html><a href=/a>a</a></html>",
+		"/search?q=a": "results for a",
+		"/search":     "search page",
+	})
+	o.Start()
+	c := &http.Client{}
+	for _, tc := range []struct {
+		path, body, ctype string
+		status            int
+	}{
+		{"/", "<html><a href=/a>a</a></html>", "text/html; charset=utf-8", 200},
+		{"/search?q=a", "results for a", "text/plain; charset=utf-8", 200},
+		{"/search?q=b", "search page", "text/plain; charset=utf-8", 200},
+		{"/missing", "404 page not found\n", "text/plain; charset=utf-8", 404},
+	} {
+		resp, body, err := get(t, c, o.URL+tc.path, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != tc.status || body != tc.body || resp.Header.Get("Content-Type") != tc.ctype {
+			t.Errorf("%s: %d %q %q, want %d %q %q", tc.path, resp.StatusCode, resp.Header.Get("Content-Type"), body, tc.status, tc.ctype, tc.body)
+		}
+	}
+	if got := o.Requests()[3].Status; got != 404 {
+		t.Errorf("recorded status %d, want 404", got)
+	}
+}
