@@ -197,6 +197,7 @@ var reasonLabels = [...]string{
 	robotsguard.ReasonStatus:        "status",
 	robotsguard.ReasonACAP:          "acap",
 	robotsguard.ReasonACAPReference: "acap_reference",
+	robotsguard.ReasonDelay:         "delay",
 }
 
 // reasonLabel returns the label value of r: "other" for a Reason added to

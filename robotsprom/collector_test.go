@@ -138,6 +138,7 @@ func TestCollector(t *testing.T) {
 # TYPE robotsguard_refusals_total counter
 robotsguard_refusals_total{reason="acap"} 0
 robotsguard_refusals_total{reason="acap_reference"} 0
+robotsguard_refusals_total{reason="delay"} 0
 robotsguard_refusals_total{reason="rule"} 1
 robotsguard_refusals_total{reason="status"} 0
 robotsguard_refusals_total{reason="unreachable"} 1
@@ -307,6 +308,7 @@ func TestObserverChains(t *testing.T) {
 # TYPE robotsguard_refusals_total counter
 robotsguard_refusals_total{reason="acap"} 0
 robotsguard_refusals_total{reason="acap_reference"} 0
+robotsguard_refusals_total{reason="delay"} 0
 robotsguard_refusals_total{reason="rule"} 0
 robotsguard_refusals_total{reason="status"} 2
 robotsguard_refusals_total{reason="unreachable"} 0
@@ -352,6 +354,7 @@ func TestLabels(t *testing.T) {
 # TYPE robotsguard_refusals_total counter
 robotsguard_refusals_total{reason="acap"} 1
 robotsguard_refusals_total{reason="acap_reference"} 1
+robotsguard_refusals_total{reason="delay"} 1
 robotsguard_refusals_total{reason="other"} 1
 robotsguard_refusals_total{reason="rule"} 1
 robotsguard_refusals_total{reason="status"} 1

@@ -45,8 +45,8 @@
 //     an entry from the Store that records a failure), "other" for a status
 //     outside 100–599.
 //   - reason: the robotsguard.Reason: "rule", "unreachable", "status",
-//     "acap", "acap_reference"; "other" for a Reason this package does not
-//     know. Each of these five starts at zero.
+//     "acap", "acap_reference", "delay"; "other" for a Reason this package
+//     does not know. Each of these six starts at zero.
 //   - cause: "pace" for the pause the origin's Crawl-delay, Request-rate or
 //     the Transport's Delay asks for; "backoff" for one set by a 429 or 503
 //     response.

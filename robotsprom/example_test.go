@@ -55,6 +55,7 @@ func Example() {
 	// robotsguard_checks_total 2
 	// robotsguard_refusals_total{reason="acap"} 0
 	// robotsguard_refusals_total{reason="acap_reference"} 0
+	// robotsguard_refusals_total{reason="delay"} 0
 	// robotsguard_refusals_total{reason="rule"} 1
 	// robotsguard_refusals_total{reason="status"} 0
 	// robotsguard_refusals_total{reason="unreachable"} 0
