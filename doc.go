@@ -27,12 +27,13 @@
 //
 // A refusal matches ErrDisallowed and is a *DisallowedError: the URL, the
 // agent, the Reason (a rule, an unreachable robots.txt, a status that
-// disallows all, ACAP), and the deciding rule with its line. A URL that has
+// disallows all, ACAP, a Crawl-delay above MaxDelay), and the deciding rule with its line. A URL that has
 // no robots.txt (not http or https, no host) matches ErrUnsupportedURL. A
 // robots.txt that cannot be fetched is described by a *FetchError, which
 // holds a *PanicError when Base panicked. When a request's
-// context ends while it waits for its origin's rules or pace, the error
-// wraps the context's (context.Canceled, context.DeadlineExceeded).
+// context ends while it waits for its origin's rules, the error wraps the
+// context's (context.Canceled, context.DeadlineExceeded); while it waits
+// for its origin's pace, it is a *PacingError, which does too.
 //
 // # Fetching
 //
@@ -74,13 +75,22 @@
 //
 // # Pacing
 //
-// Requests to one origin are spaced by its robots.txt's Crawl-delay (or
-// Request-rate) for the agent, capped at MaxDelay, or by Delay (one second
-// by default). A 429 or 503 response pushes the next request back by its
-// Retry-After, or by a doubling pause. Waits end with the request's
-// context, and fail at once when the context's deadline comes first. The
-// Clock drives these waits and cache freshness alike; tests plug in a fake
-// one.
+// Requests to one origin go one at a time (MaxRequestsPerOrigin), in the
+// order they came, each after the previous response ended (its body read
+// or closed) and its robots.txt's Crawl-delay (or Request-rate) for the
+// agent has passed, capped at MaxDelay (or refused, with
+// RefuseAboveMaxDelay), or Delay (one second by default). A 429 or 503
+// response holds the origin for its Retry-After, or a doubling pause.
+// NoPacing turns all of it off, for tests and your own sites. The Clock
+// drives these waits and cache freshness alike; tests plug in a fake one,
+// and a Pacer shared through Redis paces a fleet (package robotsredis).
+//
+// The pacing wait runs inside the request, so within its deadline: an
+// http.Client's Timeout (or colly's request timeout) counts it. A request
+// that cannot go before its deadline fails at once, unsent, with a
+// *PacingError that matches context.DeadlineExceeded and says when the
+// origin may next be asked (NotBefore): requeue the URL for then, rather
+// than losing it. RetryPolicy and Backoff fit go-retryablehttp to this.
 //
 // # Observing
 //
