@@ -65,9 +65,11 @@ func BenchmarkOverhead(b *testing.B) {
 				if acap {
 					tr.ACAP = &robotsguard.ACAPOptions{}
 				}
-				if _, err := tr.RoundTrip(req); err != nil { // fetch and cache the robots.txt
+				resp, err := tr.RoundTrip(req) // fetch and cache the robots.txt
+				if err != nil {
 					b.Fatal(err)
 				}
+				resp.Body.Close()
 				b.ResetTimer()
 				send(b, tr)
 			})

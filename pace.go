@@ -142,8 +142,15 @@ type waiter struct {
 
 type hold struct {
 	since time.Time // real time the place was taken
-	done  bool
+	done  bool      // the place was given up
+	// What end needs to give it up.
+	lp *LocalPacer
+	sh *paceShard
+	p  *pace
 }
+
+// end ends the turn of the request that holds h, once it was sent.
+func (h *hold) end() { h.lp.release(h.sh, h.p, h, true) }
 
 func (lp *LocalPacer) init() {
 	lp.once.Do(func() { lp.seed = maphash.MakeSeed() })
@@ -191,7 +198,7 @@ func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) 
 	p.last = now
 	var h *hold
 	if r.Limit <= 0 || (p.busy < r.Limit && len(p.queue) == 0) {
-		h = p.take()
+		h = p.take(lp, sh)
 		sh.mu.Unlock()
 	} else {
 		// A place comes free no sooner than now, and every request
@@ -209,9 +216,9 @@ func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) 
 			oldest = p.holds[0].since
 		}
 		sh.mu.Unlock()
-		var err error
-		if h, err = lp.wait(ctx, sh, r.Origin, p, w, oldest); err != nil {
-			return Turn{}, &PacingError{Origin: r.Origin, Err: err}
+		var err *PacingError
+		if h, err = lp.wait(ctx, sh, r, p, w, oldest); err != nil {
+			return Turn{}, err
 		}
 	}
 	waited, backoff, err := lp.sleep(ctx, clock, sh, p, now, clock.Now())
@@ -220,20 +227,42 @@ func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) 
 		err.Origin = r.Origin
 		return Turn{}, err
 	}
-	return Turn{Waited: waited, Backoff: backoff, Done: sync.OnceFunc(func() { lp.release(sh, p, h, true) })}, nil
+	return Turn{Waited: waited, Backoff: backoff, Done: h.end}, nil
 }
 
 // take gives a place to a request.
-func (p *pace) take() *hold {
-	h := &hold{since: time.Now()}
+func (p *pace) take(lp *LocalPacer, sh *paceShard) *hold {
+	h := &hold{since: time.Now(), lp: lp, sh: sh, p: p}
 	p.busy++
 	p.holds = append(p.holds, h)
 	return h
 }
 
 // wait waits for a place in p's queue, or for ctx to end. Should the oldest
-// place be held past MaxHold, it is taken from its holder.
-func (lp *LocalPacer) wait(ctx context.Context, sh *paceShard, origin string, p *pace, w *waiter, oldest time.Time) (*hold, error) {
+// place be held past MaxHold, it is taken from its holder. A request that
+// has not been given a place an interval before its deadline cannot go in
+// time: it gives up then, while its deadline has not passed (so that an
+// http.Client returns its *PacingError, not its own time-out).
+func (lp *LocalPacer) wait(ctx context.Context, sh *paceShard, r PaceRequest, p *pace, w *waiter, oldest time.Time) (*hold, *PacingError) {
+	var giveUp <-chan time.Time
+	if dl, ok := ctx.Deadline(); ok && r.Interval > 0 {
+		t := time.NewTimer(time.Until(dl.Add(-r.Interval)))
+		defer t.Stop()
+		giveUp = t.C
+	}
+	// leave takes w out of the queue; if it was handed a place meanwhile,
+	// the place goes to the next in line.
+	leave := func() int {
+		sh.mu.Lock()
+		if i := indexOf(p.queue, w); i >= 0 {
+			p.queue = append(p.queue[:i], p.queue[i+1:]...)
+			sh.mu.Unlock()
+			return i
+		}
+		sh.mu.Unlock()
+		lp.release(sh, p, <-w.ready, false)
+		return 0
+	}
 	for {
 		tm := time.NewTimer(time.Until(oldest.Add(lp.maxHold())))
 		select {
@@ -242,15 +271,17 @@ func (lp *LocalPacer) wait(ctx context.Context, sh *paceShard, origin string, p 
 			return h, nil
 		case <-ctx.Done():
 			tm.Stop()
+			leave()
+			return nil, &PacingError{Origin: r.Origin, Err: ctx.Err()}
+		case <-giveUp:
+			tm.Stop()
+			now := lp.clock().Now()
 			sh.mu.Lock()
-			if i := indexOf(p.queue, w); i >= 0 {
-				p.queue = append(p.queue[:i], p.queue[i+1:]...)
-				sh.mu.Unlock()
-				return nil, ctx.Err()
-			}
+			at := laterOf(now.Add(r.Interval), p.next, p.notBefore)
+			backoff := p.notBefore.After(now)
 			sh.mu.Unlock()
-			lp.release(sh, p, <-w.ready, false) // handed a place as ctx ended: pass it on
-			return nil, ctx.Err()
+			ahead := leave()
+			return nil, &PacingError{Origin: r.Origin, NotBefore: at.Add(time.Duration(ahead) * r.Interval), Backoff: backoff, Err: context.DeadlineExceeded}
 		case <-tm.C:
 			sh.mu.Lock()
 			if len(p.holds) > 0 && time.Since(p.holds[0].since) >= lp.maxHold() {
@@ -341,7 +372,7 @@ func (p *pace) end(h *hold, now time.Time, sent bool) {
 	if len(p.queue) > 0 {
 		w := p.queue[0]
 		p.queue = p.queue[1:]
-		w.ready <- p.take()
+		w.ready <- p.take(h.lp, h.sh)
 	}
 }
 
@@ -409,20 +440,25 @@ func indexOf[T comparable](s []T, v T) int {
 
 // endTurn ends a request's turn when its response has ended: when its body
 // is read to the end or closed, or when ctx ends (the response is then cut
-// short), whichever comes first. done must be safe to call more than once.
+// short), whichever comes first. done must be safe to call more than once,
+// and from any goroutine.
 func endTurn(ctx context.Context, resp *http.Response, done func()) {
 	if resp.Body == nil || resp.Body == http.NoBody || resp.StatusCode == http.StatusSwitchingProtocols {
 		done()
 		return
 	}
-	resp.Body = &turnBody{ReadCloser: resp.Body, done: done, stop: context.AfterFunc(ctx, done)}
+	b := &turnBody{ReadCloser: resp.Body, done: done}
+	if ctx.Done() != nil {
+		b.stop = context.AfterFunc(ctx, done)
+	}
+	resp.Body = b
 }
 
 // turnBody is a response body that ends its request's turn.
 type turnBody struct {
 	io.ReadCloser
 	done func()
-	stop func() bool
+	stop func() bool // nil when the context cannot end
 }
 
 func (b *turnBody) Read(p []byte) (int, error) {
@@ -440,6 +476,8 @@ func (b *turnBody) Close() error {
 }
 
 func (b *turnBody) end() {
-	b.stop()
+	if b.stop != nil {
+		b.stop()
+	}
 	b.done()
 }

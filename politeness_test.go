@@ -334,3 +334,31 @@ func TestCollyDefaultUserAgent(t *testing.T) {
 	}
 	h.allowed(s.URL + "/a")
 }
+
+// TestPacingErrorBeforeClientTimeout: a request queued behind one that
+// does not end gives up an interval before its deadline, while the
+// deadline has not passed, so that an http.Client with a Timeout returns
+// the *PacingError rather than its own time-out error.
+func TestPacingErrorBeforeClientTimeout(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 0.1\n"))
+	arrived, gate, _ := blockingPages(s)
+	h := newHarness(t)
+	h.allowed(s.URL + "/warm")
+	errs := make(chan error, 1)
+	go func() {
+		_, err := h.get(s.URL + "/p1")
+		errs <- err
+	}()
+	<-arrived
+	client := &http.Client{Transport: h.tr, Timeout: 300 * time.Millisecond}
+	_, err := client.Get(s.URL + "/p2") // queued: /p1 holds the place
+	var pe *robotsguard.PacingError
+	if !errors.As(err, &pe) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err %v, want a *PacingError", err)
+	}
+	gate <- struct{}{}
+	if err := <-errs; err != nil {
+		t.Fatal(err)
+	}
+	h.allowed(s.URL + "/3") // the queue is left as it was
+}
