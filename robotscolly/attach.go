@@ -44,14 +44,17 @@ var errBypass = errors.New("robotscolly: request not sent: it would bypass the r
 // Such requests reach OnError with colly.ErrAbortedBeforeRequest, and t's
 // Logger, if set, logs the reason at Error level.
 //
+// The Guard returned tells pacing refusals apart (PacingError) and sends
+// them again (Requeue).
+//
 // Attach fails when c or t is nil, or when the installed colly version
 // keeps its client where Attach cannot check it.
-func Attach(c *colly.Collector, t *robotsguard.Transport) error {
+func Attach(c *colly.Collector, t *robotsguard.Transport) (*Guard, error) {
 	if c == nil || t == nil {
-		return errors.New("robotscolly: Attach needs a collector and a Transport")
+		return nil, errors.New("robotscolly: Attach needs a collector and a Transport")
 	}
 	if _, ok := clientTransport(c); !ok {
-		return errors.New("robotscolly: this colly version keeps its HTTP client where robotscolly cannot check it")
+		return nil, errors.New("robotscolly: this colly version keeps its HTTP client where robotscolly cannot check it")
 	}
 	g := &guard{t: t, ownBase: t.Base == nil}
 	g.shell = &http.Transport{
@@ -69,7 +72,14 @@ func Attach(c *colly.Collector, t *robotsguard.Transport) error {
 	}
 	c.WithTransport(g.shell)
 	c.OnRequestHeaders(g.checkClient(c))
-	return nil
+	return &Guard{c: c, t: t, g: g}, nil
+}
+
+// A Guard is a collector attached to a Transport.
+type Guard struct {
+	c *colly.Collector
+	t *robotsguard.Transport
+	g *guard
 }
 
 // guard is the Transport behind the collector's shell transport.
@@ -77,6 +87,7 @@ type guard struct {
 	t       *robotsguard.Transport
 	shell   *http.Transport // what the collector holds; colly sets its Proxy
 	ownBase bool            // t.Base is Attach's, whose Proxy is g.proxy
+	paced   paced
 }
 
 // RoundTrip sends req through the Transport.
@@ -87,7 +98,12 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, ErrProxyNotInBase
 	}
-	return g.t.RoundTrip(req)
+	resp, err := g.t.RoundTrip(req)
+	var pe *robotsguard.PacingError
+	if err != nil && errors.As(err, &pe) {
+		g.paced.put(req, pe)
+	}
+	return resp, err
 }
 
 // proxy is the Proxy of the Base that Attach provides: the collector's

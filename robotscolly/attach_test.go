@@ -68,7 +68,7 @@ func (p *proxy) forwarded() int {
 func collect(t *testing.T, tr *robotsguard.Transport) (*colly.Collector, *[]error) {
 	t.Helper()
 	c := colly.NewCollector()
-	if err := robotscolly.Attach(c, tr); err != nil {
+	if _, err := robotscolly.Attach(c, tr); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
@@ -162,10 +162,10 @@ func TestReplacedTransport(t *testing.T) {
 
 // TestAttachNil: Attach needs both its arguments.
 func TestAttachNil(t *testing.T) {
-	if err := robotscolly.Attach(nil, &robotsguard.Transport{}); err == nil {
+	if _, err := robotscolly.Attach(nil, &robotsguard.Transport{}); err == nil {
 		t.Error("Attach(nil, t) succeeded")
 	}
-	if err := robotscolly.Attach(colly.NewCollector(), nil); err == nil {
+	if _, err := robotscolly.Attach(colly.NewCollector(), nil); err == nil {
 		t.Error("Attach(c, nil) succeeded")
 	}
 }

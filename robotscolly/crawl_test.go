@@ -58,7 +58,7 @@ func crawl(t *testing.T, s *site, configure func(*colly.Collector)) (refused []s
 	if configure != nil {
 		configure(c)
 	}
-	if err := robotscolly.Attach(c, &robotsguard.Transport{Delay: -1}); err != nil {
+	if _, err := robotscolly.Attach(c, &robotsguard.Transport{Delay: -1}); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
