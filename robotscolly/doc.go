@@ -2,11 +2,11 @@
 // obey robots.txt through a robotsguard.Transport:
 //
 //	c := colly.NewCollector()
-//	t := &robotsguard.Transport{}
-//	if err := robotscolly.Attach(c, t); err != nil {
+//	g, err := robotscolly.Attach(c, &robotsguard.Transport{})
+//	if err != nil {
 //		log.Fatal(err)
 //	}
-//	c.OnError(robotscolly.Requeue(c, t, func(r *colly.Response, err error) {
+//	c.OnError(g.Requeue(func(r *colly.Response, err error) {
 //		if errors.Is(err, robotsguard.ErrDisallowed) {
 //			return // robots.txt refuses it: nothing was sent
 //		}
@@ -38,8 +38,11 @@
 // the Transport's pacing wait runs inside them: a request whose turn comes
 // after its deadline is not sent and fails at once with a
 // *robotsguard.PacingError. colly marks a URL visited before its request is
-// sent, so such a request is lost unless it is sent again: Requeue returns
-// an OnError callback that waits for the origin's turn and retries it.
+// sent, so such a request is lost unless it is sent again: Guard.Requeue
+// returns an OnError callback that waits for the origin's turn and retries
+// it. Guard.PacingError tells such refusals apart in OnError, where
+// errors.As alone misses some: http.Client replaces the error of a request
+// whose Timeout has passed with its own.
 //
 // # colly's own robots.txt check
 //
