@@ -44,6 +44,10 @@ var errBypass = errors.New("robotscolly: request not sent: it would bypass the r
 // Such requests reach OnError with colly.ErrAbortedBeforeRequest, and t's
 // Logger, if set, logs the reason at Error level.
 //
+// A collector made by c.Clone shares c's client, and so t, but not this
+// callback. Attaching the clone, or c again, to another Transport changes
+// the Transport of both.
+//
 // The Guard returned tells pacing refusals apart (PacingError) and sends
 // them again (Requeue).
 //
@@ -117,12 +121,11 @@ func (g *guard) proxy(req *http.Request) (*url.URL, error) {
 
 func refuseDial(context.Context, string, string) (net.Conn, error) { return nil, errBypass }
 
-// checkClient returns the callback that aborts requests that c's client
-// would not send through g.
+// checkClient returns the callback that aborts the requests that c's
+// client would not send through a Transport.
 func (g *guard) checkClient(c *colly.Collector) colly.RequestCallback {
-	want := reflect.ValueOf(g.shell).Pointer()
 	return func(r *colly.Request) {
-		if p, ok := clientTransport(c); ok && p == want {
+		if shell, ok := clientTransport(c); ok && shell {
 			return
 		}
 		r.Abort()
@@ -132,26 +135,28 @@ func (g *guard) checkClient(c *colly.Collector) colly.RequestCallback {
 	}
 }
 
-// clientTransport returns the address of the *http.Transport that c's
-// HTTP client uses (0 when it uses another kind of RoundTripper), and
-// whether the client could be found. colly offers no accessor: the
+// clientTransport reports whether c's HTTP client sends through a
+// Transport (its transport is a shell made by Attach, by this collector's
+// or by another's: a second Attach, or a Clone, which shares the client),
+// and whether the client could be found. colly offers no accessor: the
 // client is read, and only read, with reflect, from the unexported field
 // that holds it (colly v2.1 to v2.3).
-func clientTransport(c *colly.Collector) (uintptr, bool) {
+func clientTransport(c *colly.Collector) (shell, ok bool) {
 	b := reflect.ValueOf(c).Elem().FieldByName("backend")
 	if b.Kind() != reflect.Pointer || b.IsNil() || b.Elem().Kind() != reflect.Struct {
-		return 0, false
+		return false, false
 	}
 	cl := b.Elem().FieldByName("Client")
 	if !cl.IsValid() || cl.Type() != reflect.TypeFor[*http.Client]() || cl.IsNil() {
-		return 0, false
+		return false, false
 	}
 	tr := cl.Elem().FieldByName("Transport")
-	if tr.IsNil() {
-		return 0, true
+	if tr.IsNil() || tr.Elem().Type() != reflect.TypeFor[*http.Transport]() || tr.Elem().IsNil() {
+		return false, true
 	}
-	if e := tr.Elem(); e.Type() == reflect.TypeFor[*http.Transport]() {
-		return e.Pointer(), true
-	}
-	return 0, true
+	dial := tr.Elem().Elem().FieldByName("DialContext")
+	return !dial.IsNil() && dial.Pointer() == refuseDialPC, true
 }
+
+// refuseDialPC identifies refuseDial, the DialContext of every shell.
+var refuseDialPC = reflect.ValueOf(refuseDial).Pointer()

@@ -188,3 +188,55 @@ func TestSetProxyFuncWithoutAttach(t *testing.T) {
 		t.Errorf("/admin requested %d times; colly's SetProxyFunc no longer replaces the transport?", n)
 	}
 }
+
+// TestAttachTwiceAndClone: a second Attach, or a Clone, keeps requests
+// going through a Transport: the last one attached.
+func TestAttachTwiceAndClone(t *testing.T) {
+	s := newSite(t, "colly", starRobots, starSite)
+	c, errs := collect(t, &robotsguard.Transport{Delay: -1})
+	second := &robotsguard.Transport{Delay: -1}
+	if _, err := robotscolly.Attach(c, second); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Visit(s.srv.URL + "/a"); err != nil {
+		t.Fatal(err)
+	}
+	clone := c.Clone()
+	if err := clone.Visit(s.srv.URL + "/admin"); !errors.Is(err, robotsguard.ErrDisallowed) {
+		t.Errorf("the clone's Visit of /admin: %v, want a refusal", err)
+	}
+	if len(*errs) != 0 {
+		t.Errorf("OnError saw %v", *errs)
+	}
+	if st := second.Stats(); st.Checked != 2 {
+		t.Errorf("the second Transport checked %d requests, want 2", st.Checked)
+	}
+	s.check(t, []string{"/a"})
+}
+
+// TestUpgradeNotSent: an https request that asks for a WebSocket upgrade,
+// which an *http.Transport keeps from its registered protocols, is not
+// sent around the Transport: the collector's transport dials nothing.
+func TestUpgradeNotSent(t *testing.T) {
+	var mu sync.Mutex
+	hits := 0
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits++
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	c := colly.NewCollector()
+	if _, err := robotscolly.Attach(c, &robotsguard.Transport{Delay: -1, Base: srv.Client().Transport}); err != nil {
+		t.Fatal(err)
+	}
+	hdr := http.Header{"Connection": {"Upgrade"}, "Upgrade": {"websocket"}}
+	if err := c.Request("GET", srv.URL+"/socket", nil, nil, hdr); !errors.Is(err, robotscolly.ErrBypass) {
+		t.Errorf("the upgrade request: %v, want the shell's refusal to dial", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if hits != 0 {
+		t.Errorf("the origin received %d requests, want 0", hits)
+	}
+}
