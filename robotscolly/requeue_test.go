@@ -76,12 +76,16 @@ func TestPacedCrawlLosesPages(t *testing.T) {
 	paced, timedOut := pacedCrawl(t, s, false)
 	reached := 0
 	for _, p := range want {
-		reached += s.served(p)
+		n := s.served(p)
+		reached += n
+		lost := slices.Contains(paced, p) || slices.Contains(timedOut, p)
+		if n > 1 || n == 0 && !lost {
+			t.Errorf("%s requested %d times, and neither refused for its pace nor timed out", p, n)
+		}
 	}
 	t.Logf("%d pages requested, %d refused for their pace, %d timed out once sent", reached, len(paced), len(timedOut))
-	if len(paced) == 0 || reached+len(paced) != len(want) {
-		t.Errorf("%d pages requested, %d refused for their pace and %d timed out, want some refused and %d in all",
-			reached, len(paced), len(timedOut), len(want))
+	if len(paced) == 0 {
+		t.Error("no request refused for its pace: the test no longer reproduces the loss")
 	}
 }
 
