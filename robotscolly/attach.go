@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"sync"
 
 	"github.com/gocolly/colly/v2"
 
@@ -81,9 +82,10 @@ func Attach(c *colly.Collector, t *robotsguard.Transport) (*Guard, error) {
 
 // A Guard is a collector attached to a Transport.
 type Guard struct {
-	c *colly.Collector
-	t *robotsguard.Transport
-	g *guard
+	c        *colly.Collector
+	t        *robotsguard.Transport
+	g        *guard
+	retrying sync.Map // headersKey → *atomic.Bool: requests Requeue is sending again, and whether OnError heard of them
 }
 
 // guard is the Transport behind the collector's shell transport.

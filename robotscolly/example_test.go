@@ -39,7 +39,7 @@ func ExampleAttach() {
 	c := colly.NewCollector()
 	c.SetRequestTimeout(time.Second) // colly's default is 10 s
 	// Proxies belong in the Transport's Base (colly's SetProxy works too).
-	t := &robotsguard.Transport{Base: &http.Transport{Proxy: http.ProxyFromEnvironment}, RetryMax: -1}
+	t := &robotsguard.Transport{Base: &http.Transport{Proxy: http.ProxyFromEnvironment}}
 	g, err := robotscolly.Attach(c, t)
 	if err != nil {
 		panic(err)

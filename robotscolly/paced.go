@@ -59,7 +59,7 @@ func (p *paced) take(r *colly.Request) *robotsguard.PacingError {
 	if r == nil || r.Headers == nil || r.URL == nil {
 		return nil
 	}
-	k := reflect.ValueOf(*r.Headers).Pointer()
+	k := headersKey(r)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	e, ok := p.m[k]
@@ -86,4 +86,13 @@ func (g *Guard) PacingError(r *colly.Response, err error) *robotsguard.PacingErr
 		errors.As(err, &pe)
 	}
 	return pe
+}
+
+// headersKey identifies the header map of r, which the Transport sees
+// and Retry sends again.
+func headersKey(r *colly.Request) uintptr {
+	if r.Headers == nil {
+		return 0
+	}
+	return reflect.ValueOf(*r.Headers).Pointer()
 }

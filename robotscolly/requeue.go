@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/gocolly/colly/v2"
 
@@ -29,12 +30,21 @@ import (
 // it is the crawl's, which the wait paces as it should. It ends early, and
 // the error goes to next, when the collector's Context ends.
 //
-// A request whose context was canceled is not sent again, and neither is
-// one that Retry cannot send (a body that cannot be rewound, colly's
-// filters): next receives the error, joined with Retry's.
+// A request held by its origin's back-off (a 429 or 503 answer:
+// PacingError.Backoff) waits for its end, up to the Transport's
+// MaxBackoff. A request whose context was canceled is not sent again,
+// and neither is one that Retry cannot send (a body that cannot be
+// rewound, colly's filters): next receives the error, joined with Retry's.
+// next hears of each failure once: in a synchronous crawl, Retry returns
+// the error of the request it sent, which OnError has already seen.
 func (g *Guard) Requeue(next colly.ErrorCallback) colly.ErrorCallback {
 	c, t := g.c, g.t
 	return func(r *colly.Response, err error) {
+		if r != nil && r.Request != nil {
+			if v, ok := g.retrying.Load(headersKey(r.Request)); ok {
+				v.(*atomic.Bool).Store(true) // reported, here or to next
+			}
+		}
 		if pe := g.PacingError(r, err); pe != nil && r.Request != nil && errors.Is(pe, context.DeadlineExceeded) {
 			clock := t.Clock
 			if clock == nil {
@@ -46,7 +56,7 @@ func (g *Guard) Requeue(next colly.ErrorCallback) colly.ErrorCallback {
 			}
 			if werr := clock.Sleep(ctx, pe.NotBefore.Sub(clock.Now())); werr != nil {
 				err = errors.Join(err, werr)
-			} else if rerr := r.Request.Retry(); rerr != nil {
+			} else if rerr, reported := g.retry(r.Request); rerr != nil && !reported {
 				err = errors.Join(err, fmt.Errorf("robotscolly: requeueing %s: %w", r.Request.URL.Redacted(), rerr))
 			} else {
 				return
@@ -56,4 +66,15 @@ func (g *Guard) Requeue(next colly.ErrorCallback) colly.ErrorCallback {
 			next(r, err)
 		}
 	}
+}
+
+// retry sends r again, and returns Retry's error and whether OnError
+// heard of the request meanwhile (Retry sent it, synchronously, and
+// returns the error OnError was given).
+func (g *Guard) retry(r *colly.Request) (err error, reported bool) {
+	k, seen := headersKey(r), new(atomic.Bool)
+	g.retrying.Store(k, seen) // Retry sends r's header map again
+	defer g.retrying.CompareAndDelete(k, seen)
+	err = r.Retry()
+	return err, seen.Load()
 }

@@ -140,3 +140,30 @@ func TestRequeueCanceled(t *testing.T) {
 		t.Errorf("/a requested %d times, want 0", n)
 	}
 }
+
+// TestRequeueSync: in a synchronous crawl, a request refused for its pace
+// waits for its turn and is sent again; when that fails, next hears of the
+// failure once.
+func TestRequeueSync(t *testing.T) {
+	s := newSite(t, "colly", "User-agent: *\nCrawl-delay: 0.3\n", map[string]page{"/": {links: []string{"/broken", "/a"}}, "/a": {}})
+	c := colly.NewCollector()
+	c.SetRequestTimeout(200 * time.Millisecond)
+	g, err := robotscolly.Attach(c, &robotsguard.Transport{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.OnHTML("a[href]", func(e *colly.HTMLElement) { e.Request.Visit(e.Attr("href")) })
+	var got []error
+	c.OnError(g.Requeue(func(_ *colly.Response, err error) { got = append(got, err) }))
+	if err := c.Visit(s.srv.URL + "/"); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || g.PacingError(nil, got[0]) != nil || errors.Is(got[0], context.DeadlineExceeded) {
+		t.Errorf("OnError's next saw %v, want the 404 of /broken alone", got)
+	}
+	for _, p := range []string{"/", "/broken", "/a"} {
+		if n := s.served(p); n != 1 {
+			t.Errorf("%s requested %d times, want 1", p, n)
+		}
+	}
+}
