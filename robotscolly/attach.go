@@ -46,8 +46,10 @@ var errBypass = errors.New("robotscolly: request not sent: it would bypass the r
 // Logger, if set, logs the reason at Error level.
 //
 // A collector made by c.Clone shares c's client, and so t, but not this
-// callback. Attaching the clone, or c again, to another Transport changes
-// the Transport of both.
+// callback: to crawl with several collectors through one Transport, attach
+// one and clone it. Attaching the clone, or c again, changes the Transport
+// of both; attaching a Transport a second time finds its Base set, by the
+// first Attach, so a proxy set on the collector then fails as above.
 //
 // The Guard returned tells pacing refusals apart (PacingError) and sends
 // them again (Requeue).
@@ -63,7 +65,7 @@ func Attach(c *colly.Collector, t *robotsguard.Transport) (*Guard, error) {
 	}
 	g := &guard{t: t, ownBase: t.Base == nil}
 	g.shell = &http.Transport{
-		Protocols:      new(http.Protocols), // none: no HTTP/2 of its own, which would claim https
+		Protocols:      new(http.Protocols), // HTTP/1 alone: an HTTP/2 of its own would claim https
 		DialContext:    refuseDial,
 		DialTLSContext: refuseDial,
 	}
