@@ -100,13 +100,13 @@ func (e *PacingError) Unwrap() error { return e.Err }
 //
 // A request holds its place until the Transport ends its Turn. A response
 // body that is neither read to the end nor closed, with a context that never
-// ends, would hold it for good; after MaxHold (one minute when zero) the
+// ends, would hold it for good; after MaxHold (ten seconds when zero) the
 // requests waiting behind it take its place.
 type LocalPacer struct {
 	// Clock tells the time and sleeps the pauses; nil means SystemClock{}.
 	Clock Clock
 	// MaxHold bounds how long a request may hold its place while others
-	// wait for it, in real time. Zero means a minute.
+	// wait for it, in real time. Zero means DefaultMaxHold.
 	MaxHold time.Duration
 
 	once   sync.Once
@@ -114,7 +114,19 @@ type LocalPacer struct {
 	shards [paceShards]paceShard
 }
 
+// DefaultMaxHold is how long a request may hold its place in its origin's
+// pace, by default, while others wait: long enough for most responses to
+// be read, short enough that a body left open while its reader sends the
+// next request (a page decoded and its links followed before the body is
+// closed) costs seconds, not the crawl.
+const DefaultMaxHold = 10 * time.Second
+
 const (
+	// minSendTime is the least time a request that waited for its turn
+	// must have left before its deadline to be sent: one with less would
+	// time out on its way, after its turn was spent.
+	minSendTime = 50 * time.Millisecond
+
 	paceShards = 64
 	paceIdle   = time.Minute // idle time after which an origin's state is dropped
 	paceProbe  = 2           // idle origins looked at per Acquire
@@ -167,7 +179,7 @@ func (lp *LocalPacer) maxHold() time.Duration {
 	if lp.MaxHold > 0 {
 		return lp.MaxHold
 	}
-	return time.Minute
+	return DefaultMaxHold
 }
 
 func (lp *LocalPacer) shard(origin string) *paceShard {
@@ -197,6 +209,7 @@ func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) 
 	p.every = r.Interval
 	p.last = now
 	var h *hold
+	queued := false
 	if r.Limit <= 0 || (p.busy < r.Limit && len(p.queue) == 0) {
 		h = p.take(lp, sh)
 		sh.mu.Unlock()
@@ -204,7 +217,7 @@ func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) 
 		// A place comes free no sooner than now, and every request
 		// ahead is sent at least an interval after the one before it.
 		at := laterOf(now.Add(r.Interval), p.next, p.notBefore).Add(time.Duration(len(p.queue)) * r.Interval)
-		if dl, ok := ctx.Deadline(); ok && dl.Before(time.Now().Add(at.Sub(now))) {
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < at.Sub(now)+minSendTime {
 			backoff := p.notBefore.After(now)
 			sh.mu.Unlock()
 			return Turn{}, &PacingError{Origin: r.Origin, NotBefore: at, Backoff: backoff, Err: context.DeadlineExceeded}
@@ -216,12 +229,13 @@ func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) 
 			oldest = p.holds[0].since
 		}
 		sh.mu.Unlock()
+		queued = true
 		var err *PacingError
 		if h, err = lp.wait(ctx, sh, r, p, w, oldest); err != nil {
 			return Turn{}, err
 		}
 	}
-	waited, backoff, err := lp.sleep(ctx, clock, sh, p, now, clock.Now())
+	waited, backoff, err := lp.sleep(ctx, clock, sh, p, now, clock.Now(), queued)
 	if err != nil {
 		lp.release(sh, p, h, false)
 		err.Origin = r.Origin
@@ -240,13 +254,14 @@ func (p *pace) take(lp *LocalPacer, sh *paceShard) *hold {
 
 // wait waits for a place in p's queue, or for ctx to end. Should the oldest
 // place be held past MaxHold, it is taken from its holder. A request that
-// has not been given a place an interval before its deadline cannot go in
-// time: it gives up then, while its deadline has not passed (so that an
-// http.Client returns its *PacingError, not its own time-out).
+// has not been given a place an interval (and minSendTime) before its
+// deadline cannot go in time: it gives up then, while its deadline has not
+// passed (so that an http.Client returns its *PacingError, not its own
+// time-out).
 func (lp *LocalPacer) wait(ctx context.Context, sh *paceShard, r PaceRequest, p *pace, w *waiter, oldest time.Time) (*hold, *PacingError) {
 	var giveUp <-chan time.Time
-	if dl, ok := ctx.Deadline(); ok && r.Interval > 0 {
-		t := time.NewTimer(time.Until(dl.Add(-r.Interval)))
+	if dl, ok := ctx.Deadline(); ok {
+		t := time.NewTimer(time.Until(dl) - r.Interval - minSendTime)
 		defer t.Stop()
 		giveUp = t.C
 	}
@@ -301,7 +316,7 @@ func (lp *LocalPacer) wait(ctx context.Context, sh *paceShard, r PaceRequest, p 
 // after the previous request's interval and any back-off, including one
 // recorded while it sleeps. It returns how long it waited since start, and
 // whether a back-off held it.
-func (lp *LocalPacer) sleep(ctx context.Context, clock Clock, sh *paceShard, p *pace, start, now time.Time) (time.Duration, bool, *PacingError) {
+func (lp *LocalPacer) sleep(ctx context.Context, clock Clock, sh *paceShard, p *pace, start, now time.Time, queued bool) (time.Duration, bool, *PacingError) {
 	var backoff bool
 	for ; ; now = clock.Now() {
 		sh.mu.Lock()
@@ -310,21 +325,35 @@ func (lp *LocalPacer) sleep(ctx context.Context, clock Clock, sh *paceShard, p *
 		p.next = at.Add(p.every) // requests under way at once leave an interval apart
 		sh.mu.Unlock()
 		delay := at.Sub(now)
-		if delay <= 0 {
+		if delay <= 0 && !queued {
 			return now.Sub(start), backoff, nil
 		}
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < delay { // deadlines are real time, whatever the Clock
+		// A request that waited is sent only with minSendTime left
+		// before its deadline (real time, whatever the Clock).
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < delay+minSendTime {
 			lp.giveBack(sh, p, at)
 			return 0, backoff, &PacingError{NotBefore: at, Backoff: backoff, Err: context.DeadlineExceeded}
+		}
+		if delay <= 0 {
+			return now.Sub(start), backoff, nil
 		}
 		if err := clock.Sleep(ctx, delay); err != nil {
 			lp.giveBack(sh, p, at)
 			return 0, backoff, &PacingError{NotBefore: at, Backoff: backoff, Err: err}
 		}
+		queued = true // it waited: the deadline is checked again
 		sh.mu.Lock()
 		held := p.notBefore.After(at)
 		sh.mu.Unlock()
 		if !held {
+			if err := ctx.Err(); err != nil {
+				lp.giveBack(sh, p, at)
+				return 0, backoff, &PacingError{NotBefore: at, Backoff: backoff, Err: err}
+			}
+			if dl, ok := ctx.Deadline(); ok && time.Until(dl) < minSendTime {
+				lp.giveBack(sh, p, at)
+				return 0, backoff, &PacingError{NotBefore: at, Backoff: backoff, Err: context.DeadlineExceeded}
+			}
 			return clock.Now().Sub(start), backoff, nil
 		}
 		// A back-off came while it slept: wait for its end too.
@@ -439,15 +468,15 @@ func indexOf[T comparable](s []T, v T) int {
 }
 
 // endTurn ends a request's turn when its response has ended: when its body
-// is read to the end or closed, or when ctx ends (the response is then cut
-// short), whichever comes first. done must be safe to call more than once,
+// is read to the end (all of its Content-Length, or to EOF) or closed, or
+// when ctx ends (the response is then cut short), whichever comes first. done must be safe to call more than once,
 // and from any goroutine.
 func endTurn(ctx context.Context, resp *http.Response, done func()) {
 	if resp.Body == nil || resp.Body == http.NoBody || resp.StatusCode == http.StatusSwitchingProtocols {
 		done()
 		return
 	}
-	b := &turnBody{ReadCloser: resp.Body, done: done}
+	b := &turnBody{ReadCloser: resp.Body, done: done, left: resp.ContentLength}
 	if ctx.Done() != nil {
 		b.stop = context.AfterFunc(ctx, done)
 	}
@@ -459,11 +488,18 @@ type turnBody struct {
 	io.ReadCloser
 	done func()
 	stop func() bool // nil when the context cannot end
+	// left is what remains of the body's Content-Length (-1 when
+	// unknown): a reader that has all of it has the whole response,
+	// though it may close the body later (a JSON decoder, say).
+	left int64
 }
 
 func (b *turnBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if err != nil {
+	if b.left >= 0 {
+		b.left -= int64(n)
+	}
+	if err != nil || b.left == 0 {
 		b.end()
 	}
 	return n, err

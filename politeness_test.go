@@ -2,13 +2,16 @@ package robotsguard_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/robotsguard/robotsguard"
@@ -361,4 +364,84 @@ func TestPacingErrorBeforeClientTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.allowed(s.URL + "/3") // the queue is left as it was
+}
+
+// TestTurnEndsWithContentLength: a response is over once its whole
+// Content-Length is read, even if its body stays open and its reader never
+// sees EOF: a crawler that decodes a page and follows its links before it
+// closes the body does not wait for its own response.
+func TestTurnEndsWithContentLength(t *testing.T) {
+	const page = `{"links":["/a","/b"]}`
+	h := newHarness(t, func(tr *robotsguard.Transport) {
+		tr.Base = roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			if req.URL.Path == "/robots.txt" {
+				return staticRoundTripper{"User-agent: *\nCrawl-delay: 1\n"}.RoundTrip(req)
+			}
+			// A body that gives one byte a Read, and EOF only when
+			// asked once more.
+			body := io.NopCloser(iotest.OneByteReader(strings.NewReader(page)))
+			return &http.Response{StatusCode: 200, Header: http.Header{}, Body: body, ContentLength: int64(len(page)), Request: req}, nil
+		})
+	})
+	resp, err := h.client.Get("http://example.com/index.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var index struct{ Links []string }
+	if err := json.NewDecoder(resp.Body).Decode(&index); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range index.Links { // the body is still open
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, err := h.do(ctx, "http://example.com"+l)
+		cancel()
+		if err != nil {
+			t.Fatalf("GET %s while the index's body is open: %v", l, err)
+		}
+	}
+}
+
+// TestNoSendAtTheDeadline: a request whose turn would leave it less than a
+// moment before its deadline is not sent, to time out on its way: it
+// fails with a *PacingError.
+func TestNoSendAtTheDeadline(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 0.5\n"))
+	h := newHarness(t)
+	h.allowed(s.URL + "/1")
+	ctx, cancel := context.WithTimeout(context.Background(), 520*time.Millisecond)
+	defer cancel()
+	_, err := h.do(ctx, s.URL+"/2")
+	var pe *robotsguard.PacingError
+	if !errors.As(err, &pe) {
+		t.Fatalf("err %v, want a *PacingError", err)
+	}
+	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/1"}) {
+		t.Errorf("origin saw %q", got)
+	}
+}
+
+// TestQueuedPacingErrorWithoutInterval: with no pause between requests,
+// a request queued behind one that does not end still gets its
+// *PacingError through an http.Client with a Timeout.
+func TestQueuedPacingErrorWithoutInterval(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\n"))
+	arrived, gate, _ := blockingPages(s)
+	h := newHarness(t) // Delay: -1
+	errs := make(chan error, 1)
+	go func() {
+		_, err := h.get(s.URL + "/p1")
+		errs <- err
+	}()
+	<-arrived
+	client := &http.Client{Transport: h.tr, Timeout: 300 * time.Millisecond}
+	_, err := client.Get(s.URL + "/p2")
+	var pe *robotsguard.PacingError
+	if !errors.As(err, &pe) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err %v, want a *PacingError", err)
+	}
+	gate <- struct{}{}
+	if err := <-errs; err != nil {
+		t.Fatal(err)
+	}
 }

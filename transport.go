@@ -153,12 +153,15 @@ type Transport struct {
 	// its response body is read to the end or closed, or its context
 	// ends; the others wait for their turn, in order. Zero means
 	// DefaultMaxRequestsPerOrigin (one, as the crawlers that sites trust
-	// keep one connection per host); negative means no limit. A request
-	// that holds its place for more than a minute while others wait (a
-	// body never closed) loses it. As with http.Transport's
-	// MaxConnsPerHost, close response bodies: a goroutine that keeps one
-	// open and sends another request to the same origin waits for the
-	// minute to pass.
+	// keep one connection per host); negative means no limit. A response
+	// is over once its whole Content-Length is read, even if the body is
+	// closed later. A request that holds its place for more than
+	// DefaultMaxHold (ten seconds) while others wait (a body left open)
+	// loses it. As with http.Transport's MaxConnsPerHost, read or close
+	// response bodies before sending the next request to their origin: a
+	// goroutine that keeps one open, unread, and sends another request to
+	// the same origin waits those ten seconds. (A Pacer of your own, such
+	// as a LocalPacer with its MaxHold set, sets another bound.)
 	MaxRequestsPerOrigin int
 
 	// MaxBackoff caps the pause after a 429 or 503 response, whether it
