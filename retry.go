@@ -19,7 +19,11 @@ import (
 //     schedule, not on each attempt;
 //   - a *PacingError: the origin's pace would not let the request go
 //     before its deadline, and would not on the next attempt either;
-//     requeue the URL for the error's NotBefore instead.
+//     requeue the URL for the error's NotBefore instead;
+//   - a 429 or 503 whose Retry-After asks for more than a minute: the
+//     response is returned, for the caller to requeue the URL for then,
+//     rather than a goroutine blocked for each attempt (the Transport
+//     holds every request to that origin until then, up to MaxBackoff).
 //
 // Use Backoff with it, so that a 429 or 503 is waited for once, by the
 // Transport, rather than by both.
@@ -34,9 +38,17 @@ func RetryPolicy(next retryablehttp.CheckRetry) retryablehttp.CheckRetry {
 				return false, err
 			}
 		}
+		if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
+			if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok && d > maxRetryWait {
+				return false, nil
+			}
+		}
 		return next(ctx, resp, err)
 	}
 }
+
+// maxRetryWait is the longest Retry-After that RetryPolicy retries after.
+const maxRetryWait = time.Minute
 
 // Backoff returns a go-retryablehttp Backoff for a client that sends
 // through a Transport: it waits as next does (nil means

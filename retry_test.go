@@ -91,7 +91,7 @@ func TestRetryPolicyPacing(t *testing.T) {
 func TestRetryBackoffOnce(t *testing.T) {
 	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\n"))
 	var mu sync.Mutex
-	answers := []string{"7", "86400"}
+	answers := []string{"7", "45"}
 	s.pages = func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -101,7 +101,7 @@ func TestRetryBackoffOnce(t *testing.T) {
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}
 	}
-	h := newHarness(t, func(tr *robotsguard.Transport) { tr.MaxBackoff = time.Minute })
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.MaxBackoff = 30 * time.Second })
 	var attempts int
 	c := retryClient(h, &attempts)
 	c.HTTPClient.Timeout = 0 // the harness's clock waits the back-off
@@ -119,10 +119,34 @@ func TestRetryBackoffOnce(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || attempts != 3 {
 		t.Errorf("status %d after %d attempts, want 200 after 3", resp.StatusCode, attempts)
 	}
-	if got := h.sleeps(); !slices.Equal(got, []time.Duration{7 * time.Second, time.Minute}) {
-		t.Errorf("the Transport waited %v, want [7s 1m]", got)
+	if got := h.sleeps(); !slices.Equal(got, []time.Duration{7 * time.Second, 30 * time.Second}) {
+		t.Errorf("the Transport waited %v, want [7s 30s]", got)
 	}
 	if !slices.Equal(clientWaits, []time.Duration{0, 0}) {
 		t.Errorf("the client waited %v itself too: the waits add up", clientWaits)
+	}
+}
+
+// TestRetryPolicyLongRetryAfter: a 429 whose Retry-After asks for more
+// than a minute is returned at once, for the caller to requeue, rather
+// than each attempt waiting up to MaxBackoff.
+func TestRetryPolicyLongRetryAfter(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\n"))
+	s.pages = func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "31536000")
+		w.WriteHeader(http.StatusTooManyRequests)
+	}
+	h := newHarness(t)
+	var attempts int
+	resp, err := retryClient(h, &attempts).Get(s.URL + "/page")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests || attempts != 1 {
+		t.Errorf("status %d after %d attempts, want the 429 after 1", resp.StatusCode, attempts)
+	}
+	if got := h.sleeps(); len(got) != 0 {
+		t.Errorf("waited %v", got)
 	}
 }

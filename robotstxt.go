@@ -20,12 +20,9 @@ func (t *Transport) robotsTxt(req *http.Request) (*http.Response, error) {
 	}
 	if (req.Method != "" && req.Method != http.MethodGet) || req.Header.Get("Range") != "" ||
 		req.Header.Get("If-None-Match") != "" || req.Header.Get("If-Modified-Since") != "" {
-		return t.base().RoundTrip(req)
+		return t.base().RoundTrip(t.outgoing(req))
 	}
-	ua := t.UserAgent
-	if ua == "" {
-		ua = req.Header.Get("User-Agent")
-	}
+	ua := t.requestAgent(req)
 	now := t.now()
 	st, waited, err := t.lookup(req.Context(), o, dial, ua, now)
 	if err != nil {
@@ -37,7 +34,7 @@ func (t *Transport) robotsTxt(req *http.Request) (*http.Response, error) {
 	}
 	e := st.entry
 	if e.Status == 0 || e.Failures > 0 || !now.Before(st.until) || len(e.Body) >= t.maxSize() || e.Status/100 == 3 {
-		return t.base().RoundTrip(req) // not held whole and fresh
+		return t.base().RoundTrip(t.outgoing(req)) // not held whole and fresh
 	}
 	closeBody(req)
 	h := e.Header.Clone()

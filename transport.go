@@ -62,10 +62,11 @@ type Transport struct {
 	// value, as RFC 9110 reads it) selects the group of rules that applies
 	// ("FooBot/2.1 (+https://example.com/bot)" follows the FooBot group).
 	//
-	// If empty, each request's own User-Agent header plays both parts:
-	// the robots.txt is fetched with it, and cached for its product
-	// token, so that a site that answers each agent with its own file
-	// is obeyed for each.
+	// If empty, each request's own User-Agent header plays both parts
+	// (net/http's default, Go-http-client/1.1, for a request without
+	// one): the robots.txt is fetched with it, and cached for its product
+	// token, so that a site that answers each agent with its own file is
+	// obeyed for each.
 	UserAgent string
 
 	// SetUserAgent sends every request with UserAgent as its User-Agent
@@ -454,10 +455,7 @@ func (t *Transport) check(req *http.Request) (st *originState, every time.Durati
 		return nil, 0, now, err
 	}
 	t.counters.checked.Add(1)
-	ua := t.UserAgent
-	if ua == "" {
-		ua = req.Header.Get("User-Agent")
-	}
+	ua := t.requestAgent(req)
 	now = t.now() // once: reading the clock is not free
 	st, waited, err := t.lookup(req.Context(), o, dial, ua, now)
 	if err != nil {
@@ -511,6 +509,25 @@ func (t *Transport) decide(req *http.Request, st *originState, ua string, now ti
 		return 0, e
 	}
 	return every, nil
+}
+
+// goUserAgent is the User-Agent net/http sends for a request without one.
+const goUserAgent = "Go-http-client/1.1"
+
+// requestAgent returns the User-Agent the rules are decided for: UserAgent,
+// or else the request's, as net/http sends it (its default when the request
+// has none).
+func (t *Transport) requestAgent(req *http.Request) string {
+	if t.UserAgent != "" {
+		return t.UserAgent
+	}
+	if v, ok := req.Header["User-Agent"]; ok {
+		if len(v) == 0 {
+			return ""
+		}
+		return v[0]
+	}
+	return goUserAgent
 }
 
 // groupAgent returns what selects the group of the agent whose User-Agent

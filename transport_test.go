@@ -965,3 +965,17 @@ type closeIdleRecorder struct {
 }
 
 func (c *closeIdleRecorder) CloseIdleConnections() { c.calls.Add(1) }
+
+// TestAgentWithoutUserAgentHeader: without UserAgent, a request that
+// carries no User-Agent is decided for the one net/http sends for it.
+func TestAgentWithoutUserAgentHeader(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: Go-http-client\nDisallow: /go\n\nUser-agent: *\nDisallow: /other\n"))
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.UserAgent = "" })
+	if d := h.refused(s.URL+"/go", robotsguard.ReasonRule); d.Agent != "Go-http-client" {
+		t.Errorf("refused for %q, want Go-http-client", d.Agent)
+	}
+	h.allowed(s.URL + "/other")
+	if ua := s.lastRobotsRequest().Header.Get("User-Agent"); ua != "Go-http-client/1.1" {
+		t.Errorf("robots.txt fetched as %q", ua)
+	}
+}
