@@ -20,15 +20,18 @@ import (
 // test on each request its robots.txt disallows for the agent that sent it.
 //
 // The agent is the product token of the request's User-Agent header
-// (policy.ProductToken): a request from "FooBot/1.0 (+https://…)" is
-// judged by the rules for FooBot, and the failure names the rule and its
+// (policy.ProductToken, which reads it by RFC 9110, as the Transport does):
+// a request from "FooBot/1.0 (+https://…)" is judged by the rules for
+// FooBot, one from "colly - https://…" by those for colly, and the failure names the rule and its
 // line:
 //
 //	robotstest: GET /admin/ from "FooBot/1.0": disallowed by "Disallow: /admin/" (line 3, group "*" at line 1)
 //
 // A request is judged by the robots.txt its agent last fetched from the
 // Origin (a crawler may use a cached copy; see SetRobots), or by the
-// current one when the agent has fetched none. GET and HEAD requests for
+// current one when the agent has fetched none. When that fetch got a 4xx
+// (429 aside), everything is allowed; a 5xx or 429 allows nothing, unless
+// an earlier copy stands in (RFC 9309 §2.3.1.3-4). GET and HEAD requests for
 // /robots.txt are never flagged. Disallowed requests are answered as any
 // other: the Origin fails the test, it does not hide the page.
 //
@@ -64,9 +67,9 @@ type Origin struct {
 	closing   chan struct{} // closed when Close begins: slow answers stop
 	closeOnce sync.Once
 
-	mu      sync.Mutex // guards the fields below
-	robots  *version   // the current robots.txt
-	fetched map[string]*version
+	mu      sync.Mutex          // guards the fields below
+	robots  *version            // the current robots.txt
+	fetched map[string]*fetched // by agentKey
 	faults  map[string]*faultList
 	reqs    []Request
 	fetches int // GET and HEAD requests for /robots.txt
@@ -101,15 +104,33 @@ type Request struct {
 	// the text the Origin was made with, one more after each SetRobots.
 	Robots int
 	// Decision is robots.txt's verdict on the request for its agent:
-	// BasisRobotsTxt for a request for /robots.txt itself.
+	// BasisRobotsTxt for a request for /robots.txt itself. When the
+	// agent's last robots.txt fetch got no file (RobotsStatus), the
+	// verdict is the status's, with Basis zero.
 	Decision policy.Decision
+	// RobotsStatus is the status of the agent's last robots.txt fetch
+	// before the request, or 0 when it made none.
+	RobotsStatus int
 }
 
 // String gives the request and its verdict in one line:
 //
 //	GET /admin/ "FooBot/1.0" 200: disallowed by "Disallow: /admin/" (line 3, group "*" at line 1)
 func (r Request) String() string {
-	return fmt.Sprintf("%s %s %q %d: %s", r.Method, r.URL, r.UserAgent, r.Status, r.Decision)
+	return fmt.Sprintf("%s %s %q %d: %s", r.Method, r.URL, r.UserAgent, r.Status, r.verdict())
+}
+
+// verdict says why the request was allowed or not.
+func (r Request) verdict() string {
+	if r.Decision.Basis != 0 {
+		return r.Decision.String()
+	}
+	switch s := r.RobotsStatus; {
+	case s >= 400 && s < 500 && s != http.StatusTooManyRequests:
+		return fmt.Sprintf("allowed: robots.txt answered %d, which allows everything (RFC 9309 §2.3.1.3)", s)
+	default:
+		return fmt.Sprintf("disallowed: robots.txt answered %d, which allows nothing, and no earlier copy stands in (RFC 9309 §2.3.1.4)", s)
+	}
 }
 
 // NewOrigin starts an Origin that serves robots as its robots.txt, and a
@@ -237,8 +258,25 @@ func (o *Origin) RobotsFetches() int {
 	return o.fetches
 }
 
+// fetched is what an agent got from its robots.txt fetches: the last file
+// (a 2xx), and the status of the last fetch.
+type fetched struct {
+	copy   *version
+	status int
+}
+
 // agentKey is the key of an agent in Origin.fetched.
-func agentKey(userAgent string) string { return strings.ToLower(policy.ProductToken(userAgent)) }
+func agentKey(userAgent string) string { return strings.ToLower(groupAgent(userAgent)) }
+
+// groupAgent returns what selects the group of the agent whose User-Agent
+// is ua: its product token, read by RFC 9110 as the Transport reads it, or
+// ua itself when it has none.
+func groupAgent(ua string) string {
+	if tok := policy.ProductToken(ua); tok != "" {
+		return tok
+	}
+	return ua
+}
 
 // serve records r, judges it, and answers it.
 func (o *Origin) serve(w http.ResponseWriter, r *http.Request) {
@@ -257,20 +295,45 @@ func (o *Origin) serve(w http.ResponseWriter, r *http.Request) {
 	if isRobots {
 		o.fetches++
 		d = policy.Decision{Allowed: true, Basis: policy.BasisRobotsTxt}
-	} else {
-		if held := o.fetched[agentKey(ua)]; held != nil {
-			v = held
+	}
+	req := Request{Method: r.Method, URL: r.RequestURI, UserAgent: ua, Time: now, Fault: f.String()}
+	if !isRobots {
+		// The file the agent holds, or the status it got instead.
+		held := o.fetched[agentKey(ua)]
+		switch {
+		case held == nil:
+		case held.status >= 200 && held.status < 300:
+			v = held.copy
+		case held.status >= 400 && held.status < 500 && held.status != http.StatusTooManyRequests:
+			v = nil
+			d = policy.Decision{Allowed: true}
+		case held.copy != nil: // unreachable, but a copy stands in
+			v = held.copy
+		default:
+			v = nil
+			d = policy.Decision{Allowed: false}
 		}
-		d = v.rules.Group(ua).DecideURL(r.URL)
+		if held != nil {
+			req.RobotsStatus = held.status
+		}
+		if v != nil {
+			d = v.rules.Group(groupAgent(ua)).DecideURL(r.URL)
+		}
+	}
+	req.Decision = d
+	if v != nil {
+		req.Robots = v.n
+	} else {
+		v = o.robots
 	}
 	i := len(o.reqs)
-	o.reqs = append(o.reqs, Request{Method: r.Method, URL: r.RequestURI, UserAgent: ua, Time: now, Fault: f.String(), Robots: v.n, Decision: d})
+	o.reqs = append(o.reqs, req)
 	o.mu.Unlock()
 
 	if !d.Allowed {
-		msg := fmt.Sprintf("robotstest: %s %s from %q: %s", r.Method, r.RequestURI, ua, d)
-		if v.n > 1 {
-			msg += " in robots.txt version " + strconv.Itoa(v.n)
+		msg := fmt.Sprintf("robotstest: %s %s from %q: %s", r.Method, r.RequestURI, ua, req.verdict())
+		if req.Robots > 1 {
+			msg += " in robots.txt version " + strconv.Itoa(req.Robots)
 		}
 		o.tb.Errorf("%s", msg)
 	}
@@ -292,11 +355,19 @@ func (o *Origin) serve(w http.ResponseWriter, r *http.Request) {
 
 	o.mu.Lock()
 	o.reqs[i].Status = status
-	if isRobots && status >= 200 && status < 300 {
+	if isRobots && r.Method == http.MethodGet && (status < 300 || status >= 400) {
 		if o.fetched == nil {
-			o.fetched = map[string]*version{}
+			o.fetched = map[string]*fetched{}
 		}
-		o.fetched[agentKey(ua)] = v
+		held := o.fetched[agentKey(ua)]
+		if held == nil {
+			held = &fetched{}
+			o.fetched[agentKey(ua)] = held
+		}
+		held.status = status
+		if status >= 200 && status < 300 {
+			held.copy = v
+		}
 	}
 	o.mu.Unlock()
 }

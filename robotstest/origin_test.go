@@ -237,3 +237,67 @@ func TestPages(t *testing.T) {
 		t.Errorf("recorded status %d, want 404", got)
 	}
 }
+
+// TestOriginReadsUserAgentAsTheTransport: colly's default User-Agent
+// names colly (RFC 9110 products), so the colly group judges it.
+func TestOriginReadsUserAgentAsTheTransport(t *testing.T) {
+	ftb := &fakeTB{TB: t}
+	o := robotstest.NewOrigin(ftb, "User-agent: colly\nDisallow: /admin\n\nUser-agent: *\nDisallow: /other\n")
+	c := &http.Client{}
+	if _, _, err := get(t, c, o.URL+"/admin", "colly - https://github.com/gocolly/colly"); err != nil {
+		t.Fatal(err)
+	}
+	errs := ftb.Errors()
+	if len(errs) != 1 || !strings.Contains(errs[0], `group "colly"`) {
+		t.Errorf("failures = %q, want /admin flagged by the colly group", errs)
+	}
+}
+
+// TestOriginJudgesByRobotsStatus: an agent whose robots.txt fetch got a
+// 4xx may fetch anything; one that got a 5xx may fetch nothing, unless
+// it holds an earlier copy.
+func TestOriginJudgesByRobotsStatus(t *testing.T) {
+	t.Run("404", func(t *testing.T) {
+		ftb := &fakeTB{TB: t}
+		o := robotstest.NewOrigin(ftb, "User-agent: *\nDisallow: /admin\n")
+		o.Fault("/robots.txt", robotstest.Status(404))
+		if _, _, err := get(t, o.Client("FooBot/1.0"), o.URL+"/admin", ""); err != nil {
+			t.Fatal(err)
+		}
+		if errs := ftb.Errors(); len(errs) != 0 {
+			t.Errorf("failures = %q, want none: a 404 allows everything", errs)
+		}
+	})
+	t.Run("503", func(t *testing.T) {
+		ftb := &fakeTB{TB: t}
+		o := robotstest.NewOrigin(ftb, "User-agent: *\nDisallow: /admin\n")
+		o.Fault("/robots.txt", robotstest.Status(503))
+		c := &http.Client{}
+		if _, _, err := get(t, c, o.URL+"/robots.txt", "FooBot/1.0"); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := get(t, c, o.URL+"/page", "FooBot/1.0"); err != nil {
+			t.Fatal(err)
+		}
+		errs := ftb.Errors()
+		want := `robotstest: GET /page from "FooBot/1.0": disallowed: robots.txt answered 503, which allows nothing, and no earlier copy stands in (RFC 9309 §2.3.1.4)`
+		if len(errs) != 1 || errs[0] != want {
+			t.Errorf("failures = %q, want [%q]", errs, want)
+		}
+	})
+	t.Run("503 after a copy", func(t *testing.T) {
+		ftb := &fakeTB{TB: t}
+		o := robotstest.NewOrigin(ftb, "User-agent: *\nDisallow: /admin\n")
+		c := &http.Client{}
+		o.Fault("/robots.txt", robotstest.Pass(), robotstest.Status(503))
+		for _, path := range []string{"/robots.txt", "/robots.txt", "/page", "/admin"} {
+			if _, _, err := get(t, c, o.URL+path, "FooBot/1.0"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		errs := ftb.Errors()
+		if len(errs) != 1 || !strings.Contains(errs[0], "GET /admin") {
+			t.Errorf("failures = %q, want /admin flagged by the copy", errs)
+		}
+	})
+}
