@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,6 +66,9 @@ func worker() {
 	clock := &offsetClock{}
 	tr := &robotsguard.Transport{
 		UserAgent: "FleetBot/1.0", Store: fleet, Pacer: fleet, Clock: clock, FetchTimeout: 4 * time.Second,
+	}
+	if v := os.Getenv("ROBOTSREDIS_LIMIT"); v != "" {
+		tr.MaxRequestsPerOrigin, _ = strconv.Atoi(v)
 	}
 	client := &http.Client{Transport: tr}
 	say("ready")
@@ -127,13 +131,14 @@ type workerProc struct {
 	lines chan string
 }
 
-func startWorkers(t *testing.T, n int, addrs []string) []*workerProc {
+func startWorkers(t *testing.T, n int, addrs []string, env ...string) []*workerProc {
 	t.Helper()
 	var ws []*workerProc
 	for i := range n {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), "ROBOTSREDIS_WORKER="+strconv.Itoa(i),
 			"ROBOTSREDIS_ADDRS="+strings.Join(addrs, ","), "ROBOTSREDIS_SIZE="+strconv.Itoa(n))
+		cmd.Env = append(cmd.Env, env...)
 		cmd.Stderr = os.Stderr
 		in, err := cmd.StdinPipe()
 		if err != nil {
@@ -383,5 +388,48 @@ func TestFleetRedisDown(t *testing.T) {
 	checkDone(t, gated(t, ws, addrs, c, fmt.Sprintf("crawl %d %d %s", m, each, urls(c))), m*each*3/4, m*each/4)
 	if robots, _, private, _ := c.counts(); robots != 1 || private != 0 {
 		t.Errorf("Redis back: %d robots.txt fetches of a cold origin, %d disallowed received; want 1 and 0", robots, private)
+	}
+}
+
+// TestFleetRate: the fleet's requests to an origin come one Crawl-delay
+// apart in aggregate, however many processes send them: within 5% when
+// requests are spaced by their slots alone; when each must also wait for
+// the previous response to end (one request under way, the default), the
+// response times add up, and no two requests come closer than the delay.
+func TestFleetRate(t *testing.T) {
+	t.Run("slots", func(t *testing.T) { fleetRate(t, "ROBOTSREDIS_LIMIT=-1", 0.05, 0) })
+	t.Run("places", func(t *testing.T) { fleetRate(t, "ROBOTSREDIS_LIMIT=1", 0.15, 0.95) })
+}
+
+// fleetRate checks the mean interval between the requests of a fleet to an
+// origin that asks for 100ms, within tolerance, and the shortest at least
+// minGap of it, when minGap is not zero.
+func fleetRate(t *testing.T, env string, tolerance, minGap float64) {
+	n, m, each := 3, 3, 4
+	if testing.Short() {
+		n, m, each = 2, 2, 4
+	}
+	const delay = 100 * time.Millisecond
+	s := startRedis(t)
+	ws := startWorkers(t, n, []string{s.addr()}, env)
+	o := newOrigin(t, "0.1")
+	checkDone(t, all(ws, fmt.Sprintf("crawl %d %d %s/a %s/b", m, each, o.URL, o.URL)), m*each, 0)
+	o.mu.Lock()
+	pages := append([]time.Time(nil), o.pages...)
+	o.mu.Unlock()
+	if len(pages) != n*m*each {
+		t.Fatalf("%d pages received, want %d", len(pages), n*m*each)
+	}
+	mean := pages[len(pages)-1].Sub(pages[0]) / time.Duration(len(pages)-1)
+	var gaps []time.Duration
+	for i := 1; i < len(pages); i++ {
+		gaps = append(gaps, pages[i].Sub(pages[i-1]))
+	}
+	t.Logf("%d requests from %d processes: mean interval %v, shortest %v, Crawl-delay %v", len(pages), n, mean, slices.Min(gaps), delay)
+	if d := float64(mean-delay) / float64(delay); d < -0.05 || d > tolerance {
+		t.Errorf("mean interval %v, want %v, -5%% to +%.0f%%; intervals: %v", mean, delay, 100*tolerance, gaps)
+	}
+	if minGap > 0 && float64(slices.Min(gaps)) < minGap*float64(delay) {
+		t.Errorf("shortest interval %v, want at least %.0f%% of %v; intervals: %v", slices.Min(gaps), 100*minGap, delay, gaps)
 	}
 }

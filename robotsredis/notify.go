@@ -20,6 +20,7 @@ type notifier struct {
 
 	mu      sync.Mutex // guards the fields below
 	ps      *redis.PubSub
+	ready   chan struct{} // closed when the subscription under way is made, or failed
 	started bool
 	closed  bool
 	waiters map[string]map[chan struct{}]struct{}
@@ -42,10 +43,19 @@ func (n *notifier) watch(ctx context.Context, name string) (<-chan struct{}, fun
 	}
 	n.waiters[name][ch] = struct{}{}
 	start := !n.started && !n.closed
-	n.started = true
+	if start {
+		n.started, n.ready = true, make(chan struct{})
+	}
+	ready := n.ready
 	n.mu.Unlock()
 	if start {
 		n.subscribe(ctx)
+		close(ready)
+	} else if ready != nil {
+		select { // another watch is subscribing: wait for it
+		case <-ready:
+		case <-ctx.Done():
+		}
 	}
 	return ch, func() {
 		n.mu.Lock()
