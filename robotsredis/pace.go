@@ -196,7 +196,7 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 			return f.acquireAlone(ctx, r, time.Since(start))
 		}
 		if delayµs < 0 { // every place is taken: wait for one
-			if err := waitPlace(ctx, placed, time.Duration(leaseµs)*time.Microsecond); err != nil {
+			if err := waitPlace(ctx, placed, time.Duration(leaseµs)*time.Microsecond, r.Interval); err != nil {
 				return robotsguard.Turn{}, &robotsguard.PacingError{Origin: r.Origin, Err: err}
 			}
 			continue
@@ -287,8 +287,21 @@ func (f *Fleet) sleep(ctx context.Context, origin string, d time.Duration) (agai
 // waitPlace waits until one of origin's places is released (wake
 // receives it) or the earliest lease expires, in d, or for maxRecheck at
 // most.
-func waitPlace(ctx context.Context, wake <-chan struct{}, d time.Duration) error {
-	tm := time.NewTimer(min(max(d, time.Millisecond), maxRecheck))
+//
+// A request that has no place an interval before its deadline cannot go
+// in time: it gives up then, with context.DeadlineExceeded, while its
+// deadline has not passed (so that an http.Client returns its
+// *robotsguard.PacingError, not its own time-out), as a LocalPacer does.
+func waitPlace(ctx context.Context, wake <-chan struct{}, d, interval time.Duration) error {
+	wait := min(max(d, time.Millisecond), maxRecheck)
+	if dl, ok := ctx.Deadline(); ok && interval > 0 {
+		giveUp := time.Until(dl.Add(-interval))
+		if giveUp <= 0 {
+			return context.DeadlineExceeded
+		}
+		wait = min(wait, giveUp)
+	}
+	tm := time.NewTimer(wait)
 	defer tm.Stop()
 	select {
 	case <-wake:
