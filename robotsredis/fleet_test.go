@@ -219,6 +219,7 @@ type origin struct {
 	private     int
 	pages       []time.Time
 	gate        chan struct{} // when not nil, robots.txt answers once it is closed
+	onPage      func(n int)   // when not nil, called with the number of pages received
 }
 
 func newOrigin(t *testing.T, delay string) *origin {
@@ -250,7 +251,11 @@ func newOrigin(t *testing.T, delay string) *origin {
 			o.private++
 		}
 		o.pages = append(o.pages, time.Now())
+		n, onPage := len(o.pages), o.onPage
 		o.mu.Unlock()
+		if onPage != nil {
+			onPage(n)
+		}
 		io.WriteString(w, "ok")
 	}))
 	t.Cleanup(o.Close)
@@ -356,7 +361,9 @@ func TestFleetCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Redis Cluster")
 	}
-	fleetColdAndStale(t, startCluster(t, 3))
+	addrs := startCluster(t, 3)
+	t.Run("fetch", func(t *testing.T) { fleetColdAndStale(t, addrs) })
+	t.Run("rate", func(t *testing.T) { fleetRate(t, addrs, "ROBOTSREDIS_LIMIT=-1", 0.05, 0) })
 }
 
 // TestFleetRedisDown: Redis killed mid-crawl; the crawl goes on, alone,
@@ -370,8 +377,20 @@ func TestFleetRedisDown(t *testing.T) {
 	addrs := []string{s.addr()}
 	ws := startWorkers(t, n, addrs)
 	a, b, c := newOrigin(t, "0.005"), newOrigin(t, "0.005"), newOrigin(t, "0.005")
-	checkDone(t, all(ws, fmt.Sprintf("crawl %d %d %s", m, each, urls(a))), m*each*3/4, m*each/4)
-	s.kill()
+	// Redis dies mid-crawl: when a has received a dozen pages.
+	killed := make(chan struct{})
+	a.onPage = func(n int) {
+		if n == 12 {
+			s.kill()
+			close(killed)
+		}
+	}
+	const long = 4 * each
+	checkDone(t, all(ws, fmt.Sprintf("crawl %d %d %s", m, long, urls(a))), m*long*3/4, m*long/4)
+	<-killed
+	if robots, _, private, pages := a.counts(); robots != 1 || private != 0 || pages != n*m*long*3/4 {
+		t.Errorf("Redis killed mid-crawl: %d robots.txt fetches, %d disallowed and %d allowed requests received; want 1, 0 and %d", robots, private, pages, n*m*long*3/4)
+	}
 	var seen []string
 	checkDone(t, all(ws, fmt.Sprintf("crawl %d %d %s %s", m, each, urls(a), urls(b)), &seen), m*each*3/4, m*each/4)
 	for _, o := range []*origin{a, b} {
@@ -397,21 +416,21 @@ func TestFleetRedisDown(t *testing.T) {
 // the previous response to end (one request under way, the default), the
 // response times add up, and no two requests come closer than the delay.
 func TestFleetRate(t *testing.T) {
-	t.Run("slots", func(t *testing.T) { fleetRate(t, "ROBOTSREDIS_LIMIT=-1", 0.05, 0) })
-	t.Run("places", func(t *testing.T) { fleetRate(t, "ROBOTSREDIS_LIMIT=1", 0.15, 0.95) })
+	addrs := []string{startRedis(t).addr()}
+	t.Run("slots", func(t *testing.T) { fleetRate(t, addrs, "ROBOTSREDIS_LIMIT=-1", 0.05, 0) })
+	t.Run("places", func(t *testing.T) { fleetRate(t, addrs, "ROBOTSREDIS_LIMIT=1", 0.15, 0.95) })
 }
 
 // fleetRate checks the mean interval between the requests of a fleet to an
 // origin that asks for 100ms, within tolerance, and the shortest at least
 // minGap of it, when minGap is not zero.
-func fleetRate(t *testing.T, env string, tolerance, minGap float64) {
+func fleetRate(t *testing.T, addrs []string, env string, tolerance, minGap float64) {
 	n, m, each := 3, 3, 4
 	if testing.Short() {
 		n, m, each = 2, 2, 4
 	}
 	const delay = 100 * time.Millisecond
-	s := startRedis(t)
-	ws := startWorkers(t, n, []string{s.addr()}, env)
+	ws := startWorkers(t, n, addrs, env)
 	o := newOrigin(t, "0.1")
 	checkDone(t, all(ws, fmt.Sprintf("crawl %d %d %s/a %s/b", m, each, o.URL, o.URL)), m*each, 0)
 	o.mu.Lock()
