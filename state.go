@@ -295,15 +295,8 @@ func (t *Transport) obtain(o origin, url string, start, deadline time.Time, old 
 	ctx, cancel := context.WithDeadline(context.Background(), fetchBy)
 	defer cancel()
 	if e := t.load(ctx, url, start); e != nil && newer(e, old) {
-		switch {
-		case e.Failures == 0 && e.Status != 0 && start.Before(t.cachePolicy().FreshUntil(e)):
-			t.fetched(t.fetchEvent(url, o, FromStore, e, nil, 0))
-			return fetchResult{entry: e, outcome: FromStore}
-		case e.Failures > 0 && start.Before(e.RetryAt):
-			// Another process failed and backs off: so does this one.
-			// (The state takes the failure from the entry's Err.)
-			t.fetched(FetchEvent{URL: withoutFragment(url), Origin: o.String(), Outcome: FromStore, Err: errors.New(e.Err)})
-			return fetchResult{entry: e, outcome: FromStore}
+		if t.decisive(e, start) {
+			return t.fromStore(o, url, e)
 		}
 		old = e
 	}
@@ -311,6 +304,13 @@ func (t *Transport) obtain(o origin, url string, start, deadline time.Time, old 
 	// not fetched again.
 	if old != nil && old.Failures == 0 && old.Status != 0 && start.Before(t.cachePolicy().FreshUntil(old)) {
 		return fetchResult{entry: old}
+	}
+	if l, ok := t.Store.(cache.Locker); ok {
+		e, unlock := t.elect(ctx, l, url, old)
+		defer unlock()
+		if e != nil {
+			return t.fromStore(o, url, e)
+		}
 	}
 	res := fetch(ctx, old)
 	t.fetched(t.fetchEvent(url, o, res.outcome, res.entry, res.err, t.now().Sub(start)))
@@ -330,6 +330,87 @@ func (t *Transport) obtain(o origin, url string, start, deadline time.Time, old 
 	}
 	t.save(sctx, url, res.entry)
 	return res
+}
+
+// decisive reports whether e, an entry from the Store, decides at now
+// without a fetch: a fresh response, or a failure whose back-off lasts.
+func (t *Transport) decisive(e *cache.Entry, now time.Time) bool {
+	return e.Failures == 0 && e.Status != 0 && now.Before(t.cachePolicy().FreshUntil(e)) ||
+		e.Failures > 0 && now.Before(e.RetryAt)
+}
+
+// fromStore reports e, a decisive entry from the Store, and returns it as
+// the result of a fetch of url.
+func (t *Transport) fromStore(o origin, url string, e *cache.Entry) fetchResult {
+	if e.Failures > 0 {
+		// Another process failed and backs off: so does this one. (The
+		// state takes the failure from the entry's Err.)
+		t.fetched(FetchEvent{URL: withoutFragment(url), Origin: o.String(), Outcome: FromStore, Err: errors.New(e.Err)})
+	} else {
+		t.fetched(t.fetchEvent(url, o, FromStore, e, nil, 0))
+	}
+	return fetchResult{entry: e, outcome: FromStore}
+}
+
+// maxElections bounds the times elect tries the lock: a Locker whose Wait
+// returns while another holds the lock would otherwise keep it spinning.
+const maxElections = 8
+
+// elect makes this process the one of the fleet that fetches url (whose
+// last known entry is old), through the Store's cache.Locker. It returns
+// an entry another process stored meanwhile, when one decides (the one the
+// fetch would have been), or else the function that releases the lock this
+// process took, if any, once the fetch is stored. It spends a quarter of
+// FetchTimeout at most (and no more than ctx) waiting for other processes'
+// fetches, and then lets this one fetch: an error, a slow holder or one
+// that died costs a fetch, never a request the rules refuse.
+func (t *Transport) elect(ctx context.Context, l cache.Locker, url string, old *cache.Entry) (*cache.Entry, func()) {
+	nop := func() {}
+	wctx, cancel := context.WithTimeout(ctx, t.fetchTimeout()/4)
+	defer cancel()
+	key := cache.Key(url)
+	for range maxElections {
+		var token string
+		var held bool
+		err := t.storeCall(wctx, func(ctx context.Context) (err error) {
+			deadline, _ := ctx.Deadline()
+			ttl := max(time.Until(deadline)+t.fetchTimeout(), time.Millisecond) // past the fetch and the save
+			token, held, err = l.TryLock(ctx, key, ttl)
+			return err
+		})
+		if err != nil {
+			t.storeFailed("lock", url, err)
+			return nil, nop
+		}
+		if held {
+			unlock := func() {
+				uctx, cancel := context.WithTimeout(context.Background(), t.fetchTimeout()/4)
+				defer cancel()
+				if err := t.storeCall(uctx, func(ctx context.Context) error { return l.Unlock(ctx, key, token) }); err != nil {
+					t.storeFailed("unlock", url, err)
+				}
+			}
+			// The last holder may have stored the entry just before it
+			// released the lock.
+			if e := t.load(wctx, url, t.now()); e != nil && newer(e, old) && t.decisive(e, t.now()) {
+				unlock()
+				return e, nop
+			}
+			return nil, unlock
+		}
+		if err := t.storeCall(wctx, func(ctx context.Context) error { return l.Wait(ctx, key) }); err != nil {
+			if wctx.Err() == nil {
+				t.storeFailed("wait", url, err)
+			}
+			return nil, nop
+		}
+		if e := t.load(wctx, url, t.now()); e != nil && newer(e, old) && t.decisive(e, t.now()) {
+			return e, nop
+		}
+		// The holder stored nothing that decides (it failed, or died):
+		// the lock is free, and the next try may take it.
+	}
+	return nil, nop
 }
 
 // newer reports whether e, from the Store, tells more than old: a response

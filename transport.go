@@ -119,6 +119,11 @@ type Transport struct {
 	// logged and counted (Stats.StoreErrors), and the robots.txt is
 	// fetched. At most 64 calls are under way at once (a call that hangs
 	// keeps its goroutine until it returns); more are skipped.
+	//
+	// A Store that is also a cache.Locker (package robotsredis has one)
+	// elects one process of a fleet to fetch a file nobody holds fresh;
+	// the others wait for its entry, a quarter of FetchTimeout at most,
+	// and then fetch it themselves.
 	Store cache.Store
 
 	// DisallowWhileUnreachable keeps an origin disallowed for as long as

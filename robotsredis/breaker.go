@@ -1,0 +1,106 @@
+package robotsredis
+
+import (
+	"sync"
+	"time"
+)
+
+// breaker is a circuit breaker: closed while calls succeed; open, failing
+// calls at once, after failures in a row; half-open, letting one probe
+// through, once the cooldown has passed. Opening (from closed) and closing
+// are reported to changed, once each, outside the lock; the probes between
+// them are not.
+type breaker struct {
+	failures              int
+	cooldown, maxCooldown time.Duration
+	changed               func(State, error)
+
+	mu      sync.Mutex // guards the fields below
+	st      State
+	fails   int           // failed calls in a row, while closed
+	wait    time.Duration // the current cooldown
+	retryAt time.Time     // when open: end of the cooldown
+	probing bool          // when half-open: the probe is under way
+}
+
+func (b *breaker) state() State {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.st
+}
+
+// allow reports whether a call may go to Redis at now, and whether it is
+// the probe of a half-open circuit; it fails with ErrUnavailable when not.
+func (b *breaker) allow(now time.Time) (probe bool, err error) {
+	b.mu.Lock()
+	switch b.st {
+	case Closed:
+		b.mu.Unlock()
+		return false, nil
+	case Open:
+		if now.Before(b.retryAt) {
+			b.mu.Unlock()
+			return false, ErrUnavailable
+		}
+		b.st, b.probing = HalfOpen, true
+		b.mu.Unlock()
+		return true, nil
+	}
+	// Half-open: one probe at a time.
+	if b.probing {
+		b.mu.Unlock()
+		return false, ErrUnavailable
+	}
+	b.probing = true
+	b.mu.Unlock()
+	return true, nil
+}
+
+// done records the end of a call allowed by allow, with its error.
+func (b *breaker) done(probe bool, err error, now time.Time) {
+	b.mu.Lock()
+	var to State
+	switch {
+	case err == nil && (probe || b.st == Closed):
+		b.fails = 0
+		if b.st == Closed {
+			b.mu.Unlock()
+			return
+		}
+		b.st, b.probing, b.wait = Closed, false, 0
+		to = Closed
+	case err == nil:
+		b.mu.Unlock()
+		return // a call from before the circuit opened
+	case probe:
+		b.wait = min(2*b.wait, b.maxCooldown)
+		b.st, b.probing, b.retryAt = Open, false, now.Add(b.wait)
+		b.mu.Unlock()
+		return // still down: reported when it opened
+	case b.st == Closed:
+		b.fails++
+		if b.fails < b.failures {
+			b.mu.Unlock()
+			return
+		}
+		b.fails, b.wait = 0, b.cooldown
+		b.st, b.retryAt = Open, now.Add(b.wait)
+		to = Open
+	default:
+		b.mu.Unlock()
+		return
+	}
+	b.mu.Unlock()
+	b.changed(to, err)
+}
+
+// cancelled records the end of a call cut short by its caller: a probe
+// leaves its place to the next call.
+func (b *breaker) cancelled(probe bool) {
+	if !probe {
+		return
+	}
+	b.mu.Lock()
+	b.probing = false
+	b.mu.Unlock()
+}

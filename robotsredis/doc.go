@@ -1,0 +1,59 @@
+// Package robotsredis lets a fleet of crawler processes obey robots.txt as
+// one crawler, through Redis: each origin's robots.txt is fetched once for
+// the whole fleet, and the fleet's requests to an origin are spaced by its
+// Crawl-delay together, not each process's alone.
+//
+//	rdb := redis.NewClient(&redis.Options{Addr: "localhost:6379", ContextTimeoutEnabled: true})
+//	fleet := &robotsredis.Fleet{Client: rdb, Size: 8} // 8 processes
+//	defer fleet.Close()
+//	client := &http.Client{Transport: &robotsguard.Transport{
+//		UserAgent: "FooBot/1.0 (+https://example.com/bot)", Store: fleet, Pacer: fleet}}
+//
+// # The robots.txt cache
+//
+// A Fleet is a cache.Store: the Transport keeps parsed files in memory and
+// asks Redis only when it holds no fresh copy, so a hot origin costs no
+// round trip for its rules. Entries are the root package's encoding, kept
+// for as long as they may stand in for an unreachable file (30 days by
+// default), under "robotsguard/e2/{https://example.com}/robots.txt": the
+// origin is a hash tag, so an origin's entry, lock and pace share one
+// Redis Cluster slot.
+//
+// # One fetch per origin
+//
+// A Fleet is a cache.Locker too: a process that needs a file nobody holds
+// fresh takes the origin's lock (SET NX PX, with a random token, released
+// by a compare-and-delete script); the others wait for the release,
+// published on one channel that each process subscribes to once, then read
+// the entry the holder stored. A holder that dies lets its lock expire; a
+// waiter that is not served within a quarter of the Transport's
+// FetchTimeout fetches the file itself. The same goes for revalidations:
+// one process sends the conditional request, the others wait for its
+// answer (the cache policy, as RFC 9309 §2.4 asks, does not serve a file
+// past its lifetime while it can be fetched).
+//
+// # Pacing
+//
+// A Fleet is a robotsguard.Pacer: a Lua script reserves each request's
+// slot on Redis's clock (the later of now and the origin's next free slot,
+// which moves on by the interval), in arrival order and one round trip;
+// the request then waits in its process. A request that gives up gives its
+// slot back when no later one was taken. 429 and 503 answers set a
+// fleet-wide "not before" on the same key, and the origin's places
+// (Transport.MaxRequestsPerOrigin) are leases that expire, held fleet-wide.
+//
+// # When Redis fails
+//
+// Every call goes through a circuit breaker (see Fleet). While it is open
+// each process works alone, and stays safe: the cache in memory, a Store
+// error costs a fetch, the fetch lock is the process's own, and requests
+// are paced locally with the interval multiplied by Fleet.Size. No request
+// that robots.txt refuses is sent, whether Redis answers or not.
+//
+// # Routing instead
+//
+// A fleet that can route each URL to a worker of its choosing can keep
+// every origin's pace in one process: Rendezvous assigns origins to
+// workers, stably as workers come and go. Such a fleet needs the Fleet only
+// as a Store.
+package robotsredis

@@ -1,0 +1,203 @@
+package robotsredis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/robotsguard/robotsguard"
+)
+
+// Defaults of the Fleet fields.
+const (
+	DefaultCallTimeout = 250 * time.Millisecond
+	DefaultFailures    = 3
+	DefaultCooldown    = time.Second
+	DefaultMaxCooldown = 30 * time.Second
+	DefaultLeaseTTL    = time.Minute
+)
+
+// A Fleet shares a robotsguard.Transport's robots.txt cache, fetch lock and
+// pacing with the other processes of a crawler fleet, through one Redis
+// (or Redis Cluster). It is a cache.Store and a cache.Locker (set it as
+// Transport.Store) and a robotsguard.Pacer (set it as Transport.Pacer):
+//
+//	rdb := redis.NewClient(&redis.Options{Addr: "localhost:6379", ContextTimeoutEnabled: true})
+//	fleet := &robotsredis.Fleet{Client: rdb, Size: 8}
+//	defer fleet.Close()
+//	t := &robotsguard.Transport{UserAgent: "FooBot/1.0", Store: fleet, Pacer: fleet}
+//
+// Every Redis call goes through a circuit breaker: after Failures calls in
+// a row fail, the Fleet stops calling Redis for Cooldown (doubling up to
+// MaxCooldown while Redis stays down), then lets one call through to see
+// whether it is back. While Redis is out of reach, the Transport works
+// alone: the cache in memory, one fetch per origin in the process, and the
+// Fallback pacer with every interval multiplied by Size, so that the fleet
+// stays within an origin's Crawl-delay in aggregate. Nothing fails open:
+// an origin whose robots.txt is not known is fetched before any request to
+// it is sent, whether Redis answers or not.
+//
+// The zero Fleet, with Client set, is ready to use; set the fields before
+// the first call and do not change them afterwards. A Fleet is safe for
+// concurrent use. Close it to end its Redis subscription.
+type Fleet struct {
+	// Client is the Redis client: a *redis.Client, a *redis.ClusterClient
+	// or a *redis.Ring. Create it with ContextTimeoutEnabled, so that
+	// CallTimeout bounds every call. It must not be nil.
+	Client redis.UniversalClient
+
+	// Size is the number of processes in the fleet: while Redis is out of
+	// reach, each process paces an origin Size times slower than its
+	// Crawl-delay asks. Zero (or less) means 1.
+	Size int
+
+	// CallTimeout bounds each Redis call; a call that takes longer fails,
+	// and counts towards opening the circuit. Zero means
+	// DefaultCallTimeout.
+	CallTimeout time.Duration
+
+	// Failures is the number of failed Redis calls in a row that opens
+	// the circuit. Zero means DefaultFailures.
+	Failures int
+
+	// Cooldown is how long the circuit stays open before one call tries
+	// Redis again; it doubles, up to MaxCooldown, each time that call
+	// fails. Zero means DefaultCooldown, and DefaultMaxCooldown.
+	Cooldown, MaxCooldown time.Duration
+
+	// LeaseTTL bounds how long a request holds one of its origin's
+	// places (PaceRequest.Limit) when its process does not end it: a
+	// process that dies frees its places after LeaseTTL. Zero means
+	// DefaultLeaseTTL.
+	LeaseTTL time.Duration
+
+	// Fallback paces requests while Redis is out of reach, with intervals
+	// multiplied by Size. Nil means a robotsguard.LocalPacer of the
+	// Fleet's own.
+	Fallback robotsguard.Pacer
+
+	// Logger hears of the circuit opening (Warn) and closing (Info), as
+	// OnState does. Nil means no logging.
+	Logger *slog.Logger
+
+	// OnState, if not nil, is called when the circuit opens (with the
+	// error of the call that opened it) and when it closes again (with a
+	// nil error), once each time: the probes of a half-open circuit are
+	// not reported. It runs on the goroutine of the Redis call that
+	// changed the state, and must be quick.
+	OnState func(State, error)
+
+	once     sync.Once
+	breaker  breaker
+	notify   notifier
+	fallback robotsguard.Pacer
+}
+
+func (f *Fleet) init() {
+	f.once.Do(func() {
+		f.breaker.failures = orDefault(f.Failures, DefaultFailures)
+		f.breaker.cooldown = orDefault(f.Cooldown, DefaultCooldown)
+		f.breaker.maxCooldown = max(orDefault(f.MaxCooldown, DefaultMaxCooldown), f.breaker.cooldown)
+		f.breaker.changed = f.stateChanged
+		f.notify.client = f.Client
+		f.fallback = f.Fallback
+		if f.fallback == nil {
+			f.fallback = &robotsguard.LocalPacer{}
+		}
+	})
+}
+
+func orDefault[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+func (f *Fleet) size() int { return max(f.Size, 1) }
+
+// Close ends the Fleet's Redis subscription (the one that wakes requests
+// waiting for another process's fetch or place). It does not close
+// Client.
+func (f *Fleet) Close() error {
+	f.init()
+	return f.notify.close()
+}
+
+// State is the state of the circuit between a Fleet and Redis.
+type State uint8
+
+const (
+	// Closed: Redis answers; the fleet shares its cache and pace.
+	Closed State = iota
+	// Open: Redis failed; the process works alone until a probe call
+	// succeeds.
+	Open
+	// HalfOpen: one call is trying Redis again.
+	HalfOpen
+)
+
+func (s State) String() string {
+	switch s {
+	case Closed:
+		return "closed"
+	case Open:
+		return "open"
+	case HalfOpen:
+		return "half-open"
+	}
+	return fmt.Sprintf("State(%d)", uint8(s))
+}
+
+// State returns the state of the circuit now.
+func (f *Fleet) State() State {
+	f.init()
+	return f.breaker.state()
+}
+
+// ErrUnavailable is the error of every call the Fleet does not make to
+// Redis because the circuit is open: Redis failed just before, and the
+// process works alone until it answers again.
+var ErrUnavailable = errors.New("robotsredis: Redis unavailable: circuit open after failed calls")
+
+func (f *Fleet) stateChanged(s State, err error) {
+	if f.Logger != nil {
+		if s == Open {
+			f.Logger.Warn("robotsredis: Redis unreachable, working alone: local cache, local fetch lock, local pacing", "fleet_size", f.size(), "error", fmt.Sprint(err))
+		} else {
+			f.Logger.Info("robotsredis: circuit "+s.String(), "state", s.String())
+		}
+	}
+	if f.OnState != nil {
+		f.OnState(s, err)
+	}
+}
+
+// call runs one Redis call through the circuit breaker, bounded by
+// CallTimeout. A redis.Nil answer is a success; so is a call cut short
+// because ctx ended, which says nothing of Redis.
+func (f *Fleet) call(ctx context.Context, op string, fn func(ctx context.Context) error) error {
+	f.init()
+	probe, err := f.breaker.allow(time.Now())
+	if err != nil {
+		return err
+	}
+	cctx, cancel := context.WithTimeout(ctx, orDefault(f.CallTimeout, DefaultCallTimeout))
+	defer cancel()
+	err = fn(cctx)
+	switch {
+	case err == nil || errors.Is(err, redis.Nil):
+		f.breaker.done(probe, nil, time.Now())
+		return err
+	case ctx.Err() != nil:
+		f.breaker.cancelled(probe)
+		return fmt.Errorf("robotsredis: %s: %w", op, ctx.Err())
+	}
+	f.breaker.done(probe, err, time.Now())
+	return fmt.Errorf("robotsredis: %s: %w", op, err)
+}

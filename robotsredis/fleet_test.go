@@ -1,0 +1,454 @@
+package robotsredis_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/robotsguard/robotsguard"
+	"github.com/robotsguard/robotsguard/robotsredis"
+)
+
+// The multi-process tests run the test binary again as crawler processes
+// ("workers"), which take commands on stdin and answer on stdout, against
+// httptest origins and one Redis.
+
+func TestMain(m *testing.M) {
+	if os.Getenv("ROBOTSREDIS_WORKER") != "" {
+		worker()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// offsetClock is the system clock moved forward by a test, so that cached
+// files go stale without waiting.
+type offsetClock struct{ off atomic.Int64 }
+
+func (c *offsetClock) Now() time.Time { return time.Now().Add(time.Duration(c.off.Load())) }
+func (c *offsetClock) Sleep(ctx context.Context, d time.Duration) error {
+	return robotsguard.SystemClock{}.Sleep(ctx, d)
+}
+
+// worker is a crawler process. Commands:
+//
+//	crawl M N URL...  M goroutines send N requests each, cycling over the URLs
+//	advance D         moves the clock forward by D
+//	heal              calls Redis until the circuit is closed (Redis is back)
+func worker() {
+	var mu sync.Mutex
+	say := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Printf(format+"\n", args...)
+	}
+	size, _ := strconv.Atoi(os.Getenv("ROBOTSREDIS_SIZE"))
+	fleet := &robotsredis.Fleet{
+		Client: newClient(nil, strings.Split(os.Getenv("ROBOTSREDIS_ADDRS"), ",")),
+		Size:   size, CallTimeout: 500 * time.Millisecond, Failures: 1,
+		Cooldown: 50 * time.Millisecond, MaxCooldown: 100 * time.Millisecond,
+		OnState: func(s robotsredis.State, err error) { say("state %s", s) },
+	}
+	defer fleet.Close()
+	clock := &offsetClock{}
+	tr := &robotsguard.Transport{
+		UserAgent: "FleetBot/1.0", Store: fleet, Pacer: fleet, Clock: clock, FetchTimeout: 4 * time.Second,
+	}
+	if v := os.Getenv("ROBOTSREDIS_LIMIT"); v != "" {
+		tr.MaxRequestsPerOrigin, _ = strconv.Atoi(v)
+	}
+	client := &http.Client{Transport: tr}
+	say("ready")
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		switch f[0] {
+		case "crawl":
+			m, _ := strconv.Atoi(f[1])
+			n, _ := strconv.Atoi(f[2])
+			urls := f[3:]
+			var allowed, refused, other atomic.Int64
+			var firstErr atomic.Value
+			var wg sync.WaitGroup
+			for g := range m {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := range n {
+						resp, err := client.Get(urls[(g+i)%len(urls)])
+						switch {
+						case err == nil:
+							io.Copy(io.Discard, resp.Body)
+							resp.Body.Close()
+							allowed.Add(1)
+						case errors.Is(err, robotsguard.ErrDisallowed):
+							refused.Add(1)
+						default:
+							other.Add(1)
+							firstErr.CompareAndSwap(nil, err.Error())
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			say("done allowed=%d refused=%d other=%d err=%v", allowed.Load(), refused.Load(), other.Load(), firstErr.Load())
+		case "advance":
+			d, _ := time.ParseDuration(f[1])
+			clock.off.Add(int64(d))
+			say("done")
+		case "heal":
+			// No event says Redis is back: call it, for a bounded time.
+			deadline := time.Now().Add(20 * time.Second)
+			for fleet.State() != robotsredis.Closed && time.Now().Before(deadline) {
+				fleet.Get(context.Background(), "robotsguard/heal")
+				if fleet.State() != robotsredis.Closed {
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
+			say("done state=%s", fleet.State())
+		}
+	}
+}
+
+// workerProc is a running worker.
+type workerProc struct {
+	t     *testing.T
+	cmd   *exec.Cmd
+	in    io.WriteCloser
+	lines chan string
+}
+
+func startWorkers(t *testing.T, n int, addrs []string, env ...string) []*workerProc {
+	t.Helper()
+	var ws []*workerProc
+	for i := range n {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "ROBOTSREDIS_WORKER="+strconv.Itoa(i),
+			"ROBOTSREDIS_ADDRS="+strings.Join(addrs, ","), "ROBOTSREDIS_SIZE="+strconv.Itoa(n))
+		cmd.Env = append(cmd.Env, env...)
+		cmd.Stderr = os.Stderr
+		in, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		w := &workerProc{t: t, cmd: cmd, in: in, lines: make(chan string, 100)}
+		go func() {
+			sc := bufio.NewScanner(out)
+			for sc.Scan() {
+				w.lines <- sc.Text()
+			}
+			close(w.lines)
+		}()
+		t.Cleanup(func() { in.Close(); cmd.Process.Kill(); cmd.Wait() })
+		ws = append(ws, w)
+	}
+	for _, w := range ws {
+		w.expect("ready")
+	}
+	return ws
+}
+
+func (w *workerProc) send(cmd string) {
+	if _, err := io.WriteString(w.in, cmd+"\n"); err != nil {
+		w.t.Fatalf("worker: %v", err)
+	}
+}
+
+// expect returns the next line that starts with prefix, skipping others;
+// seen, if not nil, gets the lines skipped.
+func (w *workerProc) expect(prefix string, seen ...*[]string) string {
+	w.t.Helper()
+	timeout := time.After(60 * time.Second)
+	for {
+		select {
+		case l, ok := <-w.lines:
+			if !ok {
+				w.t.Fatalf("worker exited while the test expected %q", prefix)
+			}
+			if strings.HasPrefix(l, prefix) {
+				return l
+			}
+			for _, s := range seen {
+				*s = append(*s, l)
+			}
+		case <-timeout:
+			w.t.Fatalf("worker did not answer %q", prefix)
+		}
+	}
+}
+
+// all sends cmd to every worker and returns their "done" lines.
+func all(ws []*workerProc, cmd string, seen ...*[]string) []string {
+	for _, w := range ws {
+		w.send(cmd)
+	}
+	var out []string
+	for _, w := range ws {
+		out = append(out, w.expect("done", seen...))
+	}
+	return out
+}
+
+// origin is an httptest site with a robots.txt that disallows /private
+// and asks for a Crawl-delay, revalidated by its ETag; it counts requests.
+type origin struct {
+	*httptest.Server
+	mu          sync.Mutex
+	robots      int
+	conditional int
+	private     int
+	pages       []time.Time
+	gate        chan struct{} // when not nil, robots.txt answers once it is closed
+	onPage      func(n int)   // when not nil, called with the number of pages received
+}
+
+func newOrigin(t *testing.T, delay string) *origin {
+	o := &origin{}
+	body := "User-agent: *\nDisallow: /private\nCrawl-delay: " + delay + "\n"
+	o.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			o.mu.Lock()
+			o.robots++
+			gate := o.gate
+			if r.Header.Get("If-None-Match") != "" {
+				o.conditional++
+			}
+			o.mu.Unlock()
+			if gate != nil {
+				<-gate
+			}
+			w.Header().Set("ETag", `"v1"`)
+			w.Header().Set("Cache-Control", "max-age=60")
+			if r.Header.Get("If-None-Match") == `"v1"` {
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+			io.WriteString(w, body)
+			return
+		}
+		o.mu.Lock()
+		if strings.HasPrefix(r.URL.Path, "/private") {
+			o.private++
+		}
+		o.pages = append(o.pages, time.Now())
+		n, onPage := len(o.pages), o.onPage
+		o.mu.Unlock()
+		if onPage != nil {
+			onPage(n)
+		}
+		io.WriteString(w, "ok")
+	}))
+	t.Cleanup(o.Close)
+	return o
+}
+
+func (o *origin) counts() (robots, conditional, private, pages int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.robots, o.conditional, o.private, len(o.pages)
+}
+
+// checkDone fails the test unless every worker's crawl sent allowed and
+// refused the expected numbers of requests, with no other error.
+func checkDone(t *testing.T, lines []string, allowed, refused int) {
+	t.Helper()
+	want := fmt.Sprintf("done allowed=%d refused=%d other=0 ", allowed, refused)
+	for _, l := range lines {
+		if !strings.HasPrefix(l, want) {
+			t.Errorf("worker: %s, want %s", l, want)
+		}
+	}
+}
+
+// gated runs crawl on every worker against o, holding o's robots.txt
+// until all but one worker wait for the lock's holder (subscribed to the
+// release channel), so that the fetch is shared, not sequential.
+func gated(t *testing.T, ws []*workerProc, addrs []string, o *origin, crawl string) []string {
+	o.mu.Lock()
+	o.gate = make(chan struct{})
+	o.mu.Unlock()
+	for _, w := range ws {
+		w.send(crawl)
+	}
+	waitSubscribers(t, addrs, len(ws)-1)
+	o.mu.Lock()
+	close(o.gate)
+	o.gate = nil
+	o.mu.Unlock()
+	var out []string
+	for _, w := range ws {
+		out = append(out, w.expect("done"))
+	}
+	return out
+}
+
+// waitSubscribers waits until n processes subscribe to the release
+// channel: no event says so, so it reads Redis, for a bounded time.
+func waitSubscribers(t *testing.T, addrs []string, n int) {
+	t.Helper()
+	c := newClient(t, addrs)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for {
+		got := 0
+		if len(addrs) == 1 {
+			m, _ := c.PubSubNumSub(ctx, robotsredis.ReleasedChannel).Result()
+			got = int(m[robotsredis.ReleasedChannel])
+		} else {
+			for _, a := range addrs { // a cluster's subscribers are per node
+				m, _ := newClient(t, []string{a}).PubSubNumSub(ctx, robotsredis.ReleasedChannel).Result()
+				got += int(m[robotsredis.ReleasedChannel])
+			}
+		}
+		if got >= n {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%d processes subscribed, want %d", got, n)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+func urls(o *origin) string {
+	return o.URL + "/a " + o.URL + "/private/x " + o.URL + "/b " + o.URL + "/c"
+}
+
+// fleetColdAndStale: N processes × M requests to a cold origin cause one
+// robots.txt fetch; once stale, one revalidation.
+func fleetColdAndStale(t *testing.T, addrs []string) {
+	const n, m, each = 3, 4, 4
+	ws := startWorkers(t, n, addrs)
+	o := newOrigin(t, "0.005")
+	checkDone(t, gated(t, ws, addrs, o, fmt.Sprintf("crawl %d %d %s", m, each, urls(o))), m*each*3/4, m*each/4)
+	if robots, _, private, _ := o.counts(); robots != 1 || private != 0 {
+		t.Fatalf("cold: %d robots.txt fetches and %d disallowed requests received, want 1 and 0", robots, private)
+	}
+	all(ws, "advance 90s")
+	checkDone(t, all(ws, fmt.Sprintf("crawl %d %d %s", m, each, urls(o))), m*each*3/4, m*each/4)
+	if robots, cond, private, _ := o.counts(); robots != 2 || cond != 1 || private != 0 {
+		t.Fatalf("stale: %d robots.txt requests (%d conditional) and %d disallowed received, want 2 (1) and 0", robots, cond, private)
+	}
+}
+
+func TestFleetColdAndStale(t *testing.T) {
+	s := startRedis(t)
+	fleetColdAndStale(t, []string{s.addr()})
+}
+
+func TestFleetCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Redis Cluster")
+	}
+	addrs := startCluster(t, 3)
+	t.Run("fetch", func(t *testing.T) { fleetColdAndStale(t, addrs) })
+	t.Run("rate", func(t *testing.T) { fleetRate(t, addrs, "ROBOTSREDIS_LIMIT=-1", 0.05, 0) })
+}
+
+// TestFleetRedisDown: Redis killed mid-crawl; the crawl goes on, alone,
+// with no disallowed request sent, and shares again once Redis is back.
+func TestFleetRedisDown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills and restarts Redis")
+	}
+	const n, m, each = 3, 4, 4
+	s := startRedis(t)
+	addrs := []string{s.addr()}
+	ws := startWorkers(t, n, addrs)
+	a, b, c := newOrigin(t, "0.005"), newOrigin(t, "0.005"), newOrigin(t, "0.005")
+	// Redis dies mid-crawl: when a has received a dozen pages.
+	killed := make(chan struct{})
+	a.onPage = func(n int) {
+		if n == 12 {
+			s.kill()
+			close(killed)
+		}
+	}
+	const long = 4 * each
+	checkDone(t, all(ws, fmt.Sprintf("crawl %d %d %s", m, long, urls(a))), m*long*3/4, m*long/4)
+	<-killed
+	if robots, _, private, pages := a.counts(); robots != 1 || private != 0 || pages != n*m*long*3/4 {
+		t.Errorf("Redis killed mid-crawl: %d robots.txt fetches, %d disallowed and %d allowed requests received; want 1, 0 and %d", robots, private, pages, n*m*long*3/4)
+	}
+	var seen []string
+	checkDone(t, all(ws, fmt.Sprintf("crawl %d %d %s %s", m, each, urls(a), urls(b)), &seen), m*each*3/4, m*each/4)
+	for _, o := range []*origin{a, b} {
+		if robots, _, private, _ := o.counts(); private != 0 || robots < 1 || robots > n {
+			t.Errorf("Redis down: %d robots.txt fetches, %d disallowed requests received; want 1 to %d, and 0", robots, private, n)
+		}
+	}
+	s.start()
+	for _, l := range all(ws, "heal") {
+		if l != "done state=closed" {
+			t.Fatalf("worker after Redis came back: %s", l)
+		}
+	}
+	checkDone(t, gated(t, ws, addrs, c, fmt.Sprintf("crawl %d %d %s", m, each, urls(c))), m*each*3/4, m*each/4)
+	if robots, _, private, _ := c.counts(); robots != 1 || private != 0 {
+		t.Errorf("Redis back: %d robots.txt fetches of a cold origin, %d disallowed received; want 1 and 0", robots, private)
+	}
+}
+
+// TestFleetRate: the fleet's requests to an origin come one Crawl-delay
+// apart in aggregate, however many processes send them: within 5% when
+// requests are spaced by their slots alone; when each must also wait for
+// the previous response to end (one request under way, the default), the
+// response times add up, and no two requests come closer than the delay.
+func TestFleetRate(t *testing.T) {
+	addrs := []string{startRedis(t).addr()}
+	t.Run("slots", func(t *testing.T) { fleetRate(t, addrs, "ROBOTSREDIS_LIMIT=-1", 0.05, 0) })
+	t.Run("places", func(t *testing.T) { fleetRate(t, addrs, "ROBOTSREDIS_LIMIT=1", 0.15, 0.95) })
+}
+
+// fleetRate checks the mean interval between the requests of a fleet to an
+// origin that asks for 100ms, within tolerance, and the shortest at least
+// minGap of it, when minGap is not zero.
+func fleetRate(t *testing.T, addrs []string, env string, tolerance, minGap float64) {
+	n, m, each := 3, 3, 4
+	if testing.Short() {
+		n, m, each = 2, 2, 4
+	}
+	const delay = 100 * time.Millisecond
+	ws := startWorkers(t, n, addrs, env)
+	o := newOrigin(t, "0.1")
+	checkDone(t, all(ws, fmt.Sprintf("crawl %d %d %s/a %s/b", m, each, o.URL, o.URL)), m*each, 0)
+	o.mu.Lock()
+	pages := append([]time.Time(nil), o.pages...)
+	o.mu.Unlock()
+	if len(pages) != n*m*each {
+		t.Fatalf("%d pages received, want %d", len(pages), n*m*each)
+	}
+	mean := pages[len(pages)-1].Sub(pages[0]) / time.Duration(len(pages)-1)
+	var gaps []time.Duration
+	for i := 1; i < len(pages); i++ {
+		gaps = append(gaps, pages[i].Sub(pages[i-1]))
+	}
+	t.Logf("%d requests from %d processes: mean interval %v, shortest %v, Crawl-delay %v", len(pages), n, mean, slices.Min(gaps), delay)
+	if d := float64(mean-delay) / float64(delay); d < -0.05 || d > tolerance {
+		t.Errorf("mean interval %v, want %v, -5%% to +%.0f%%; intervals: %v", mean, delay, 100*tolerance, gaps)
+	}
+	if minGap > 0 && float64(slices.Min(gaps)) < minGap*float64(delay) {
+		t.Errorf("shortest interval %v, want at least %.0f%% of %v; intervals: %v", slices.Min(gaps), 100*minGap, delay, gaps)
+	}
+}

@@ -1,0 +1,362 @@
+package robotsredis
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/robotsguard/robotsguard"
+)
+
+var _ robotsguard.Pacer = (*Fleet)(nil)
+
+// Pacing for the fleet, by reservation: each request takes its own slot in
+// its origin's schedule, kept in Redis and read on Redis's clock, in one
+// round trip (a Lua script), then waits for it in its process.
+
+// The pace of an origin is a hash under paceKey: "next", the first free
+// slot, and "nb", the end of a back-off, in microseconds of Redis TIME.
+// Its places (robotsguard.PaceRequest.Limit) are a sorted set under leaseKey: a token
+// per request under way, scored by the lease's expiry.
+func paceKey(origin string) string  { return "robotsguard/p1/" + tag(origin) }
+func leaseKey(origin string) string { return paceKey(origin) + "#leases" }
+
+// backoffName is the name published when origin's back-off is set, to
+// wake the requests that wait for their slots.
+func backoffName(origin string) string { return paceKey(origin) + "#backoff" }
+
+// reserveScript reserves a slot: the later of now, "next" and "nb"; "next"
+// becomes that slot plus the interval. With a limit, it first takes a
+// place, or answers busy. It returns {delay µs (-1 when busy), backoff
+// (1 when "nb" set the slot), µs until the earliest lease expires, the
+// "next" it set}. Times are integers written with %.0f: Lua's default
+// format would round them.
+//
+// State that asks for a delay over ARGV[5] is corrupt: it is deleted, and
+// the answer is -2.
+//
+// KEYS: pace, leases. ARGV: interval µs, limit, lease TTL µs, token, the
+// longest delay µs.
+var reserveScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local interval, limit, lease = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+if limit > 0 then
+	redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', string.format('%.0f', now))
+	if redis.call('ZCARD', KEYS[2]) >= limit then
+		local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+		return {-1, 0, tonumber(first[2]) - now, 0}
+	end
+end
+local v = redis.call('HMGET', KEYS[1], 'next', 'nb')
+local nxt, nb = tonumber(v[1]) or 0, tonumber(v[2]) or 0
+if nxt > now + tonumber(ARGV[5]) or nb > now + tonumber(ARGV[5]) then
+	redis.call('DEL', KEYS[1])
+	return {-2, 0, 0, 0}
+end
+local slot = math.max(now, nxt, nb)
+local next = string.format('%.0f', slot + interval)
+redis.call('HSET', KEYS[1], 'next', next)
+redis.call('PEXPIRE', KEYS[1], math.ceil((math.max(slot + interval, nb) - now) / 1000) + 60000)
+if limit > 0 then
+	redis.call('ZADD', KEYS[2], string.format('%.0f', slot + lease), ARGV[4])
+	redis.call('PEXPIRE', KEYS[2], math.ceil((slot + lease - now) / 1000) + 1000)
+end
+local backoff = 0
+if nb > now and nb >= nxt then backoff = 1 end
+return {slot - now, backoff, 0, next}`)
+
+// cancelScript gives a slot back when no later one was reserved after it
+// ("next" is still the one it set), and its place, if any, with a notice
+// to those waiting for one.
+//
+// KEYS: pace, leases. ARGV: the "next" the slot set, the interval µs,
+// token, channel.
+var cancelScript = redis.NewScript(`
+if redis.call('HGET', KEYS[1], 'next') == ARGV[1] then
+	redis.call('HSET', KEYS[1], 'next', string.format('%.0f', tonumber(ARGV[1]) - tonumber(ARGV[2])))
+end
+if ARGV[3] ~= '' and redis.call('ZREM', KEYS[2], ARGV[3]) == 1 then
+	redis.call('PUBLISH', ARGV[4], KEYS[2])
+end
+return 0`)
+
+// releaseScript ends a request's lease: the next request's slot is an
+// interval after now at the earliest (the interval counts from the end of
+// a response too), and those waiting for a place are told.
+//
+// KEYS: leases, pace. ARGV: token, channel, interval µs.
+var releaseScript = redis.NewScript(`
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
+	local interval = tonumber(ARGV[3])
+	if interval > 0 then
+		local t = redis.call('TIME')
+		local after = tonumber(t[1]) * 1000000 + tonumber(t[2]) + interval
+		if after > (tonumber(redis.call('HGET', KEYS[2], 'next')) or 0) then
+			redis.call('HSET', KEYS[2], 'next', string.format('%.0f', after))
+			redis.call('PEXPIRE', KEYS[2], math.max(redis.call('PTTL', KEYS[2]), math.ceil(interval / 1000) + 60000))
+		end
+	end
+	redis.call('PUBLISH', ARGV[2], KEYS[1])
+end
+return 0`)
+
+// backoffScript sets the end of a back-off, "nb", to Redis TIME plus the
+// wait, unless it is already later, and wakes the waiting requests.
+//
+// KEYS: pace. ARGV: wait µs, channel, name published.
+var backoffScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local nb = now + tonumber(ARGV[1])
+local old = tonumber(redis.call('HGET', KEYS[1], 'nb')) or 0
+if nb > old then
+	redis.call('HSET', KEYS[1], 'nb', string.format('%.0f', nb))
+	local ttl = redis.call('PTTL', KEYS[1])
+	redis.call('PEXPIRE', KEYS[1], math.max(ttl, math.ceil(tonumber(ARGV[1]) / 1000) + 60000))
+	redis.call('PUBLISH', ARGV[2], ARGV[3])
+end
+return 0`)
+
+var tokens struct {
+	prefix string
+	n      atomic.Uint64
+}
+
+func init() {
+	var b [8]byte
+	rand.Read(b[:])
+	tokens.prefix = hex.EncodeToString(b[:]) + "-"
+}
+
+// token returns a token unique in the fleet, for a lease.
+func token() string { return tokens.prefix + strconv.FormatUint(tokens.n.Add(1), 36) }
+
+// Acquire waits until a request to r.Origin may be sent, by the fleet's
+// schedule for the origin: one round trip to Redis reserves the request's
+// slot (r.Interval after the slot reserved before it, by any process, and
+// not before the end of a back-off) and, with r.Limit, one of the origin's
+// places. The request then waits in its process. When ctx's deadline
+// comes before the slot, or ctx ends while it waits, Acquire gives the
+// slot back if no later one was reserved, and the place, and fails with a
+// *robotsguard.PacingError.
+//
+// With a Limit, the request holds a place (a lease that expires after
+// LeaseTTL, should its process die) until its Turn's Done, which releases
+// it in a second round trip and, as a LocalPacer does, starts the next
+// interval from then: the interval counts from the end of each response
+// as well as from its start. Requests that find every place taken wait
+// for a place to be released (a notice on the Fleet's subscription) or to
+// expire, and try again, in no particular order. Without a Limit, Done
+// does nothing and the interval counts from the slots, that is from the
+// times requests are sent: one round trip per request.
+//
+// A back-off set while a request waits (Backoff, from any process) sends
+// it back to take a new slot.
+//
+// When Redis cannot be reached, Acquire paces through Fallback, with the
+// interval multiplied by Size.
+func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsguard.Turn, error) {
+	f.init()
+	r.Interval = max(r.Interval, 0)
+	start := time.Now()
+	var backoff bool
+	var placed <-chan struct{} // releases of the origin's places
+	if r.Limit > 0 {
+		wake, stop := f.notify.watch(ctx, leaseKey(r.Origin))
+		defer stop()
+		placed = wake
+	}
+	for {
+		var tok string
+		if r.Limit > 0 {
+			tok = token()
+		}
+		var res []any
+		err := f.call(ctx, "pace", func(ctx context.Context) (err error) {
+			res, err = reserveScript.Run(ctx, f.Client, []string{paceKey(r.Origin), leaseKey(r.Origin)},
+				r.Interval.Microseconds(), r.Limit, orDefault(f.LeaseTTL, DefaultLeaseTTL).Microseconds(), tok, maxDelay.Microseconds()).Slice()
+			return err
+		})
+		var delayµs, backoffFlag, leaseµs int64
+		var next string
+		if err == nil {
+			delayµs, backoffFlag, leaseµs, next, err = reservation(res)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return robotsguard.Turn{}, &robotsguard.PacingError{Origin: r.Origin, Err: ctx.Err()}
+			}
+			return f.acquireAlone(ctx, r, time.Since(start))
+		}
+		if delayµs < 0 { // every place is taken: wait for one
+			if err := waitPlace(ctx, placed, time.Duration(leaseµs)*time.Microsecond, r.Interval); err != nil {
+				return robotsguard.Turn{}, &robotsguard.PacingError{Origin: r.Origin, Err: err}
+			}
+			continue
+		}
+		delay := time.Duration(delayµs) * time.Microsecond
+		backoff = backoff || backoffFlag == 1
+		if delay <= 0 {
+			return f.turn(r, tok, time.Since(start), backoff), nil
+		}
+		slot := reserved{origin: r.Origin, token: tok, next: next, interval: r.Interval}
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < delay {
+			f.cancel(slot)
+			return robotsguard.Turn{}, &robotsguard.PacingError{Origin: r.Origin, NotBefore: time.Now().Add(delay), Backoff: backoff, Err: context.DeadlineExceeded}
+		}
+		again, err := f.sleep(ctx, r.Origin, delay)
+		if err != nil {
+			f.cancel(slot)
+			return robotsguard.Turn{}, &robotsguard.PacingError{Origin: r.Origin, Err: err}
+		}
+		if !again {
+			return f.turn(r, tok, time.Since(start), backoff), nil
+		}
+		// A back-off was set meanwhile: take a slot after it.
+		f.cancel(slot)
+		backoff = true
+	}
+}
+
+// reservation reads the answer of reserveScript: untrusted, as anything
+// from Redis is.
+func reservation(res []any) (delay, backoff, lease int64, next string, err error) {
+	if len(res) == 4 {
+		var ok [4]bool
+		delay, ok[0] = res[0].(int64)
+		backoff, ok[1] = res[1].(int64)
+		lease, ok[2] = res[2].(int64)
+		switch v := res[3].(type) {
+		case string:
+			next, ok[3] = v, true
+		case int64:
+			next, ok[3] = strconv.FormatInt(v, 10), true
+		}
+		if ok == [4]bool{true, true, true, true} && delay >= -1 && delay <= maxDelay.Microseconds() {
+			return delay, backoff, max(lease, 0), next, nil
+		}
+	}
+	return 0, 0, 0, "", fmt.Errorf("robotsredis: pace: the reservation script answered %v, not a reservation", res)
+}
+
+// maxDelay bounds the delay Redis may impose: pace state that asks for
+// more is corrupt, and the process paces alone (the reservation script
+// deletes such state, so the next request shares the pace again).
+const maxDelay = 24 * time.Hour
+
+// reserved is a slot taken in an origin's schedule.
+type reserved struct {
+	origin, token string
+	next          string // the "next" the reservation set
+	interval      time.Duration
+}
+
+// cancel gives back a slot, if no later one was reserved, and its place.
+func (f *Fleet) cancel(s reserved) {
+	ctx, cancel := context.WithTimeout(context.Background(), orDefault(f.CallTimeout, DefaultCallTimeout))
+	defer cancel()
+	f.call(ctx, "cancel", func(ctx context.Context) error {
+		return cancelScript.Run(ctx, f.Client, []string{paceKey(s.origin), leaseKey(s.origin)}, s.next, s.interval.Microseconds(), s.token, releasedChannel).Err()
+	})
+}
+
+// sleep waits for d, or until ctx ends (with its error), or until a
+// back-off of origin is set (again is true then).
+func (f *Fleet) sleep(ctx context.Context, origin string, d time.Duration) (again bool, err error) {
+	wake, stop := f.notify.watch(ctx, backoffName(origin))
+	defer stop()
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return false, nil
+	case <-wake:
+		return true, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+}
+
+// waitPlace waits until one of origin's places is released (wake
+// receives it) or the earliest lease expires, in d, or for maxRecheck at
+// most.
+//
+// A request that has no place an interval before its deadline cannot go
+// in time: it gives up then, with context.DeadlineExceeded, while its
+// deadline has not passed (so that an http.Client returns its
+// *robotsguard.PacingError, not its own time-out), as a LocalPacer does.
+func waitPlace(ctx context.Context, wake <-chan struct{}, d, interval time.Duration) error {
+	wait := min(max(d, time.Millisecond), maxRecheck)
+	if dl, ok := ctx.Deadline(); ok && interval > 0 {
+		giveUp := time.Until(dl.Add(-interval))
+		if giveUp <= 0 {
+			return context.DeadlineExceeded
+		}
+		wait = min(wait, giveUp)
+	}
+	tm := time.NewTimer(wait)
+	defer tm.Stop()
+	select {
+	case <-wake:
+		return nil
+	case <-tm.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// turn returns the robotsguard.Turn of a request that may go, holding the place of
+// token, if any.
+func (f *Fleet) turn(r robotsguard.PaceRequest, tok string, waited time.Duration, backoff bool) robotsguard.Turn {
+	t := robotsguard.Turn{Waited: waited, Backoff: backoff}
+	if tok == "" {
+		return t
+	}
+	var once atomic.Bool
+	t.Done = func() {
+		if once.Swap(true) {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), orDefault(f.CallTimeout, DefaultCallTimeout))
+		defer cancel()
+		f.call(ctx, "release", func(ctx context.Context) error {
+			return releaseScript.Run(ctx, f.Client, []string{leaseKey(r.Origin), paceKey(r.Origin)}, tok, releasedChannel, r.Interval.Microseconds()).Err()
+		})
+	}
+	return t
+}
+
+// acquireAlone paces a request through Fallback, with its interval
+// multiplied by Size: Redis is out of reach. waited is the time already
+// spent.
+func (f *Fleet) acquireAlone(ctx context.Context, r robotsguard.PaceRequest, waited time.Duration) (robotsguard.Turn, error) {
+	r.Interval *= time.Duration(f.size())
+	t, err := f.fallback.Acquire(ctx, r)
+	t.Waited += waited
+	return t, err
+}
+
+// Backoff holds the fleet's requests to origin until until (a 429 or 503
+// answer): "not before" on Redis's clock, at the same distance from its
+// now as until is from this process's. Requests waiting for their slots,
+// in every process, take new ones after it. The Fallback pacer is told
+// too, in case Redis fails before the back-off ends.
+func (f *Fleet) Backoff(ctx context.Context, origin string, until time.Time) {
+	f.init()
+	f.fallback.Backoff(ctx, origin, until)
+	wait := time.Until(until)
+	if wait <= 0 {
+		return
+	}
+	f.call(ctx, "backoff", func(ctx context.Context) error {
+		return backoffScript.Run(ctx, f.Client, []string{paceKey(origin)}, wait.Microseconds(), releasedChannel, backoffName(origin)).Err()
+	})
+}
