@@ -2,18 +2,24 @@ package robotsredis
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // breaker is a circuit breaker: closed while calls succeed; open, failing
 // calls at once, after failures in a row; half-open, letting one probe
-// through, once the cooldown has passed. Opening (from closed) and closing
+// through, once the cooldown has passed (a call, or the probe the breaker
+// runs itself then). Opening (from closed) and closing
 // are reported to changed, once each, outside the lock; the probes between
 // them are not.
 type breaker struct {
 	failures              int
 	cooldown, maxCooldown time.Duration
 	changed               func(State, error)
+	// probe, if not nil, is run when a cooldown ends, so that the
+	// circuit closes when Redis is back whether calls come or not.
+	probe   func()
+	stopped atomic.Bool // no more probes
 
 	mu      sync.Mutex // guards the fields below
 	st      State
@@ -75,7 +81,9 @@ func (b *breaker) done(probe bool, err error, now time.Time) {
 	case probe:
 		b.wait = min(2*b.wait, b.maxCooldown)
 		b.st, b.probing, b.retryAt = Open, false, now.Add(b.wait)
+		wait := b.wait
 		b.mu.Unlock()
+		b.schedule(wait)
 		return // still down: reported when it opened
 	case b.st == Closed:
 		b.fails++
@@ -90,8 +98,24 @@ func (b *breaker) done(probe bool, err error, now time.Time) {
 		b.mu.Unlock()
 		return
 	}
+	wait := b.wait
 	b.mu.Unlock()
 	b.changed(to, err)
+	if to == Open {
+		b.schedule(wait)
+	}
+}
+
+// schedule runs the probe when the cooldown of wait ends.
+func (b *breaker) schedule(wait time.Duration) {
+	if b.probe == nil || b.stopped.Load() {
+		return
+	}
+	time.AfterFunc(wait, func() {
+		if !b.stopped.Load() {
+			b.probe()
+		}
+	})
 }
 
 // cancelled records the end of a call cut short by its caller: a probe

@@ -104,6 +104,9 @@ func (f *Fleet) init() {
 		f.breaker.cooldown = orDefault(f.Cooldown, DefaultCooldown)
 		f.breaker.maxCooldown = max(orDefault(f.MaxCooldown, DefaultMaxCooldown), f.breaker.cooldown)
 		f.breaker.changed = f.stateChanged
+		f.breaker.probe = func() {
+			f.call(context.Background(), "probe", func(ctx context.Context) error { return f.Client.Ping(ctx).Err() })
+		}
 		f.notify.client = f.Client
 		f.fallback = f.Fallback
 		if f.fallback == nil {
@@ -126,6 +129,7 @@ func (f *Fleet) size() int { return max(f.Size, 1) }
 // Client.
 func (f *Fleet) Close() error {
 	f.init()
+	f.breaker.stopped.Store(true)
 	return f.notify.close()
 }
 

@@ -47,7 +47,7 @@ func (c *offsetClock) Sleep(ctx context.Context, d time.Duration) error {
 //
 //	crawl M N URL...  M goroutines send N requests each, cycling over the URLs
 //	advance D         moves the clock forward by D
-//	heal              calls Redis until the circuit is closed (Redis is back)
+//	heal              waits until the circuit is closed (Redis is back)
 func worker() {
 	var mu sync.Mutex
 	say := func(format string, args ...any) {
@@ -56,11 +56,20 @@ func worker() {
 		fmt.Printf(format+"\n", args...)
 	}
 	size, _ := strconv.Atoi(os.Getenv("ROBOTSREDIS_SIZE"))
+	closed := make(chan struct{}, 1) // a circuit closed
 	fleet := &robotsredis.Fleet{
 		Client: newClient(nil, strings.Split(os.Getenv("ROBOTSREDIS_ADDRS"), ",")),
 		Size:   size, CallTimeout: 500 * time.Millisecond, Failures: 1,
 		Cooldown: 50 * time.Millisecond, MaxCooldown: 100 * time.Millisecond,
-		OnState: func(s robotsredis.State, err error) { say("state %s", s) },
+		OnState: func(s robotsredis.State, err error) {
+			say("state %s", s)
+			if s == robotsredis.Closed {
+				select {
+				case closed <- struct{}{}:
+				default:
+				}
+			}
+		},
 	}
 	defer fleet.Close()
 	clock := &offsetClock{}
@@ -110,12 +119,14 @@ func worker() {
 			clock.off.Add(int64(d))
 			say("done")
 		case "heal":
-			// No event says Redis is back: call it, for a bounded time.
-			deadline := time.Now().Add(20 * time.Second)
-			for fleet.State() != robotsredis.Closed && time.Now().Before(deadline) {
-				fleet.Get(context.Background(), "robotsguard/heal")
-				if fleet.State() != robotsredis.Closed {
-					time.Sleep(20 * time.Millisecond)
+			// The breaker probes Redis when each cooldown ends.
+			timeout := time.After(20 * time.Second)
+		heal:
+			for fleet.State() != robotsredis.Closed {
+				select {
+				case <-closed:
+				case <-timeout:
+					break heal
 				}
 			}
 			say("done state=%s", fleet.State())
