@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -429,7 +430,11 @@ func TestFleetRedisDown(t *testing.T) {
 func TestFleetRate(t *testing.T) {
 	addrs := []string{startRedis(t).addr()}
 	t.Run("slots", func(t *testing.T) { fleetRate(t, addrs, "ROBOTSREDIS_LIMIT=-1", 0.05, 0) })
-	t.Run("places", func(t *testing.T) { fleetRate(t, addrs, "ROBOTSREDIS_LIMIT=1", 0.15, 0.95) })
+	// With one request under way at a time, each interval also holds the
+	// response's time and the lease's round trips, which a busy machine
+	// stretches: only the politeness is asserted, no request sooner than
+	// the Crawl-delay after the previous one.
+	t.Run("places", func(t *testing.T) { fleetRate(t, addrs, "ROBOTSREDIS_LIMIT=1", math.Inf(1), 0.95) })
 }
 
 // fleetRate checks the mean interval between the requests of a fleet to an
