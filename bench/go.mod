@@ -8,3 +8,13 @@ require (
 	github.com/robotsguard/robotsguard v0.0.0
 	github.com/temoto/robotstxt v1.1.2
 )
+
+require (
+	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
+	github.com/hashicorp/go-retryablehttp v0.7.8 // indirect
+	github.com/pquerna/cachecontrol v0.2.0 // indirect
+	golang.org/x/net v0.58.0 // indirect
+	golang.org/x/sync v0.22.0 // indirect
+	golang.org/x/text v0.41.0 // indirect
+	golang.org/x/time v0.15.0 // indirect
+)
