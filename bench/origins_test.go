@@ -1,0 +1,347 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/robotsguard/robotsguard"
+	"github.com/robotsguard/robotsguard/policy"
+)
+
+// The many-origins benchmarks run a Transport against an in-process Base
+// that serves a real robots.txt for each of many origins, as a crawl does:
+//
+//	go test -run '^$' -bench 'Origins|CachedRequest|Crawl|ColdOrigin|PolicyHeap' -benchtime 1x -full | tee out.txt
+//	benchstat -col /transport out.txt
+//
+// Without -full they run at a size small enough for CI (a few thousand
+// origins); -full runs them at the sizes of issue 12 (up to 100,000
+// origins, which takes about 1 GB of memory before the per-origin state
+// was made compact).
+var full = flag.Bool("full", false, "run the many-origins benchmarks at full size (up to 100,000 origins)")
+
+// sizes returns small or, with -full, large.
+func sizes(small, large []int) []int {
+	if *full {
+		return large
+	}
+	return small
+}
+
+var (
+	corpusFilesOnce sync.Once
+	allFiles        [][]byte // every robots.txt of the corpus, by name
+	medianFiles     [][]byte // those of about the median size of popular sites' files (706 B)
+)
+
+// corpusFiles returns the bodies of the corpus, every file or those of
+// median size (500 to 950 bytes: a mean of about 700).
+func corpusFiles(b testing.TB, median bool) [][]byte {
+	corpusFilesOnce.Do(func() {
+		dir := corpusDir()
+		var names []string
+		for _, sub := range []string{"robots", "robots-longtail"} {
+			ns, _ := filepath.Glob(filepath.Join(dir, sub, "*.txt"))
+			names = append(names, ns...)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			body, err := os.ReadFile(n)
+			if err != nil {
+				continue
+			}
+			allFiles = append(allFiles, body)
+			if len(body) >= 500 && len(body) <= 950 {
+				medianFiles = append(medianFiles, body)
+			}
+		}
+	})
+	fs := allFiles
+	if median {
+		fs = medianFiles
+	}
+	if len(fs) == 0 {
+		b.Fatalf("no robots.txt files in %s", corpusDir())
+	}
+	return fs
+}
+
+// originHost is the host of origin i; originIndex reads i back.
+func originHost(i int) string { return "o" + strconv.Itoa(i) + ".test" }
+
+func originIndex(host string) int {
+	i, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(host, "o"), ".test"))
+	return i
+}
+
+// corpusBase is an in-process Base: origin i serves files[i%len(files)] as
+// its robots.txt, and a short page at every other path. It counts the
+// robots.txt requests.
+type corpusBase struct {
+	files   [][]byte
+	fetches atomic.Int64
+}
+
+var page = []byte("<html>ok</html>")
+
+func (c *corpusBase) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		req.Body.Close()
+	}
+	body := page
+	if req.URL.Path == "/robots.txt" {
+		c.fetches.Add(1)
+		body = c.files[originIndex(req.URL.Hostname())%len(c.files)]
+	}
+	return &http.Response{
+		Status: "200 OK", StatusCode: 200, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:        http.Header{"Content-Type": {"text/plain"}},
+		Body:          io.NopCloser(bytes.NewReader(body)),
+		ContentLength: int64(len(body)),
+		Request:       req,
+	}, nil
+}
+
+// fastClock is the system clock without the pauses: pacing does all its
+// bookkeeping, but requests are not held back.
+type fastClock struct{}
+
+func (fastClock) Now() time.Time                                   { return time.Now() }
+func (fastClock) Sleep(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+
+// originRequests returns a GET request for path on each of n origins.
+func originRequests(n int, path string) []*http.Request {
+	reqs := make([]*http.Request, n)
+	for i := range reqs {
+		reqs[i], _ = http.NewRequest(http.MethodGet, "http://"+originHost(i)+path, nil)
+	}
+	return reqs
+}
+
+// send sends req through rt, reads and closes the response; a refusal by
+// the rules is not an error.
+func send(b testing.TB, rt http.RoundTripper, req *http.Request) {
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		if errors.Is(err, robotsguard.ErrDisallowed) {
+			return
+		}
+		b.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// BenchmarkOriginsHeap is the heap a Transport holds per origin after one
+// request to each of many origins (heap-bytes/origin, after GC), next to
+// the size of their robots.txt files (file-bytes/origin). cache=all has a
+// CacheSize that holds every origin; cache=default the default one, whose
+// heap in use is then reported against its bound (heap/bound).
+func BenchmarkOriginsHeap(b *testing.B) {
+	for _, files := range []string{"median", "corpus"} {
+		fs := corpusFiles(b, files == "median")
+		for _, n := range sizes([]int{1000}, []int{1000, 10000, 100000}) {
+			for _, cache := range []string{"all", "default"} {
+				if cache == "default" && n < 100000 && *full {
+					continue
+				}
+				b.Run(fmt.Sprintf("files=%s/origins=%d/cache=%s", files, n, cache), func(b *testing.B) {
+					reqs := originRequests(n, "/")
+					fileBytes := 0
+					for i := 0; i < n; i++ {
+						fileBytes += len(fs[i%len(fs)])
+					}
+					var held uint64
+					for i := 0; i < b.N; i++ {
+						base := &corpusBase{files: fs}
+						tr := &robotsguard.Transport{Base: base, UserAgent: "BenchBot/1.0", Delay: -1}
+						if cache == "all" {
+							tr.CacheSize = 1 << 40
+						}
+						b.StopTimer()
+						h0 := heapInUse()
+						b.StartTimer()
+						for _, req := range reqs {
+							send(b, tr, req)
+						}
+						b.StopTimer()
+						held += heapInUse() - h0
+						runtime.KeepAlive(tr)
+						b.StartTimer()
+					}
+					perOrigin := float64(held) / float64(b.N) / float64(n)
+					b.ReportMetric(perOrigin, "heap-bytes/origin")
+					b.ReportMetric(float64(fileBytes)/float64(n), "file-bytes/origin")
+					if cache == "default" {
+						b.ReportMetric(float64(held)/float64(b.N)/float64(robotsguard.DefaultCacheSize), "heap/bound")
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkPolicyHeap is policy's share of the per-origin heap: the heap
+// held by 10,000 parsed files (files=median: of median size, cycled;
+// files=corpus: the first 10,000 of the corpus), each with the matcher of
+// one agent built, as the Transport holds them (heap-bytes/file, after
+// GC), and what Robots.MemSize estimates of it (memsize-bytes/file).
+func BenchmarkPolicyHeap(b *testing.B) {
+	const n = 10000
+	for _, files := range []string{"median", "corpus"} {
+		fs := corpusFiles(b, files == "median")
+		b.Run("files="+files, func(b *testing.B) {
+			fileBytes := 0
+			for i := 0; i < n; i++ {
+				fileBytes += len(fs[i%len(fs)])
+			}
+			var held, est uint64
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				h0 := heapInUse()
+				b.StartTimer()
+				kept := make([]*policy.Robots, n)
+				for j := range kept {
+					r := policy.Parse(fs[j%len(fs)])
+					r.Group("BenchBot/1.0").Allowed("/")
+					kept[j] = r
+				}
+				b.StopTimer()
+				held += heapInUse() - h0
+				for _, r := range kept {
+					est += uint64(r.MemSize())
+				}
+				runtime.KeepAlive(kept)
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(held)/float64(b.N)/n, "heap-bytes/file")
+			b.ReportMetric(float64(est)/float64(b.N)/n, "memsize-bytes/file")
+			b.ReportMetric(float64(fileBytes)/n, "file-bytes/file")
+		})
+	}
+}
+
+// BenchmarkCachedRequest is the cost of an allowed request whose
+// robots.txt is cached, with many origins cached, against the bare Base
+// (transport=bare). Requests go round the origins in a scattered order.
+// pacing=on keeps a pacer per origin (the default one-second Delay, with
+// a clock that does not sleep); pacing=off has Delay -1.
+func BenchmarkCachedRequest(b *testing.B) {
+	fs := corpusFiles(b, true)
+	for _, n := range sizes([]int{1000, 10000}, []int{1000, 100000}) {
+		reqs := originRequests(n, "/articles/2026/robots-and-you?page=2")
+		order := make([]int, n) // a fixed permutation: each origin once per round
+		const stride = 7919     // prime, and no size here is its multiple
+		for i := range order {
+			order[i] = i * stride % n
+		}
+		run := func(b *testing.B, rt http.RoundTripper) {
+			for _, req := range reqs {
+				send(b, rt, req) // warm: fetch every robots.txt
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				send(b, rt, reqs[order[i%n]])
+			}
+		}
+		b.Run(fmt.Sprintf("origins=%d/pacing=off/transport=bare", n), func(b *testing.B) {
+			run(b, &corpusBase{files: fs})
+		})
+		for _, pacing := range []string{"off", "on"} {
+			b.Run(fmt.Sprintf("origins=%d/pacing=%s/transport=robotsguard", n, pacing), func(b *testing.B) {
+				tr := &robotsguard.Transport{Base: &corpusBase{files: fs}, UserAgent: "BenchBot/1.0", Clock: fastClock{}, CacheSize: 1 << 40}
+				if pacing == "off" {
+					tr.Delay = -1
+				}
+				run(b, tr)
+			})
+		}
+	}
+}
+
+// BenchmarkCrawl is a breadth-first crawl of many origins, three pages
+// each (every origin's first page, then every origin's second, ...), with
+// the Transport's default settings (and a clock that does not sleep the
+// pacing pauses): robots-fetches/origin counts the robots.txt fetches,
+// one when every file stays cached. cache=all has a CacheSize that holds
+// every origin, for comparison. The files are the whole corpus, cycled.
+func BenchmarkCrawl(b *testing.B) {
+	fs := corpusFiles(b, false)
+	for _, n := range sizes([]int{2000}, []int{10000, 100000}) {
+		var pages [3][]*http.Request
+		for p := range pages {
+			pages[p] = originRequests(n, "/page/"+strconv.Itoa(p+1))
+		}
+		for _, cache := range []string{"default", "all"} {
+			b.Run(fmt.Sprintf("origins=%d/cache=%s", n, cache), func(b *testing.B) {
+				var fetches int64
+				for i := 0; i < b.N; i++ {
+					base := &corpusBase{files: fs}
+					tr := &robotsguard.Transport{Base: base, UserAgent: "BenchBot/1.0", Clock: fastClock{}}
+					if cache == "all" {
+						tr.CacheSize = 1 << 40
+					}
+					for _, reqs := range pages {
+						for _, req := range reqs {
+							send(b, tr, req)
+						}
+					}
+					fetches += base.fetches.Load()
+				}
+				b.ReportMetric(float64(fetches)/float64(b.N)/float64(n), "robots-fetches/origin")
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(3*n), "ns/page")
+			})
+		}
+	}
+}
+
+// BenchmarkColdOrigin is the cost of the first request to an origin: its
+// robots.txt fetched (in process), parsed and compiled, then the request
+// sent. transport=bare sends the same two requests through the bare Base,
+// so robotsguard minus bare is the cost beyond the fetch itself.
+func BenchmarkColdOrigin(b *testing.B) {
+	fs := corpusFiles(b, true)
+	b.Run("transport=bare", func(b *testing.B) {
+		base := &corpusBase{files: fs}
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			h := originHost(i)
+			robots, _ := http.NewRequest(http.MethodGet, "http://"+h+"/robots.txt", nil)
+			req, _ := http.NewRequest(http.MethodGet, "http://"+h+"/", nil)
+			send(b, base, robots)
+			send(b, base, req)
+		}
+	})
+	b.Run("transport=robotsguard", func(b *testing.B) {
+		tr := &robotsguard.Transport{Base: &corpusBase{files: fs}, UserAgent: "BenchBot/1.0", Delay: -1}
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			req, _ := http.NewRequest(http.MethodGet, "http://"+originHost(i)+"/", nil)
+			send(b, tr, req)
+		}
+	})
+}
