@@ -2,19 +2,37 @@
 // the least recently used ones first.
 package lru
 
-import "sync"
+import (
+	"hash/maphash"
+	"sync"
+	"sync/atomic"
+)
 
 // A Cache holds values whose sizes add up to at most its bound. It is safe
 // for concurrent use.
+//
+// It is split into shards by the hash of the key, each with its own lock
+// and its own recency list, so that concurrent Gets of different keys
+// rarely wait for each other. The bound is global: a Set that takes the
+// total past it evicts the least recently used values of its own shard
+// first, then those of the others. Eviction is thus least recently used
+// within a shard, and about so overall, since keys spread evenly.
 type Cache[K comparable, V any] struct {
-	max  int64
-	size func(V) int64
+	max    int64
+	size   func(V) int64
+	seed   maphash.Seed
+	shards []shard[K, V]
+	mask   uint64
 
-	mu        sync.Mutex // guards the fields below
-	total     int64
-	evictions int64
-	items     map[K]*item[K, V]
-	head      item[K, V] // sentinel: head.next is the most recently used
+	total     atomic.Int64 // sum of the sizes held by the shards
+	evictions atomic.Int64
+}
+
+type shard[K comparable, V any] struct {
+	mu    sync.Mutex // guards the fields below
+	items map[K]*item[K, V]
+	head  item[K, V] // sentinel: head.next is the most recently used
+	_     [40]byte   // keeps shards' locks on separate cache lines
 }
 
 type item[K comparable, V any] struct {
@@ -24,78 +42,125 @@ type item[K comparable, V any] struct {
 	prev, next *item[K, V]
 }
 
+// maxShards is the number of shards of a large cache. Smaller caches have
+// fewer, so that each shard holds a few values at least.
+const maxShards = 16
+
 // New returns a Cache that holds values whose sizes, as size reports them,
 // add up to at most maxSize. A value larger than maxSize is not kept.
 func New[K comparable, V any](maxSize int64, size func(V) int64) *Cache[K, V] {
-	c := &Cache[K, V]{max: maxSize, size: size, items: map[K]*item[K, V]{}}
-	c.head.next, c.head.prev = &c.head, &c.head
+	n := 1
+	for n < maxShards && maxSize/int64(n) >= 1<<20 {
+		n *= 2
+	}
+	c := &Cache[K, V]{max: maxSize, size: size, seed: maphash.MakeSeed(), shards: make([]shard[K, V], n), mask: uint64(n - 1)}
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.items = map[K]*item[K, V]{}
+		s.head.next, s.head.prev = &s.head, &s.head
+	}
 	return c
+}
+
+func (c *Cache[K, V]) shard(key K) *shard[K, V] {
+	if c.mask == 0 {
+		return &c.shards[0]
+	}
+	return &c.shards[maphash.Comparable(c.seed, key)&c.mask]
 }
 
 // Get returns the value of key and marks it most recently used.
 func (c *Cache[K, V]) Get(key K) (v V, ok bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	it := c.items[key]
+	s := c.shard(key)
+	s.mu.Lock()
+	it := s.items[key]
 	if it == nil {
+		s.mu.Unlock()
 		return v, false
 	}
-	c.unlink(it)
-	c.pushFront(it)
-	return it.value, true
+	if s.head.next != it {
+		s.unlink(it)
+		s.pushFront(it)
+	}
+	v = it.value
+	s.mu.Unlock()
+	return v, true
 }
 
 // Set stores v under key, replacing any value there, and evicts least
 // recently used values until the total size fits.
 func (c *Cache[K, V]) Set(key K, v V) {
 	size := c.size(v)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if it := c.items[key]; it != nil {
-		c.remove(it)
+	s := c.shard(key)
+	s.mu.Lock()
+	if it := s.items[key]; it != nil {
+		c.remove(s, it)
 	}
 	if size > c.max {
+		s.mu.Unlock()
 		return
 	}
 	it := &item[K, V]{key: key, value: v, size: size}
-	c.items[key] = it
-	c.pushFront(it)
-	c.total += size
-	for c.total > c.max {
-		c.remove(c.head.prev)
-		c.evictions++
+	s.items[key] = it
+	s.pushFront(it)
+	c.total.Add(size)
+	for c.total.Load() > c.max && s.head.prev != it {
+		c.remove(s, s.head.prev)
+		c.evictions.Add(1)
+	}
+	s.mu.Unlock()
+	if c.total.Load() <= c.max {
+		return
+	}
+	// Its own shard holds nothing else: evict from the others, one lock
+	// at a time.
+	i0 := int(maphash.Comparable(c.seed, key) & c.mask)
+	for k := 1; k < len(c.shards) && c.total.Load() > c.max; k++ {
+		o := &c.shards[(i0+k)&int(c.mask)]
+		o.mu.Lock()
+		for c.total.Load() > c.max && o.head.prev != &o.head {
+			c.remove(o, o.head.prev)
+			c.evictions.Add(1)
+		}
+		o.mu.Unlock()
 	}
 }
 
 // Delete removes key.
 func (c *Cache[K, V]) Delete(key K) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if it := c.items[key]; it != nil {
-		c.remove(it)
+	s := c.shard(key)
+	s.mu.Lock()
+	if it := s.items[key]; it != nil {
+		c.remove(s, it)
 	}
+	s.mu.Unlock()
 }
 
 // Stats returns the number of values held, their total size, and the
 // number of values evicted to make room so far.
 func (c *Cache[K, V]) Stats() (n int, size, evictions int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.items), c.total, c.evictions
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.Lock()
+		n += len(s.items)
+		s.mu.Unlock()
+	}
+	return n, c.total.Load(), c.evictions.Load()
 }
 
-func (c *Cache[K, V]) remove(it *item[K, V]) {
-	c.unlink(it)
-	delete(c.items, it.key)
-	c.total -= it.size
+// remove drops it from s, whose lock is held.
+func (c *Cache[K, V]) remove(s *shard[K, V], it *item[K, V]) {
+	s.unlink(it)
+	delete(s.items, it.key)
+	c.total.Add(-it.size)
 }
 
-func (c *Cache[K, V]) unlink(it *item[K, V]) {
+func (s *shard[K, V]) unlink(it *item[K, V]) {
 	it.prev.next, it.next.prev = it.next, it.prev
 }
 
-func (c *Cache[K, V]) pushFront(it *item[K, V]) {
-	it.prev, it.next = &c.head, c.head.next
-	c.head.next.prev = it
-	c.head.next = it
+func (s *shard[K, V]) pushFront(it *item[K, V]) {
+	it.prev, it.next = &s.head, s.head.next
+	s.head.next.prev = it
+	s.head.next = it
 }

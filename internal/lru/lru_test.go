@@ -33,3 +33,90 @@ func TestCache(t *testing.T) {
 		t.Errorf("after Delete: %d values, size %d", n, size)
 	}
 }
+
+// TestCacheShardsBound: with many shards, the bound is global: a Set
+// evicts from other shards when its own holds nothing else, and the total
+// never passes the bound.
+func TestCacheShardsBound(t *testing.T) {
+	const mb = 1 << 20
+	c := New[int](64*mb, func(v int64) int64 { return v })
+	if len(c.shards) != maxShards {
+		t.Fatalf("%d shards, want %d", len(c.shards), maxShards)
+	}
+	for i := 0; i < 1000; i++ {
+		c.Set(i, mb)
+		if _, size, _ := c.Stats(); size > 64*mb {
+			t.Fatalf("after %d Sets: %d bytes held, bound %d", i+1, size, 64*mb)
+		}
+	}
+	n, size, ev := c.Stats()
+	if n != 64 || size != 64*mb || ev != 1000-64 {
+		t.Errorf("Stats() = %d, %d, %d; want 64, %d, %d", n, size, ev, 64*mb, 1000-64)
+	}
+	if _, ok := c.Get(999); !ok {
+		t.Error("the last value Set was evicted")
+	}
+	c.Set(-1, 64*mb) // as large as the bound: everything else goes
+	if n, size, _ := c.Stats(); n != 1 || size != 64*mb {
+		t.Errorf("after a Set of the bound's size: %d values, %d bytes", n, size)
+	}
+}
+
+// TestCacheConcurrent runs Gets, Sets and Deletes at once (with -race).
+func TestCacheConcurrent(t *testing.T) {
+	c := New[int](32<<20, func(v int64) int64 { return v })
+	done := make(chan bool)
+	for g := 0; g < 4; g++ {
+		go func() {
+			for i := 0; i < 2000; i++ {
+				k := (i*7 + g) % 300
+				switch i % 3 {
+				case 0:
+					c.Set(k, 1<<17)
+				case 1:
+					c.Get(k)
+				default:
+					c.Delete(k + 1)
+				}
+			}
+			done <- true
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		<-done
+	}
+	n, size, _ := c.Stats()
+	if size > 32<<20 || int64(n)*(1<<17) != size {
+		t.Errorf("%d values of 128 KiB hold %d bytes (bound %d)", n, size, 32<<20)
+	}
+}
+
+func TestGetAllocs(t *testing.T) {
+	type key struct{ a, b string }
+	c := New[key](64<<20, func(v int) int64 { return 1 })
+	k := key{"https", "example.com:443"}
+	c.Set(k, 1)
+	if n := testing.AllocsPerRun(100, func() { c.Get(k) }); n != 0 {
+		t.Errorf("Get allocates %v times", n)
+	}
+}
+
+// BenchmarkGet is a Get of a held key from every goroutine at once
+// (-cpu 1,2 shows how it scales).
+func BenchmarkGet(b *testing.B) {
+	type key struct{ a, b string }
+	c := New[key](64<<20, func(v int) int64 { return 100 })
+	keys := make([]key, 10000)
+	for i := range keys {
+		keys[i] = key{"https", "o" + string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676)) + ".test"}
+		c.Set(keys[i], i)
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			c.Get(keys[i%len(keys)])
+			i += 7
+		}
+	})
+}
