@@ -14,7 +14,8 @@ import (
 // otherwise transitions follow trie edges (binary-searched) and failure
 // links.
 type acMachine struct {
-	nodes []acNode
+	nodes []acNode // nil with a DFA, which needs only outs
+	outs  []acOut  // per state, what it emits
 	edges []acEdge // transitions; nil with a DFA
 	root  []int32  // the 256 transitions of the root (state 0), 0 where none; nil with a DFA
 
@@ -34,6 +35,10 @@ type acNode struct {
 	out            int32 // id of the string ending here, or -1
 	edgeLo, edgeHi int32 // its transitions in edges, sorted by byte
 }
+
+// acOut is what a state emits: the id of the string ending there, or -1,
+// and the nearest state on its fail chain that ends a string, or 0.
+type acOut struct{ out, dict int32 }
 
 type acEdge struct {
 	to int32
@@ -134,8 +139,12 @@ func newACMachine(strs []string) *acMachine {
 			}
 		}
 	}
+	a.outs = make([]acOut, len(a.nodes))
+	for i, n := range a.nodes {
+		a.outs[i] = acOut{n.out, n.dict}
+	}
 	if a.buildDFA(bfs) {
-		a.root, a.edges = nil, nil
+		a.root, a.edges, a.nodes = nil, nil, nil
 	}
 	return a
 }
@@ -247,8 +256,8 @@ func (a *acMachine) mark(s string, found []uint64) {
 // marked with it, so the walk stops there: each string is marked once,
 // whatever the length of the chains.
 func (a *acMachine) emit(st int32, found []uint64) {
-	for ; st != 0; st = a.nodes[st].dict {
-		if id := a.nodes[st].out; id >= 0 {
+	for ; st != 0; st = a.outs[st].dict {
+		if id := a.outs[st].out; id >= 0 {
 			if found[id>>6]&(1<<(id&63)) != 0 {
 				return
 			}

@@ -69,8 +69,15 @@ func compareRank(a, b ruleRef) int {
 }
 
 // wildLinear is the number of wildcard rules up to which they are tried
-// one by one instead of through the automaton.
-const wildLinear = 8
+// one by one instead of through the automaton, which costs a few
+// kilobytes: a group that few rules hold stays small. Past wildFilter
+// rules, those tried one by one are first screened by the bytes and pairs
+// of bytes of their literals (see wildEntry.need): one pass over the path
+// rules most of them out.
+const (
+	wildLinear = 32
+	wildFilter = 4
+)
 
 type matcher struct {
 	text     string       // Robots.text: literal rules are spans of it
@@ -193,10 +200,57 @@ type exactEntry struct {
 
 type wildEntry struct {
 	pat          string // pattern without its end anchor; holds a '*'
-	lit          int32  // length of the literal before the first '*'
-	anchored     bool   // the pattern ended with '$'
 	ref          ruleRef
+	lit          int32 // length of the literal before the first '*'
 	segLo, segHi int32 // its literals in matcher.segs, with an automaton
+	// need are two bits of a pathBits that are set for every path the
+	// pattern matches: a byte or a pair of adjacent bytes of its literals.
+	need     [2]uint16
+	anchored bool // the pattern ended with '$'
+}
+
+// pathBits is a set of the bytes (bits 0-255) and of the hashes of the
+// pairs of adjacent bytes (bits 256-511) of a path.
+type pathBits [8]uint64
+
+func pairBit(a, b byte) uint16 { return 256 + uint16((uint32(a)*131+uint32(b))&255) }
+
+func (s *pathBits) add(path string) {
+	var prev byte
+	for i := 0; i < len(path); i++ {
+		c := path[i]
+		s[c>>6] |= 1 << (c & 63)
+		if i > 0 {
+			b := pairBit(prev, c)
+			s[b>>6] |= 1 << (b & 63)
+		}
+		prev = c
+	}
+}
+
+func (s *pathBits) has(b uint16) bool { return s[b>>6]&(1<<(b&63)) != 0 }
+
+// needBits returns two bits that every path that the wildcard pattern pat
+// matches has: the first and last pairs of bytes of its longest literal,
+// or, when every literal is one byte long, two of those bytes.
+func needBits(pat string) [2]uint16 {
+	longest := ""
+	for _, l := range strings.Split(pat, "*") {
+		if len(l) > len(longest) {
+			longest = l
+		}
+	}
+	switch n := len(longest); {
+	case n >= 2:
+		return [2]uint16{pairBit(longest[0], longest[1]), pairBit(longest[n-2], longest[n-1])}
+	case n == 1:
+		last := pat[strings.LastIndexByte(pat, '*')+1:]
+		if last == "" {
+			last = longest
+		}
+		return [2]uint16{uint16(longest[0]), uint16(last[0])}
+	}
+	return [2]uint16{'/', '/'} // a pattern starts with '/' (or matches no path)
 }
 
 func (m *matcher) str(s span) string { return m.text[s.off : s.off+s.n] }
@@ -215,7 +269,7 @@ func (m *matcher) memSize() int {
 		}
 	}
 	if a := m.ac; a != nil {
-		n += int(unsafe.Sizeof(*a)) + cap(a.nodes)*int(unsafe.Sizeof(acNode{})) +
+		n += int(unsafe.Sizeof(*a)) + cap(a.nodes)*int(unsafe.Sizeof(acNode{})) + cap(a.outs)*int(unsafe.Sizeof(acOut{})) +
 			cap(a.edges)*int(unsafe.Sizeof(acEdge{})) + 4*cap(a.root) + 2*cap(a.delta)
 	}
 	return n
@@ -332,7 +386,7 @@ func (c *compiler) add(sp span, anchored bool, ref ruleRef) {
 }
 
 func (c *compiler) addWild(pat string, anchored bool, ref ruleRef) {
-	c.m.wild = append(c.m.wild, wildEntry{pat: pat, lit: int32(strings.IndexByte(pat, '*')), anchored: anchored, ref: ref})
+	c.m.wild = append(c.m.wild, wildEntry{pat: pat, lit: int32(strings.IndexByte(pat, '*')), anchored: anchored, ref: ref, need: needBits(pat)})
 }
 
 // sortBest sorts entries by literal, the best rule first among equal
@@ -384,7 +438,7 @@ func (c *compiler) build() {
 	})
 	m.wild = slices.CompactFunc(m.wild, func(a, b wildEntry) bool { return a.pat == b.pat && a.anchored == b.anchored })
 	slices.SortStableFunc(m.wild, func(a, b wildEntry) int { return compareRank(a.ref, b.ref) })
-	m.wild = slices.Clip(m.wild)
+	m.wild = slices.Clone(m.wild)
 	if len(m.wild) > wildLinear {
 		m.buildAutomaton()
 	}
@@ -506,10 +560,18 @@ var bitsPool = sync.Pool{New: func() any { return new([]uint64) }}
 // path.
 func (m *matcher) matchWild(path string, best ruleRef) ruleRef {
 	if m.ac == nil {
+		var bits pathBits
+		filter := len(m.wild) > wildFilter
+		if filter {
+			bits.add(path)
+		}
 		for i := range m.wild {
 			w := &m.wild[i]
 			if !w.ref.beats(best) {
 				break
+			}
+			if filter && !(bits.has(w.need[0]) && bits.has(w.need[1])) {
+				continue
 			}
 			if w.matches(path) {
 				return w.ref
