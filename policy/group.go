@@ -2,8 +2,7 @@ package policy
 
 import (
 	"net/url"
-	"strconv"
-	"strings"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,103 +33,170 @@ type rules struct {
 	m    atomic.Pointer[matcher] // set once, by compile
 }
 
-// fewTokens is the number of distinct tokens up to which agentIndex keeps a
-// list instead of a map.
-const fewTokens = 8
-
-// agentIndex maps product tokens to Groups. Robots builds it on first use.
+// agentIndex holds the Groups asked for so far: each is built on the
+// first query for its agent, so that a file naming many agents costs
+// memory only for those a crawler is.
 type agentIndex struct {
-	// The Groups of the tokens the file names: in a short list when there
-	// are few, which is quicker to search than a map, else in a map by
-	// lower-case token.
-	few     []*Group
-	byToken map[string]*Group
-	// Koster1996: the Group of each record, by index in Robots.groups.
-	records []*Group
-	star    *Group // the "*" groups, or the empty group when there are none
-	empty   *Group // Google: groups whose user-agent value has no token; nil otherwise
+	mu sync.Mutex // serialises building; readers load built without it
+	// built is the Groups built so far, by lower-case token: those of the
+	// tokens the file names, and of others (which follow the "*" group),
+	// at most maxBuilt. Under behaviour.emptyAgentGroup, token "" is the
+	// group of the user-agent values without a token.
+	built atomic.Pointer[[]tokenGroup]
+	star  atomic.Pointer[Group] // the "*" groups, or the empty group when there are none
+	// Koster1996: the Group of each record, by index in Robots.groups,
+	// and the first "*" record's; set once, by buildRecordIndex.
+	records     []*Group
+	recordsStar *Group
 }
 
-func (r *Robots) agentIndex() *agentIndex {
-	r.indexOnce.Do(r.buildIndex)
-	return &r.index
+type tokenGroup struct {
+	token string
+	g     *Group
 }
 
-func (r *Robots) buildIndex() {
+// maxBuilt bounds the Groups an agentIndex keeps. Past it, a Group is
+// built anew on each query for an agent the file names, and an agent it
+// does not name gets the "*" group with a search.
+const maxBuilt = 32
+
+// Group returns the group that userAgent follows: a product token, or a
+// value that starts with a "token/version" product (or a Mozilla value with
+// "compatible; token/version"), as Google's library reads it; "Foo Bar"
+// holds no token and follows "*". To read a User-Agent header value by RFC
+// 9110 ("colly - https://…" names colly), pass ProductToken's result, as
+// the Transport does. The result is never nil: when no group applies, it is
+// a Group without rules that allows everything.
+//
+// In the Google dialect, a userAgent that holds no product token is compared
+// as given, as Google's library does.
+func (r *Robots) Group(userAgent string) *Group {
+	tok := agentToken(userAgent)
 	if r.beh.substringAgents {
-		r.buildRecordIndex()
-		return
+		r.indexOnce.Do(r.buildRecordIndex)
+		return r.recordGroup(tok)
 	}
-	// One pass over the user-agent lines: the groups naming each token,
-	// and the politest Crawl-delay and Request-rate that reach it.
-	type named struct {
-		groups []uint32
-		delay  float64
-		rate   Rate
+	if tok == "" {
+		if userAgent == "" && r.beh.emptyAgentGroup {
+			return r.tokenGroup("")
+		}
+		return r.starGroup()
 	}
-	tokens := map[string]*named{}
-	var order []string // tokens in file order
-	star, empty := &named{delay: -1}, &named{delay: -1}
-	for i := range r.agents {
-		a := &r.agents[i]
-		var n *named
-		switch {
-		case a.star:
-			n = star
-		case a.token.n == 0:
-			n = empty
-		default:
-			tok := r.str(a.token)
-			if n = tokens[tok]; n == nil {
-				n = &named{delay: -1}
-				tokens[tok] = n
-				order = append(order, tok)
+	return r.tokenGroup(tok)
+}
+
+// tokenGroup returns the Group of product token tok: the union of the
+// groups that name it, or else the "*" group.
+func (r *Robots) tokenGroup(tok string) *Group {
+	if p := r.index.built.Load(); p != nil {
+		for _, e := range *p {
+			if len(e.token) == len(tok) && ascii.EqualFold(tok, e.token) {
+				return e.g
 			}
 		}
-		n.groups = appendGroup(n.groups, a.group)
-		a.merge(&n.delay, &n.rate)
 	}
-	// Tokens named by the same groups share their rules.
-	shared := map[string]*rules{}
-	newGroup := func(agent string, n *named) *Group {
-		var kb []byte
-		for _, i := range n.groups {
-			kb = strconv.AppendUint(append(kb, ','), uint64(i), 10)
+	idx := &r.index
+	idx.mu.Lock()
+	defer idx.mu.Unlock()
+	var built []tokenGroup
+	if p := idx.built.Load(); p != nil {
+		built = *p
+		for _, e := range built {
+			if len(e.token) == len(tok) && ascii.EqualFold(tok, e.token) {
+				return e.g
+			}
 		}
-		rs := shared[string(kb)]
-		if rs == nil {
-			rs = r.newRules(n.groups)
-			shared[string(kb)] = rs
-		}
-		return &Group{agent: agent, crawlDelay: n.delay, rate: n.rate, rules: rs}
 	}
-	var idx agentIndex
-	if len(order) <= fewTokens {
-		for _, tok := range order {
-			idx.few = append(idx.few, newGroup(tok, tokens[tok]))
+	// One pass over the user-agent lines: the groups naming tok, and the
+	// politest Crawl-delay and Request-rate that reach it.
+	var members []uint32
+	delay, rate := -1.0, Rate{}
+	name := ""
+	for i := range r.agents {
+		a := &r.agents[i]
+		if a.star || int(a.token.n) != len(tok) || !ascii.EqualFold(tok, r.str(a.token)) {
+			continue
 		}
+		members = appendGroup(members, a.group)
+		a.merge(&delay, &rate)
+		name = r.str(a.token)
+	}
+	var g *Group
+	if members == nil {
+		g = r.starGroupLocked()
+		b := make([]byte, len(tok))
+		for i := range b {
+			b[i] = ascii.Lower(tok[i])
+		}
+		name = string(b)
 	} else {
-		idx.byToken = make(map[string]*Group, len(order))
-		for _, tok := range order {
-			idx.byToken[tok] = newGroup(tok, tokens[tok])
+		g = &Group{agent: name, crawlDelay: delay, rate: rate, rules: r.sharedRules(built, members)}
+	}
+	if len(built) < maxBuilt {
+		next := make([]tokenGroup, len(built), len(built)+1)
+		copy(next, built)
+		next = append(next, tokenGroup{name, g})
+		idx.built.Store(&next)
+	}
+	return g
+}
+
+// sharedRules returns the rules of the groups members: those of a Group
+// already built with the same members, or new ones. (Tokens named by the
+// same groups share their matcher.)
+func (r *Robots) sharedRules(built []tokenGroup, members []uint32) *rules {
+	if g := r.index.star.Load(); g != nil && slices.Equal(g.members, members) {
+		return g.rules
+	}
+	for _, e := range built {
+		if slices.Equal(e.g.members, members) {
+			return e.g.rules
 		}
 	}
-	if star.groups != nil {
-		idx.star = newGroup("*", star)
-	} else {
-		idx.star = newGroup("", star)
+	return r.newRules(members)
+}
+
+// starGroup returns the Group of the "*" groups, or a Group without rules
+// when there are none.
+func (r *Robots) starGroup() *Group {
+	if g := r.index.star.Load(); g != nil {
+		return g
 	}
-	if empty.groups != nil && r.beh.emptyAgentGroup {
-		idx.empty = newGroup("", empty)
+	r.index.mu.Lock()
+	defer r.index.mu.Unlock()
+	return r.starGroupLocked()
+}
+
+// starGroupLocked is starGroup with r.index.mu held.
+func (r *Robots) starGroupLocked() *Group {
+	if g := r.index.star.Load(); g != nil {
+		return g
 	}
-	r.index = idx
-	r.indexed.Store(true)
+	var members []uint32
+	g := &Group{crawlDelay: -1}
+	for i := range r.agents {
+		if a := &r.agents[i]; a.star {
+			members = appendGroup(members, a.group)
+			a.merge(&g.crawlDelay, &g.rate)
+		}
+	}
+	if members != nil {
+		g.agent = "*"
+	}
+	var built []tokenGroup
+	if p := r.index.built.Load(); p != nil {
+		built = *p
+	}
+	g.rules = r.sharedRules(built, members)
+	r.index.star.Store(g)
+	return g
 }
 
 // buildRecordIndex gives each record of a Koster1996 file its own Group:
 // the draft follows one record, never a union.
 func (r *Robots) buildRecordIndex() {
-	idx := agentIndex{records: make([]*Group, len(r.groups))}
+	idx := &r.index
+	idx.records = make([]*Group, len(r.groups))
 	for i := range r.groups {
 		g := &Group{crawlDelay: -1, rules: r.newRules([]uint32{uint32(i)})}
 		for _, a := range r.agents[r.groups[i].agents[0]:r.groups[i].agents[1]] {
@@ -141,29 +207,28 @@ func (r *Robots) buildRecordIndex() {
 		}
 		idx.records[i] = g
 	}
-	idx.star = &Group{crawlDelay: -1, rules: r.newRules(nil)}
+	idx.recordsStar = &Group{crawlDelay: -1, rules: r.newRules(nil)}
 	for _, a := range r.agents {
 		if a.star {
-			idx.star = idx.records[a.group]
+			idx.recordsStar = idx.records[a.group]
 			break
 		}
 	}
-	r.index = idx
 	r.indexed.Store(true)
 }
 
 // recordGroup returns the Group of the first record of a Koster1996 file
 // with a user-agent line whose value holds tok, ignoring case (section
 // 3.2.1), or the first "*" record.
-func (r *Robots) recordGroup(idx *agentIndex, tok string) *Group {
+func (r *Robots) recordGroup(tok string) *Group {
 	if tok != "" {
 		for _, a := range r.agents {
 			if !a.star && ascii.ContainsFold(r.str(a.token), tok) {
-				return idx.records[a.group]
+				return r.index.records[a.group]
 			}
 		}
 	}
-	return idx.star
+	return r.index.recordsStar
 }
 
 // appendGroup adds group i to list unless it is already its last element
@@ -181,50 +246,6 @@ func (r *Robots) newRules(members []uint32) *rules {
 		g.line = int(r.groups[members[0]].line)
 	}
 	return g
-}
-
-// Group returns the group that userAgent follows: a product token, or a
-// value that starts with a "token/version" product (or a Mozilla value with
-// "compatible; token/version"), as Google's library reads it; "Foo Bar"
-// holds no token and follows "*". To read a User-Agent header value by RFC
-// 9110 ("colly - https://…" names colly), pass ProductToken's result, as
-// the Transport does. The result is never nil: when no group applies, it is
-// a Group without rules that allows everything.
-//
-// In the Google dialect, a userAgent that holds no product token is compared
-// as given, as Google's library does.
-func (r *Robots) Group(userAgent string) *Group {
-	idx := r.agentIndex()
-	tok := agentToken(userAgent)
-	if r.beh.substringAgents {
-		return r.recordGroup(idx, tok)
-	}
-	if tok == "" {
-		if userAgent == "" && idx.empty != nil { // only under behaviour.emptyAgentGroup
-			return idx.empty
-		}
-		return idx.star
-	}
-	if idx.byToken == nil {
-		for _, g := range idx.few {
-			if len(g.agent) == len(tok) && ascii.EqualFold(tok, g.agent) {
-				return g
-			}
-		}
-		return idx.star
-	}
-	var buf [64]byte
-	if len(tok) <= len(buf) {
-		for i := 0; i < len(tok); i++ {
-			buf[i] = ascii.Lower(tok[i])
-		}
-		if g := idx.byToken[string(buf[:len(tok)])]; g != nil {
-			return g
-		}
-	} else if g := idx.byToken[strings.ToLower(tok)]; g != nil {
-		return g
-	}
-	return idx.star
 }
 
 // Allowed reports whether userAgent may fetch target, which is an absolute

@@ -26,9 +26,9 @@ type Robots struct {
 	size      int // bytes parsed
 	truncated bool
 
-	indexOnce sync.Once
-	index     agentIndex  // set once, by buildIndex
-	indexed   atomic.Bool // whether index is set
+	indexOnce sync.Once   // builds index.records (Koster1996)
+	index     agentIndex  // the Groups asked for
+	indexed   atomic.Bool // whether index.records is set
 }
 
 // span locates a string in Robots.text.
@@ -217,15 +217,12 @@ func (r *Robots) MemSize() int {
 		cap(r.groups)*int(unsafe.Sizeof(group{})) +
 		cap(r.agents)*int(unsafe.Sizeof(agent{})) +
 		(cap(r.sitemaps)+cap(r.others))*int(unsafe.Sizeof(directive{}))
-	if !r.indexed.Load() {
-		return n
-	}
 	seen := map[*rules]bool{}
 	add := func(g *Group) {
 		if g == nil {
 			return
 		}
-		n += int(unsafe.Sizeof(*g)) + len(g.agent)
+		n += int(unsafe.Sizeof(*g))
 		if seen[g.rules] {
 			return
 		}
@@ -235,17 +232,19 @@ func (r *Robots) MemSize() int {
 			n += m.memSize()
 		}
 	}
-	for _, g := range r.index.few {
-		add(g)
+	if p := r.index.built.Load(); p != nil {
+		n += cap(*p) * int(unsafe.Sizeof(tokenGroup{}))
+		for _, e := range *p {
+			if e.g != r.index.star.Load() {
+				add(e.g)
+			}
+		}
 	}
-	for _, g := range r.index.byToken {
-		add(g)
-		n += 48 // map slot
-	}
-	add(r.index.star)
-	add(r.index.empty)
-	for _, g := range r.index.records { // the 1996 draft's records
-		add(g)
+	add(r.index.star.Load())
+	if r.indexed.Load() {
+		for _, g := range r.index.records { // the 1996 draft's records
+			add(g)
+		}
 	}
 	return n
 }
