@@ -14,9 +14,10 @@ import (
 // It is split into shards by the hash of the key, each with its own lock
 // and its own recency list, so that concurrent Gets of different keys
 // rarely wait for each other. The bound is global: a Set that takes the
-// total past it evicts the least recently used values of its own shard
-// first, then those of the others. Eviction is thus least recently used
-// within a shard, and about so overall, since keys spread evenly.
+// total past it evicts, one at a time, the least recently used value of
+// the shard whose least recently used value is the oldest. Values are
+// stamped with the number of Sets so far when they are used, so the
+// order across shards is exact up to the Sets between two uses.
 type Cache[K comparable, V any] struct {
 	max    int64
 	size   func(V) int64
@@ -26,6 +27,7 @@ type Cache[K comparable, V any] struct {
 
 	total     atomic.Int64 // sum of the sizes held by the shards
 	evictions atomic.Int64
+	sets      atomic.Uint64 // Sets so far: the stamp of a use
 }
 
 type shard[K comparable, V any] struct {
@@ -39,6 +41,7 @@ type item[K comparable, V any] struct {
 	key        K
 	value      V
 	size       int64
+	used       uint64 // Cache.sets when it was last used
 	prev, next *item[K, V]
 }
 
@@ -82,6 +85,7 @@ func (c *Cache[K, V]) Get(key K) (v V, ok bool) {
 		s.unlink(it)
 		s.pushFront(it)
 	}
+	it.used = c.sets.Load()
 	v = it.value
 	s.mu.Unlock()
 	return v, true
@@ -100,30 +104,42 @@ func (c *Cache[K, V]) Set(key K, v V) {
 		s.mu.Unlock()
 		return
 	}
-	it := &item[K, V]{key: key, value: v, size: size}
+	it := &item[K, V]{key: key, value: v, size: size, used: c.sets.Add(1)}
 	s.items[key] = it
 	s.pushFront(it)
 	c.total.Add(size)
-	for c.total.Load() > c.max && s.head.prev != it {
-		c.remove(s, s.head.prev)
+	s.mu.Unlock()
+	for c.total.Load() > c.max {
+		if !c.evictOldest(it) {
+			break
+		}
+	}
+}
+
+// evictOldest evicts the least recently used value of the shard whose
+// least recently used value is the oldest, unless that is keep, and
+// reports whether it found one. It takes one shard's lock at a time.
+func (c *Cache[K, V]) evictOldest(keep *item[K, V]) bool {
+	var oldest *shard[K, V]
+	var stamp uint64
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.Lock()
+		if t := s.head.prev; t != &s.head && t != keep && (oldest == nil || t.used < stamp) {
+			oldest, stamp = s, t.used
+		}
+		s.mu.Unlock()
+	}
+	if oldest == nil {
+		return false
+	}
+	oldest.mu.Lock()
+	if t := oldest.head.prev; t != &oldest.head && t != keep {
+		c.remove(oldest, t)
 		c.evictions.Add(1)
 	}
-	s.mu.Unlock()
-	if c.total.Load() <= c.max {
-		return
-	}
-	// Its own shard holds nothing else: evict from the others, one lock
-	// at a time.
-	i0 := int(maphash.Comparable(c.seed, key) & c.mask)
-	for k := 1; k < len(c.shards) && c.total.Load() > c.max; k++ {
-		o := &c.shards[(i0+k)&int(c.mask)]
-		o.mu.Lock()
-		for c.total.Load() > c.max && o.head.prev != &o.head {
-			c.remove(o, o.head.prev)
-			c.evictions.Add(1)
-		}
-		o.mu.Unlock()
-	}
+	oldest.mu.Unlock()
+	return true
 }
 
 // Delete removes key.

@@ -62,6 +62,27 @@ func TestCacheShardsBound(t *testing.T) {
 	}
 }
 
+// TestCacheShardsOrder: across shards, the least recently used value goes
+// first.
+func TestCacheShardsOrder(t *testing.T) {
+	const mb = 1 << 20
+	c := New[int](64*mb, func(v int64) int64 { return v })
+	for i := 0; i < 64; i++ {
+		c.Set(i, mb)
+	}
+	c.Get(0)
+	c.Set(64, mb)
+	c.Set(65, mb)
+	if _, ok := c.Get(0); !ok {
+		t.Error("the value used last among the first was evicted")
+	}
+	for _, k := range []int{1, 2} {
+		if _, ok := c.Get(k); ok {
+			t.Errorf("%d, the least recently used, is still held", k)
+		}
+	}
+}
+
 // TestCacheConcurrent runs Gets, Sets and Deletes at once (with -race).
 func TestCacheConcurrent(t *testing.T) {
 	c := New[int](32<<20, func(v int64) int64 { return v })
