@@ -82,14 +82,16 @@ const (
 type matcher struct {
 	text     string       // Robots.text: literal rules are spans of it
 	prefixes chain        // literals of the prefix rules
-	best     []ruleRef    // best rule of each prefix literal and its ancestors
 	exact    []exactEntry // sorted by literal, distinct
 	wild     []wildEntry  // best first
+	index    *wildIndex   // with more than wildLinear wildcard rules
+}
 
-	// With more than wildLinear wildcard rules: the automaton over their
-	// literals, the literals of each rule (segs[w.segLo:w.segHi]), and the
-	// rules filed under each literal as their factor, best first
-	// (byFactor[factorLo[f]:factorLo[f+1]]).
+// wildIndex finds the wildcard rules that can match a path: the automaton
+// over their literals, the literals of each rule (segs[w.segLo:w.segHi]),
+// and the rules filed under each literal as their factor, best first
+// (byFactor[factorLo[f]:factorLo[f+1]]).
+type wildIndex struct {
 	ac       *acMachine
 	nlits    int
 	segs     []int32
@@ -99,10 +101,13 @@ type matcher struct {
 
 // chain is a sorted set of distinct literals, each linked to the longest
 // other literal of the set that is a prefix of it.
-type chain struct {
-	lits   []span
-	keys   []uint64 // key8 of each literal: ordered as the literals are
-	parent []int32  // -1: none
+type chain []prefixEntry
+
+type prefixEntry struct {
+	key    uint64 // key8 of the literal: ordered as the literals are
+	lit    span
+	parent int32   // -1: none
+	best   ruleRef // best rule of the literal and its ancestors
 }
 
 // key8 returns the first eight bytes of s, zero-padded, as a big-endian
@@ -120,27 +125,24 @@ func key8(s string) uint64 {
 	return k
 }
 
-// link computes the keys and parent links; lits must be sorted and
-// distinct.
-func (c *chain) link(text string) {
-	c.keys = make([]uint64, len(c.lits))
-	for i, sp := range c.lits {
-		c.keys[i] = key8(text[sp.off : sp.off+sp.n])
-	}
-	c.parent = make([]int32, len(c.lits))
+// link computes the keys and parent links; the literals must be sorted
+// and distinct.
+func (c chain) link(text string) {
 	var stack []int32 // literals that are prefixes of the current one
-	for i, sp := range c.lits {
-		lit := text[sp.off : sp.off+sp.n]
+	for i := range c {
+		e := &c[i]
+		lit := text[e.lit.off : e.lit.off+e.lit.n]
+		e.key = key8(lit)
 		for len(stack) > 0 {
-			top := c.lits[stack[len(stack)-1]]
+			top := c[stack[len(stack)-1]].lit
 			if strings.HasPrefix(lit, text[top.off:top.off+top.n]) {
 				break
 			}
 			stack = stack[:len(stack)-1]
 		}
-		c.parent[i] = -1
+		e.parent = -1
 		if n := len(stack); n > 0 {
-			c.parent[i] = stack[n-1]
+			e.parent = stack[n-1]
 		}
 		stack = append(stack, int32(i))
 	}
@@ -150,14 +152,14 @@ func (c *chain) link(text string) {
 // or -1; the others that are are its ancestors. The last literal not after
 // path has every literal that is a prefix of path among its prefixes, so
 // they are on its chain, at most as long as their common prefix.
-func (c *chain) deepest(text, path string) int32 {
+func (c chain) deepest(text, path string) int32 {
 	// Literals with a smaller key come before path, those with a larger
 	// one after it; among those with path's key, compare strings.
 	pk := key8(path)
-	lo, hi := 0, len(c.keys)
+	lo, hi := 0, len(c)
 	for lo < hi {
 		h := int(uint(lo+hi) >> 1)
-		if c.keys[h] <= pk {
+		if c[h].key <= pk {
 			lo = h + 1
 		} else {
 			hi = h
@@ -167,7 +169,7 @@ func (c *chain) deepest(text, path string) int32 {
 	lo = 0
 	for lo < hi {
 		h := int(uint(lo+hi) >> 1)
-		if c.keys[h] < pk {
+		if c[h].key < pk {
 			lo = h + 1
 		} else {
 			hi = h
@@ -175,7 +177,7 @@ func (c *chain) deepest(text, path string) int32 {
 	}
 	for hi = end; lo < hi; {
 		h := int(uint(lo+hi) >> 1)
-		if sp := c.lits[h]; text[sp.off:sp.off+sp.n] <= path {
+		if sp := c[h].lit; text[sp.off:sp.off+sp.n] <= path {
 			lo = h + 1
 		} else {
 			hi = h
@@ -185,10 +187,10 @@ func (c *chain) deepest(text, path string) int32 {
 	if i < 0 {
 		return -1
 	}
-	sp := c.lits[i]
+	sp := c[i].lit
 	l := commonPrefixLen(text[sp.off:sp.off+sp.n], path)
-	for i >= 0 && int(c.lits[i].n) > l {
-		i = c.parent[i]
+	for i >= 0 && int(c[i].lit.n) > l {
+		i = c[i].parent
 	}
 	return i
 }
@@ -202,7 +204,7 @@ type wildEntry struct {
 	pat          string // pattern without its end anchor; holds a '*'
 	ref          ruleRef
 	lit          int32 // length of the literal before the first '*'
-	segLo, segHi int32 // its literals in matcher.segs, with an automaton
+	segLo, segHi int32 // its literals in wildIndex.segs, with an automaton
 	// need are two bits of a pathBits that are set for every path the
 	// pattern matches: a byte or a pair of adjacent bytes of its literals.
 	need     [2]uint16
@@ -258,17 +260,18 @@ func (m *matcher) str(s span) string { return m.text[s.off : s.off+s.n] }
 // memSize estimates the memory the matcher holds (its text is the
 // Robots').
 func (m *matcher) memSize() int {
-	n := int(unsafe.Sizeof(*m)) + m.prefixes.memSize() +
-		cap(m.best)*int(unsafe.Sizeof(ruleRef{})) +
+	n := int(unsafe.Sizeof(*m)) +
+		cap(m.prefixes)*int(unsafe.Sizeof(prefixEntry{})) +
 		cap(m.exact)*int(unsafe.Sizeof(exactEntry{})) +
-		cap(m.wild)*int(unsafe.Sizeof(wildEntry{})) +
-		4*(cap(m.segs)+cap(m.factorLo)+cap(m.byFactor))
+		cap(m.wild)*int(unsafe.Sizeof(wildEntry{}))
 	for i := range m.wild {
 		if w := &m.wild[i]; !m.inText(w.pat) {
 			n += len(w.pat) // a variant, made at compile time
 		}
 	}
-	if a := m.ac; a != nil {
+	if x := m.index; x != nil {
+		n += int(unsafe.Sizeof(*x)) + 4*(cap(x.segs)+cap(x.factorLo)+cap(x.byFactor))
+		a := x.ac
 		n += int(unsafe.Sizeof(*a)) + cap(a.nodes)*int(unsafe.Sizeof(acNode{})) + cap(a.outs)*int(unsafe.Sizeof(acOut{})) +
 			cap(a.edges)*int(unsafe.Sizeof(acEdge{})) + 4*cap(a.root) + 2*cap(a.delta)
 	}
@@ -282,10 +285,6 @@ func (m *matcher) inText(s string) bool {
 	}
 	p, t := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.StringData(m.text)))
 	return p >= t && p < t+uintptr(len(m.text))
-}
-
-func (c *chain) memSize() int {
-	return cap(c.lits)*int(unsafe.Sizeof(span{})) + 8*cap(c.keys) + 4*cap(c.parent)
 }
 
 // compile builds the matcher for the rules of the given groups.
@@ -410,17 +409,17 @@ func (c *compiler) build() {
 	m.exact = slices.Clone(c.sortBest(c.exact))
 
 	prefixes := c.sortBest(c.prefixes)
-	m.prefixes.lits = make([]span, len(prefixes))
+	m.prefixes = make(chain, len(prefixes))
 	for i, e := range prefixes {
-		m.prefixes.lits[i] = e.lit
+		m.prefixes[i].lit = e.lit
 	}
 	m.prefixes.link(m.text)
-	m.best = make([]ruleRef, len(prefixes))
 	for i, e := range prefixes {
-		m.best[i] = e.ref
-		if p := m.prefixes.parent[i]; p >= 0 && m.best[p].beats(e.ref) {
-			m.best[i] = m.best[p]
+		best := e.ref
+		if p := m.prefixes[i].parent; p >= 0 && m.prefixes[p].best.beats(best) {
+			best = m.prefixes[p].best
 		}
+		m.prefixes[i].best = best
 	}
 
 	// Wildcard rules: repeated ones dropped, then best first.
@@ -465,13 +464,14 @@ func literals(pat string, lit int32) []string {
 // one fewest rules hold; the longest of those) and builds the automaton
 // over all the literals.
 func (m *matcher) buildAutomaton() {
+	x := new(wildIndex)
 	ids := map[string]int32{}
 	var lits []string
 	var freq []int32
 	var last []int32 // per literal, the last rule that holds it, +1
 	for i := range m.wild {
 		w := &m.wild[i]
-		w.segLo = int32(len(m.segs))
+		w.segLo = int32(len(x.segs))
 		for _, l := range literals(w.pat, w.lit) {
 			id, ok := ids[l]
 			if !ok {
@@ -483,43 +483,44 @@ func (m *matcher) buildAutomaton() {
 			}
 			if last[id] != int32(i)+1 { // each literal once per rule
 				last[id] = int32(i) + 1
-				m.segs = append(m.segs, id)
+				x.segs = append(x.segs, id)
 				freq[id]++
 			}
 		}
-		w.segHi = int32(len(m.segs))
+		w.segHi = int32(len(x.segs))
 	}
 	factorOf := make([]int32, len(m.wild))
-	m.factorLo = make([]int32, len(lits)+1)
+	x.factorLo = make([]int32, len(lits)+1)
 	for i := range m.wild {
 		w := &m.wild[i]
-		f := m.segs[w.segLo]
-		for _, id := range m.segs[w.segLo+1 : w.segHi] {
+		f := x.segs[w.segLo]
+		for _, id := range x.segs[w.segLo+1 : w.segHi] {
 			if freq[id] < freq[f] || freq[id] == freq[f] && len(lits[id]) > len(lits[f]) {
 				f = id
 			}
 		}
 		factorOf[i] = f
-		m.factorLo[f+1]++
+		x.factorLo[f+1]++
 	}
 	for f := range lits {
-		m.factorLo[f+1] += m.factorLo[f]
+		x.factorLo[f+1] += x.factorLo[f]
 	}
-	m.byFactor = make([]int32, len(m.wild))
-	next := slices.Clone(m.factorLo[:len(lits)])
+	x.byFactor = make([]int32, len(m.wild))
+	next := slices.Clone(x.factorLo[:len(lits)])
 	for i, f := range factorOf { // in rule order: best first within a factor
-		m.byFactor[next[f]] = int32(i)
+		x.byFactor[next[f]] = int32(i)
 		next[f]++
 	}
-	m.nlits = len(lits)
-	m.ac = newACMachine(lits)
+	x.nlits = len(lits)
+	x.ac = newACMachine(lits)
+	m.index = x
 }
 
 // match returns the rule that decides path, or noRule.
 func (m *matcher) match(path string) ruleRef {
 	best := noRule
 	if i := m.prefixes.deepest(m.text, path); i >= 0 {
-		best = m.best[i]
+		best = m.prefixes[i].best
 	}
 	if n := len(m.exact); n > 0 {
 		lo, hi := 0, n
@@ -559,7 +560,8 @@ var bitsPool = sync.Pool{New: func() any { return new([]uint64) }}
 // matchWild returns the best of best and the wildcard rules that match
 // path.
 func (m *matcher) matchWild(path string, best ruleRef) ruleRef {
-	if m.ac == nil {
+	x := m.index
+	if x == nil {
 		var bits pathBits
 		filter := len(m.wild) > wildFilter
 		if filter {
@@ -580,7 +582,7 @@ func (m *matcher) matchWild(path string, best ruleRef) ruleRef {
 		return best
 	}
 
-	nl := (m.nlits + 63) / 64
+	nl := (x.nlits + 63) / 64
 	nw := (len(m.wild) + 63) / 64
 	var stack [64]uint64
 	var set []uint64
@@ -596,19 +598,19 @@ func (m *matcher) matchWild(path string, best ruleRef) ruleRef {
 		clear(set)
 	}
 	found, cand := set[:nl], set[nl:]
-	m.ac.mark(path, found)
+	x.ac.mark(path, found)
 	has := func(id int32) bool { return found[id>>6]&(1<<(id&63)) != 0 }
 	for fw, word := range found {
 		for word != 0 {
 			f := fw*64 + bits.TrailingZeros64(word)
 			word &= word - 1
-			for _, wi := range m.byFactor[m.factorLo[f]:m.factorLo[f+1]] {
+			for _, wi := range x.byFactor[x.factorLo[f]:x.factorLo[f+1]] {
 				w := &m.wild[wi]
 				if !w.ref.beats(best) {
 					break // the rest of this factor's rules rank lower
 				}
 				all := true
-				for _, id := range m.segs[w.segLo:w.segHi] {
+				for _, id := range x.segs[w.segLo:w.segHi] {
 					if !has(id) {
 						all = false
 						break
