@@ -42,12 +42,16 @@ type agentIndex struct {
 	// tokens the file names, and of others (which follow the "*" group),
 	// at most maxBuilt. Under behaviour.emptyAgentGroup, token "" is the
 	// group of the user-agent values without a token.
-	built atomic.Pointer[[]tokenGroup]
-	star  atomic.Pointer[Group] // the "*" groups, or the empty group when there are none
-	// Koster1996: the Group of each record, by index in Robots.groups,
-	// and the first "*" record's; set once, by buildRecordIndex.
-	records     []*Group
-	recordsStar *Group
+	built   atomic.Pointer[[]tokenGroup]
+	star    atomic.Pointer[Group] // the "*" groups, or the empty group when there are none
+	records *recordIndex          // Koster1996; set once, by buildRecordIndex
+}
+
+// recordIndex holds the Group of each record of a Koster1996 file, by
+// index in Robots.groups, and the first "*" record's.
+type recordIndex struct {
+	groups []*Group
+	star   *Group
 }
 
 type tokenGroup struct {
@@ -195,8 +199,7 @@ func (r *Robots) starGroupLocked() *Group {
 // buildRecordIndex gives each record of a Koster1996 file its own Group:
 // the draft follows one record, never a union.
 func (r *Robots) buildRecordIndex() {
-	idx := &r.index
-	idx.records = make([]*Group, len(r.groups))
+	idx := &recordIndex{groups: make([]*Group, len(r.groups))}
 	for i := range r.groups {
 		g := &Group{crawlDelay: -1, rules: r.newRules([]uint32{uint32(i)})}
 		for _, a := range r.agents[r.groups[i].agents[0]:r.groups[i].agents[1]] {
@@ -205,15 +208,16 @@ func (r *Robots) buildRecordIndex() {
 				g.agent = r.str(a.token)
 			}
 		}
-		idx.records[i] = g
+		idx.groups[i] = g
 	}
-	idx.recordsStar = &Group{crawlDelay: -1, rules: r.newRules(nil)}
+	idx.star = &Group{crawlDelay: -1, rules: r.newRules(nil)}
 	for _, a := range r.agents {
 		if a.star {
-			idx.recordsStar = idx.records[a.group]
+			idx.star = idx.groups[a.group]
 			break
 		}
 	}
+	r.index.records = idx
 	r.indexed.Store(true)
 }
 
@@ -224,11 +228,11 @@ func (r *Robots) recordGroup(tok string) *Group {
 	if tok != "" {
 		for _, a := range r.agents {
 			if !a.star && ascii.ContainsFold(r.str(a.token), tok) {
-				return r.index.records[a.group]
+				return r.index.records.groups[a.group]
 			}
 		}
 	}
-	return r.index.recordsStar
+	return r.index.records.star
 }
 
 // appendGroup adds group i to list unless it is already its last element
@@ -357,7 +361,12 @@ func (g *Group) decide(path string, slash bool) Decision {
 		return Decision{Allowed: true, Basis: BasisRobotsTxt, GroupAgent: g.agent, GroupLine: g.line}
 	}
 	g.once.Do(g.compile)
-	best := g.m.Load().match(path)
+	var best ruleRef
+	if m := g.m.Load(); m == flatMatcher {
+		best = matchFlat(g.r, g.members, path)
+	} else {
+		best = m.match(path)
+	}
 	if best.idx < 0 {
 		return Decision{Allowed: true, Basis: BasisNoMatch, GroupAgent: g.agent, GroupLine: g.line}
 	}
@@ -365,5 +374,9 @@ func (g *Group) decide(path string, slash bool) Decision {
 }
 
 func (g *rules) compile() {
+	if flat(g.r, g.members) {
+		g.m.Store(flatMatcher)
+		return
+	}
 	g.m.Store(compile(g.r, g.members))
 }

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"math/bits"
 	"slices"
 	"strings"
@@ -514,6 +515,131 @@ func (m *matcher) buildAutomaton() {
 	x.nlits = len(lits)
 	x.ac = newACMachine(lits)
 	m.index = x
+}
+
+// A ruleKind is how a rule's pattern matches, as the matcher files it.
+type ruleKind uint8
+
+const (
+	kindEmpty      ruleKind = iota // matches nothing
+	kindPrefix                     // a literal, a prefix of the paths it matches
+	kindExact                      // a literal and '$': the path itself
+	kindPrefixStar                 // a literal and only '*'s (and '$'): a prefix rule of the literal
+	kindWild                       // a literal after a '*'
+)
+
+// kindOf returns the kind of the rule pattern p, in a dialect with or
+// without wildcards.
+func kindOf(p []byte, wildcards bool) ruleKind {
+	switch {
+	case len(p) == 0:
+		return kindEmpty
+	case !wildcards:
+		return kindPrefix
+	}
+	body, anchored := p, p[len(p)-1] == '$'
+	if anchored {
+		body = p[:len(p)-1]
+	}
+	star := bytes.IndexByte(body, '*')
+	switch {
+	case star < 0 && anchored:
+		return kindExact
+	case star < 0:
+		return kindPrefix
+	case len(bytes.Trim(body[star:], "*")) == 0:
+		return kindPrefixStar
+	}
+	return kindWild
+}
+
+// flatMax is the number of rules up to which a group is matched by trying
+// each rule as written, best rank first wins, without building anything:
+// a small group costs no memory beyond its parsed rules. (Groups whose
+// rules need variants, see compile, are compiled whatever their size.)
+const flatMax = 16
+
+// flatMatcher marks a group matched rule by rule (matchFlat).
+var flatMatcher = &matcher{}
+
+// flat reports whether the groups members may be matched rule by rule.
+func flat(r *Robots, members []uint32) bool {
+	n := 0
+	for _, gi := range members {
+		n += int(r.groups[gi].rules[1] - r.groups[gi].rules[0])
+	}
+	if n > flatMax {
+		return false
+	}
+	beh := r.beh
+	for _, gi := range members {
+		g := &r.groups[gi]
+		for j := g.rules[0]; j < g.rules[1]; j++ {
+			rl := &r.rules[j]
+			if rl.kind == kindEmpty || !beh.wildcards {
+				continue
+			}
+			p := strings.TrimSuffix(r.str(rl.pattern), "$")
+			if beh.queryVariants {
+				if vs, ok := queryVariants(p); len(vs) > 0 || !ok && !rl.allow {
+					return false
+				}
+			}
+			if beh.indexHTML && rl.allow {
+				if _, ok := indexHTMLDir(r.str(rl.pattern)); ok {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// matchFlat returns the rule of the groups members that decides path, or
+// noRule, trying each rule that would beat the best match so far.
+func matchFlat(r *Robots, members []uint32, path string) ruleRef {
+	best := noRule
+	firstMatch := r.beh.firstMatch
+	for _, gi := range members {
+		g := &r.groups[gi]
+		for j := g.rules[0]; j < g.rules[1]; j++ {
+			rl := &r.rules[j]
+			ref := ruleRef{prio: int32(rl.pattern.n), idx: int32(j), allow: rl.allow}
+			if firstMatch {
+				ref.prio = int32(len(r.rules)) - int32(j)
+			}
+			if rl.kind == kindEmpty || !ref.beats(best) {
+				continue
+			}
+			p := r.text[rl.pattern.off : rl.pattern.off+rl.pattern.n]
+			if len(p) > 1 && len(path) > 1 && p[1] != path[1] && p[0] != '*' && p[1] != '*' {
+				// The pattern starts with two literal bytes (or one and
+				// the anchor), and the second is not the path's: a
+				// cheap test that rules out most rules.
+				continue
+			}
+			var ok bool
+			switch rl.kind {
+			case kindPrefix:
+				ok = len(path) >= len(p) && path[:len(p)] == p
+			case kindExact:
+				ok = path == p[:len(p)-1]
+			case kindPrefixStar:
+				ok = strings.HasPrefix(path, p[:strings.IndexByte(p, '*')])
+			default:
+				w := wildEntry{pat: p, anchored: p[len(p)-1] == '$'}
+				if w.anchored {
+					w.pat = p[:len(p)-1]
+				}
+				w.lit = int32(strings.IndexByte(w.pat, '*'))
+				ok = w.matches(path)
+			}
+			if ok {
+				best = ref
+			}
+		}
+	}
+	return best
 }
 
 // match returns the rule that decides path, or noRule.

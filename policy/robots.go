@@ -14,7 +14,6 @@ import (
 // for concurrent use by multiple goroutines. The matching structures for an
 // agent's group are built on the first query for that agent and then shared.
 type Robots struct {
-	dialect   Dialect
 	beh       *behaviour // the dialect's
 	text      string     // every token, pattern and value, back to back
 	rules     []rule     // in file order
@@ -22,13 +21,13 @@ type Robots struct {
 	agents    []agent
 	sitemaps  []directive
 	others    []directive
+	size      int        // bytes parsed
+	index     agentIndex // the Groups asked for
 	host      directive
-	size      int // bytes parsed
-	truncated bool
-
 	indexOnce sync.Once   // builds index.records (Koster1996)
-	index     agentIndex  // the Groups asked for
 	indexed   atomic.Bool // whether index.records is set
+	dialect   Dialect
+	truncated bool
 }
 
 // span locates a string in Robots.text.
@@ -40,6 +39,7 @@ type rule struct {
 	pattern span // normalised for the dialect
 	line    uint32
 	allow   bool
+	kind    ruleKind
 }
 
 // group is one group of the file: consecutive user-agent lines and the
@@ -228,7 +228,7 @@ func (r *Robots) MemSize() int {
 		}
 		seen[g.rules] = true
 		n += int(unsafe.Sizeof(*g.rules)) + 4*cap(g.members)
-		if m := g.m.Load(); m != nil {
+		if m := g.m.Load(); m != nil && m != flatMatcher {
 			n += m.memSize()
 		}
 	}
@@ -242,7 +242,7 @@ func (r *Robots) MemSize() int {
 	}
 	add(r.index.star.Load())
 	if r.indexed.Load() {
-		for _, g := range r.index.records { // the 1996 draft's records
+		for _, g := range r.index.records.groups { // the 1996 draft's records
 			add(g)
 		}
 	}
@@ -426,7 +426,7 @@ func (b *builder) rule(line int, pattern []byte, allow bool) {
 		return
 	}
 	b.taking = false
-	b.rules = append(b.rules, rule{pattern: b.add(pattern), line: uint32(line), allow: allow})
+	b.rules = append(b.rules, rule{pattern: b.add(pattern), line: uint32(line), allow: allow, kind: kindOf(pattern, b.beh.wildcards)})
 	b.groups[len(b.groups)-1].rules[1] = uint32(len(b.rules))
 }
 
