@@ -557,7 +557,7 @@ func kindOf(p []byte, wildcards bool) ruleKind {
 // each rule as written, best rank first wins, without building anything:
 // a small group costs no memory beyond its parsed rules. (Groups whose
 // rules need variants, see compile, are compiled whatever their size.)
-const flatMax = 16
+const flatMax = 24
 
 // flatMatcher marks a group matched rule by rule (matchFlat).
 var flatMatcher = &matcher{}
