@@ -157,7 +157,8 @@ func heapInUse() uint64 {
 
 // BenchmarkOriginsHeap is the heap a Transport holds per origin after one
 // request to each of many origins (heap-bytes/origin, after GC), next to
-// the size of their robots.txt files (file-bytes/origin). cache=all has a
+// the size of their robots.txt files (file-bytes/origin) and the size the
+// cache counts against its bound (counted-bytes/origin). cache=all has a
 // CacheSize that holds every origin; cache=default the default one, whose
 // heap in use is then reported against its bound (heap/bound).
 func BenchmarkOriginsHeap(b *testing.B) {
@@ -174,7 +175,7 @@ func BenchmarkOriginsHeap(b *testing.B) {
 					for i := 0; i < n; i++ {
 						fileBytes += len(fs[i%len(fs)])
 					}
-					var held uint64
+					var held, counted uint64
 					for i := 0; i < b.N; i++ {
 						base := &corpusBase{files: fs}
 						tr := &robotsguard.Transport{Base: base, UserAgent: "BenchBot/1.0", Delay: -1}
@@ -189,11 +190,19 @@ func BenchmarkOriginsHeap(b *testing.B) {
 						}
 						b.StopTimer()
 						held += heapInUse() - h0
+						st := tr.Stats()
+						counted += uint64(st.CacheBytes)
+						if cache == "all" && st.Entries != n {
+							b.Fatalf("%d origins held, want %d", st.Entries, n)
+						}
 						runtime.KeepAlive(tr)
 						b.StartTimer()
 					}
 					perOrigin := float64(held) / float64(b.N) / float64(n)
 					b.ReportMetric(perOrigin, "heap-bytes/origin")
+					if cache == "all" {
+						b.ReportMetric(float64(counted)/float64(b.N)/float64(n), "counted-bytes/origin")
+					}
 					b.ReportMetric(float64(fileBytes)/float64(n), "file-bytes/origin")
 					if cache == "default" {
 						b.ReportMetric(float64(held)/float64(b.N)/float64(robotsguard.DefaultCacheSize), "heap/bound")
