@@ -156,7 +156,8 @@ func heapInUse() uint64 {
 }
 
 // BenchmarkOriginsHeap is the heap a Transport holds per origin after one
-// request to each of many origins (heap-bytes/origin, after GC), next to
+// request to each of many origins, with default settings (a pacer per
+// origin included) (heap-bytes/origin, after GC), next to
 // the size of their robots.txt files (file-bytes/origin) and the size the
 // cache counts against its bound (counted-bytes/origin). cache=all has a
 // CacheSize that holds every origin; cache=default the default one, whose
@@ -178,7 +179,7 @@ func BenchmarkOriginsHeap(b *testing.B) {
 					var held, counted uint64
 					for i := 0; i < b.N; i++ {
 						base := &corpusBase{files: fs}
-						tr := &robotsguard.Transport{Base: base, UserAgent: "BenchBot/1.0", Delay: -1}
+						tr := &robotsguard.Transport{Base: base, UserAgent: "BenchBot/1.0", Clock: fastClock{}}
 						if cache == "all" {
 							tr.CacheSize = 1 << 40
 						}
@@ -257,7 +258,7 @@ func BenchmarkPolicyHeap(b *testing.B) {
 // robots.txt is cached, with many origins cached, against the bare Base
 // (transport=bare). Requests go round the origins in a scattered order.
 // pacing=on keeps a pacer per origin (the default one-second Delay, with
-// a clock that does not sleep); pacing=off has Delay -1.
+// a clock that does not sleep); pacing=off has NoPacing.
 func BenchmarkCachedRequest(b *testing.B) {
 	fs := corpusFiles(b, true)
 	for _, n := range sizes([]int{1000, 10000}, []int{1000, 100000}) {
@@ -284,7 +285,7 @@ func BenchmarkCachedRequest(b *testing.B) {
 			b.Run(fmt.Sprintf("origins=%d/pacing=%s/transport=robotsguard", n, pacing), func(b *testing.B) {
 				tr := &robotsguard.Transport{Base: &corpusBase{files: fs}, UserAgent: "BenchBot/1.0", Clock: fastClock{}, CacheSize: 1 << 40}
 				if pacing == "off" {
-					tr.Delay = -1
+					tr.NoPacing = true
 				}
 				run(b, tr)
 			})
@@ -346,7 +347,7 @@ func BenchmarkColdOrigin(b *testing.B) {
 		}
 	})
 	b.Run("transport=robotsguard", func(b *testing.B) {
-		tr := &robotsguard.Transport{Base: &corpusBase{files: fs}, UserAgent: "BenchBot/1.0", Delay: -1}
+		tr := &robotsguard.Transport{Base: &corpusBase{files: fs}, UserAgent: "BenchBot/1.0", Clock: fastClock{}}
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			req, _ := http.NewRequest(http.MethodGet, "http://"+originHost(i)+"/", nil)
