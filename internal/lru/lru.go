@@ -21,6 +21,7 @@ import (
 type Cache[K comparable, V any] struct {
 	max    int64
 	size   func(V) int64
+	hash   func(K) uint64 // nil: maphash.Comparable with seed
 	seed   maphash.Seed
 	shards []shard[K, V]
 	mask   uint64
@@ -52,11 +53,19 @@ const maxShards = 16
 // New returns a Cache that holds values whose sizes, as size reports them,
 // add up to at most maxSize. A value larger than maxSize is not kept.
 func New[K comparable, V any](maxSize int64, size func(V) int64) *Cache[K, V] {
+	return NewHashed[K](maxSize, size, nil)
+}
+
+// NewHashed is New with the hash that spreads keys over the shards: any
+// function of the key (of part of it, say) will do; nil means a hash of
+// the whole key (maphash.Comparable), which costs about as much as the
+// map lookup that follows it.
+func NewHashed[K comparable, V any](maxSize int64, size func(V) int64, hash func(K) uint64) *Cache[K, V] {
 	n := 1
 	for n < maxShards && maxSize/int64(n) >= 1<<20 {
 		n *= 2
 	}
-	c := &Cache[K, V]{max: maxSize, size: size, seed: maphash.MakeSeed(), shards: make([]shard[K, V], n), mask: uint64(n - 1)}
+	c := &Cache[K, V]{max: maxSize, size: size, hash: hash, seed: maphash.MakeSeed(), shards: make([]shard[K, V], n), mask: uint64(n - 1)}
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.items = map[K]*item[K, V]{}
@@ -69,7 +78,14 @@ func (c *Cache[K, V]) shard(key K) *shard[K, V] {
 	if c.mask == 0 {
 		return &c.shards[0]
 	}
-	return &c.shards[maphash.Comparable(c.seed, key)&c.mask]
+	return &c.shards[c.hashOf(key)&c.mask]
+}
+
+func (c *Cache[K, V]) hashOf(key K) uint64 {
+	if c.hash != nil {
+		return c.hash(key)
+	}
+	return maphash.Comparable(c.seed, key)
 }
 
 // Get returns the value of key and marks it most recently used.
@@ -81,11 +97,13 @@ func (c *Cache[K, V]) Get(key K) (v V, ok bool) {
 		s.mu.Unlock()
 		return v, false
 	}
-	if s.head.next != it {
+	// A value already used since the last Set is ahead of every value
+	// used before it: it stays where it is.
+	if now := c.sets.Load(); it.used != now {
+		it.used = now
 		s.unlink(it)
 		s.pushFront(it)
 	}
-	it.used = c.sets.Load()
 	v = it.value
 	s.mu.Unlock()
 	return v, true

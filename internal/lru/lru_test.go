@@ -1,6 +1,9 @@
 package lru
 
-import "testing"
+import (
+	"hash/maphash"
+	"testing"
+)
 
 func TestCache(t *testing.T) {
 	c := New[string](10, func(v int) int64 { return int64(v) })
@@ -123,10 +126,19 @@ func TestGetAllocs(t *testing.T) {
 }
 
 // BenchmarkGet is a Get of a held key from every goroutine at once
-// (-cpu 1,2 shows how it scales).
+// (-cpu 1,2 shows how it scales), with the default hash of the whole key
+// and with a hash of a part of it.
 func BenchmarkGet(b *testing.B) {
-	type key struct{ a, b string }
-	c := New[key](64<<20, func(v int) int64 { return 100 })
+	seed := maphash.MakeSeed()
+	b.Run("hash=key", func(b *testing.B) { benchmarkGet(b, New[key](64<<20, func(v int) int64 { return 100 })) })
+	b.Run("hash=part", func(b *testing.B) {
+		benchmarkGet(b, NewHashed[key](64<<20, func(v int) int64 { return 100 }, func(k key) uint64 { return maphash.String(seed, k.b) }))
+	})
+}
+
+type key struct{ a, b string }
+
+func benchmarkGet(b *testing.B, c *Cache[key, int]) {
 	keys := make([]key, 10000)
 	for i := range keys {
 		keys[i] = key{"https", "o" + string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676)) + ".test"}
