@@ -32,12 +32,14 @@
 // records such as Sitemap or Crawl-delay never end a group (§2.2.4). The
 // first 500 KiB of a body are parsed (§2.5; see [Parser.MaxSize]).
 //
-// Matching does not look at every rule: prefix rules are found by binary
-// search, and wildcard rules through an automaton over their literals,
-// which leaves only those whose literals all occur in the URL to be tried.
-// The cost of a query grows with the length of the URL (and those few
-// candidates), not with the number of rules, and no pattern makes matching
-// backtrack.
+// Matching does not look at every rule of a large group: prefix rules are
+// found by binary search, and wildcard rules through an automaton over
+// their literals, which leaves only those whose literals all occur in the
+// URL to be tried. The cost of a query grows with the length of the URL
+// (and those few candidates), not with the number of rules, and no pattern
+// makes matching backtrack. Groups of up to 24 rules, too small to need
+// such an index, are matched rule by rule, with no memory beyond the
+// parsed file.
 //
 // # Percent-encoding
 //

@@ -13,7 +13,11 @@ import (
 // that decides a path (RFC 9309 §2.2.2: the longest pattern that matches,
 // an Allow winning a tie) without looking at every rule.
 //
-// Rules are split three ways when a group is compiled:
+// A group of up to flatMax rules is not compiled: its rules are tried as
+// parsed, each only when it would beat the best match so far (matchFlat),
+// which costs a few comparisons and no memory. Most groups are that small.
+//
+// Rules of larger groups are split three ways when the group is compiled:
 //
 //   - prefix rules, whose pattern is a literal, possibly followed by '*'s
 //     ("/a/b", "/a/b*"): every one that matches is a prefix of the path.
@@ -25,8 +29,8 @@ import (
 //     the path itself.
 //   - wildcard rules, with a literal after a '*' ("/*.php", "/a/*/b$"):
 //     kept best first. A path can only match a rule if it contains every
-//     literal of the rule. When there are many rules, an Aho-Corasick
-//     automaton over all their literals finds, in one pass over the path,
+//     literal of the rule. Past wildLinear rules, an Aho-Corasick automaton
+//     over all their literals finds, in one pass over the path,
 //     which literals it contains; each rule is filed under its rarest
 //     literal ("factor"), so only the rules whose factor occurs are looked
 //     at, and only those with all their literals present are tried. Rules
