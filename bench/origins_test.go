@@ -90,7 +90,8 @@ func originIndex(host string) int {
 }
 
 // corpusBase is an in-process Base: origin i serves files[i%len(files)] as
-// its robots.txt, and a short page at every other path. It counts the
+// its robots.txt, fresh for a day (so that no file expires during a long
+// benchmark), and a short page at every other path. It counts the
 // robots.txt requests.
 type corpusBase struct {
 	files   [][]byte
@@ -103,14 +104,15 @@ func (c *corpusBase) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Body != nil {
 		req.Body.Close()
 	}
-	body := page
+	body, header := page, http.Header{"Content-Type": {"text/html"}}
 	if req.URL.Path == "/robots.txt" {
 		c.fetches.Add(1)
 		body = c.files[originIndex(req.URL.Hostname())%len(c.files)]
+		header = http.Header{"Content-Type": {"text/plain"}, "Cache-Control": {"max-age=86400"}}
 	}
 	return &http.Response{
 		Status: "200 OK", StatusCode: 200, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header:        http.Header{"Content-Type": {"text/plain"}},
+		Header:        header,
 		Body:          io.NopCloser(bytes.NewReader(body)),
 		ContentLength: int64(len(body)),
 		Request:       req,
@@ -268,26 +270,33 @@ func BenchmarkCachedRequest(b *testing.B) {
 		for i := range order {
 			order[i] = i * stride % n
 		}
-		run := func(b *testing.B, rt http.RoundTripper) {
+		run := func(b *testing.B, rt http.RoundTripper, base *corpusBase) {
 			for _, req := range reqs {
 				send(b, rt, req) // warm: fetch every robots.txt
 			}
+			fetched := base.fetches.Load()
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				send(b, rt, reqs[order[i%n]])
 			}
+			b.StopTimer()
+			if f := base.fetches.Load(); f != fetched {
+				b.Fatalf("%d robots.txt fetches while every file was cached", f-fetched)
+			}
 		}
 		b.Run(fmt.Sprintf("origins=%d/pacing=off/transport=bare", n), func(b *testing.B) {
-			run(b, &corpusBase{files: fs})
+			base := &corpusBase{files: fs}
+			run(b, base, base)
 		})
 		for _, pacing := range []string{"off", "on"} {
 			b.Run(fmt.Sprintf("origins=%d/pacing=%s/transport=robotsguard", n, pacing), func(b *testing.B) {
-				tr := &robotsguard.Transport{Base: &corpusBase{files: fs}, UserAgent: "BenchBot/1.0", Clock: fastClock{}, CacheSize: 1 << 40}
+				base := &corpusBase{files: fs}
+				tr := &robotsguard.Transport{Base: base, UserAgent: "BenchBot/1.0", Clock: fastClock{}, CacheSize: 1 << 40}
 				if pacing == "off" {
 					tr.NoPacing = true
 				}
-				run(b, tr)
+				run(b, tr, base)
 			})
 		}
 	}
