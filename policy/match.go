@@ -612,16 +612,13 @@ func matchFlat(r *Robots, members []uint32, path string) ruleRef {
 			if firstMatch {
 				ref.prio = int32(len(r.rules)) - int32(j)
 			}
-			if rl.kind == kindEmpty || !ref.beats(best) {
+			if rl.kind == kindEmpty || rl.second != 0 && len(path) > 1 && path[1] != rl.second || !ref.beats(best) {
+				// Empty, or its first two bytes are literal (or one and
+				// the anchor) and the second is not the path's: a cheap
+				// test that rules out most rules.
 				continue
 			}
 			p := r.text[rl.pattern.off : rl.pattern.off+rl.pattern.n]
-			if len(p) > 1 && len(path) > 1 && p[1] != path[1] && p[0] != '*' && p[1] != '*' {
-				// The pattern starts with two literal bytes (or one and
-				// the anchor), and the second is not the path's: a
-				// cheap test that rules out most rules.
-				continue
-			}
 			var ok bool
 			switch rl.kind {
 			case kindPrefix:

@@ -40,6 +40,10 @@ type rule struct {
 	line    uint32
 	allow   bool
 	kind    ruleKind
+	// second is the pattern's second byte when its first two bytes are
+	// literal (neither is '*'), else 0: a path whose second byte differs
+	// does not match it (matchFlat tests this without reading the text).
+	second byte
 }
 
 // group is one group of the file: consecutive user-agent lines and the
@@ -426,7 +430,11 @@ func (b *builder) rule(line int, pattern []byte, allow bool) {
 		return
 	}
 	b.taking = false
-	b.rules = append(b.rules, rule{pattern: b.add(pattern), line: uint32(line), allow: allow, kind: kindOf(pattern, b.beh.wildcards)})
+	rl := rule{pattern: b.add(pattern), line: uint32(line), allow: allow, kind: kindOf(pattern, b.beh.wildcards)}
+	if len(pattern) > 1 && pattern[0] != '*' && pattern[1] != '*' {
+		rl.second = pattern[1]
+	}
+	b.rules = append(b.rules, rl)
 	b.groups[len(b.groups)-1].rules[1] = uint32(len(b.rules))
 }
 
