@@ -112,18 +112,20 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 			st.access = Unreachable // rules that were never parsed do not stand in
 		}
 	}
-	// The body is kept (to revalidate and share the entry) besides its
-	// parsed form. Matchers built later, for agents other than UserAgent,
-	// are not counted.
-	st.size = int64(len(e.Body)) + 1024
 	if p.robots != nil {
 		st.robots, st.parsed = p.robots, true
-		st.size += int64(p.robots.MemSize())
 	}
 	if t.UserAgent != "" {
 		st.group = st.robots.Group(groupAgent(t.UserAgent))
 		st.group.Allowed("/") // build its matcher now, to count it
 		st.every, st.over = t.interval(st.group)
+	}
+	// The body is kept (to revalidate and share the entry) besides its
+	// parsed form, counted with UserAgent's matcher, built above. Matchers
+	// built later, for other agents, are not counted.
+	st.size = int64(len(e.Body)) + 1024
+	if p.robots != nil {
+		st.size += int64(p.robots.MemSize())
 	}
 	if p.acap != nil {
 		st.acap = p.acap
