@@ -17,7 +17,7 @@ import (
 
 // Defaults of the Transport fields.
 const (
-	DefaultCacheSize            = 64 << 20 // bytes of parsed robots.txt files kept in memory
+	DefaultCacheSize            = 512 << 20 // bytes of robots.txt state kept in memory: 100,000 typical origins
 	MinCacheSize                = 16 << 20
 	DefaultDelay                = time.Second
 	DefaultMaxDelay             = 30 * time.Second
@@ -42,7 +42,7 @@ const (
 // for a list of origins.
 //
 // The zero Transport, with UserAgent set, is ready to use: it follows RFC
-// 9309, sends through http.DefaultTransport, keeps up to 64 MiB of parsed
+// 9309, sends through http.DefaultTransport, keeps up to 512 MiB of parsed
 // robots.txt files, and leaves a second between requests to an origin
 // unless its robots.txt asks for more. The fields below change that; set
 // them before the first request and do not change them afterwards.
