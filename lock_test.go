@@ -94,17 +94,18 @@ func TestLockerOneFetch(t *testing.T) {
 	})
 	store := newLockStore()
 	store.waits = make(chan string, n)
-	errs := make(chan error, 2*n)
+	type results struct{ page, private error }
+	errs := make(chan results, n)
 	var tops []*harness
 	for range n {
 		tops = append(tops, newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store }))
 	}
 	for _, h := range tops {
 		go func() {
-			_, err := h.get(s.URL + "/page")
-			errs <- err
-			_, err = h.get(s.URL + "/private/x")
-			errs <- err
+			var r results
+			_, r.page = h.get(s.URL + "/page")
+			_, r.private = h.get(s.URL + "/private/x")
+			errs <- r
 		}()
 	}
 	for range n - 1 { // all but the holder wait for it
@@ -112,11 +113,12 @@ func TestLockerOneFetch(t *testing.T) {
 	}
 	close(gate)
 	for range n {
-		if err := <-errs; err != nil {
-			t.Fatalf("allowed page: %v", err)
+		r := <-errs
+		if r.page != nil {
+			t.Fatalf("allowed page: %v", r.page)
 		}
-		if err := <-errs; !errors.Is(err, robotsguard.ErrDisallowed) {
-			t.Fatalf("disallowed page: %v, want ErrDisallowed", err)
+		if !errors.Is(r.private, robotsguard.ErrDisallowed) {
+			t.Fatalf("disallowed page: %v, want ErrDisallowed", r.private)
 		}
 	}
 	if got := s.count("/robots.txt"); got != 1 {

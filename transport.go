@@ -3,6 +3,7 @@ package robotsguard
 import (
 	"context"
 	"errors"
+	"hash/maphash"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -248,7 +249,8 @@ func (t *Transport) init() {
 			size = MinCacheSize
 		}
 		size = max(size, 8*int64(t.maxSize())) // room for a few files of the largest size
-		t.states = lru.New[stateKey](size, held.memSize)
+		seed := maphash.MakeSeed()
+		t.states = lru.NewHashed[stateKey](size, held.memSize, func(k stateKey) uint64 { return maphash.String(seed, k.origin.host) })
 		t.pacer.Clock = t.Clock
 		t.storeSlots = make(chan struct{}, maxStoreCalls)
 		if t.retryWaitMin == 0 {
