@@ -40,6 +40,9 @@ type PaceRequest struct {
 	// Limit is the number of requests that may be under way at once;
 	// zero means no limit.
 	Limit int
+	// Now, if not zero, is the time of the request by the Transport's
+	// Clock, which a Pacer on that Clock may use rather than read it again.
+	Now time.Time
 }
 
 // A Turn is a request's place in its origin's pace.
@@ -127,14 +130,16 @@ const (
 	// time out on its way, after its turn was spent.
 	minSendTime = 50 * time.Millisecond
 
-	paceShards = 64
-	paceIdle   = time.Minute // idle time after which an origin's state is dropped
-	paceProbe  = 2           // idle origins looked at per Acquire
+	paceShards     = 64
+	paceIdle       = time.Minute // idle time after which an origin's state is dropped
+	paceProbe      = 4           // idle origins looked at every paceProbeEvery Acquires of a shard
+	paceProbeEvery = 16
 )
 
 type paceShard struct {
-	mu sync.Mutex // guards m and the fields of every pace in it
-	m  map[string]*pace
+	mu  sync.Mutex // guards m, ops and the fields of every pace in it
+	m   map[string]*pace
+	ops int // Acquires, for expire
 }
 
 // pace is the state of one origin.
@@ -153,7 +158,7 @@ type waiter struct {
 }
 
 type hold struct {
-	since time.Time // real time the place was taken
+	since time.Time // real time a request first waited for the place (zero until then)
 	done  bool      // the place was given up
 	// What end needs to give it up.
 	lp *LocalPacer
@@ -190,7 +195,10 @@ func (lp *LocalPacer) shard(origin string) *paceShard {
 func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) {
 	lp.init()
 	clock := lp.clock()
-	now := clock.Now()
+	now := r.Now
+	if now.IsZero() {
+		now = clock.Now()
+	}
 	sh := lp.shard(r.Origin)
 	sh.mu.Lock()
 	sh.expire(now)
@@ -212,6 +220,12 @@ func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) 
 	queued := false
 	if r.Limit <= 0 || (p.busy < r.Limit && len(p.queue) == 0) {
 		h = p.take(lp, sh)
+		if !p.next.After(now) && !p.notBefore.After(now) {
+			// Its turn is now: the common case, decided in one lock.
+			p.next = now.Add(p.every)
+			sh.mu.Unlock()
+			return Turn{Done: h.end}, nil
+		}
 		sh.mu.Unlock()
 	} else {
 		// A place comes free no sooner than now, and every request
@@ -224,10 +238,7 @@ func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) 
 		}
 		w := &waiter{ready: make(chan *hold, 1)}
 		p.queue = append(p.queue, w)
-		oldest := time.Now()
-		if len(p.holds) > 0 {
-			oldest = p.holds[0].since
-		}
+		oldest := p.waitedFor(time.Now())
 		sh.mu.Unlock()
 		queued = true
 		var err *PacingError
@@ -235,7 +246,11 @@ func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) 
 			return Turn{}, err
 		}
 	}
-	waited, backoff, err := lp.sleep(ctx, clock, sh, p, now, clock.Now(), queued)
+	later := now
+	if queued {
+		later = clock.Now()
+	}
+	waited, backoff, err := lp.sleep(ctx, clock, sh, p, now, later, queued)
 	if err != nil {
 		lp.release(sh, p, h, false)
 		err.Origin = r.Origin
@@ -244,9 +259,24 @@ func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) 
 	return Turn{Waited: waited, Backoff: backoff, Done: h.end}, nil
 }
 
+// waitedFor marks the places held as waited for from now (real time), if
+// they were not yet, and returns when the oldest was first waited for:
+// MaxHold counts from then.
+func (p *pace) waitedFor(now time.Time) time.Time {
+	for _, h := range p.holds {
+		if h.since.IsZero() {
+			h.since = now
+		}
+	}
+	if len(p.holds) > 0 {
+		return p.holds[0].since
+	}
+	return now
+}
+
 // take gives a place to a request.
 func (p *pace) take(lp *LocalPacer, sh *paceShard) *hold {
-	h := &hold{since: time.Now(), lp: lp, sh: sh, p: p}
+	h := &hold{lp: lp, sh: sh, p: p}
 	p.busy++
 	p.holds = append(p.holds, h)
 	return h
@@ -302,11 +332,7 @@ func (lp *LocalPacer) wait(ctx context.Context, sh *paceShard, r PaceRequest, p 
 			if len(p.holds) > 0 && time.Since(p.holds[0].since) >= lp.maxHold() {
 				p.end(p.holds[0], lp.clock().Now(), true)
 			}
-			if len(p.holds) > 0 {
-				oldest = p.holds[0].since
-			} else {
-				oldest = time.Now()
-			}
+			oldest = p.waitedFor(time.Now())
 			sh.mu.Unlock()
 		}
 	}
@@ -426,6 +452,9 @@ func (lp *LocalPacer) Backoff(_ context.Context, origin string, until time.Time)
 // back-off and paceIdle. Go's map iteration starts at a random place, so
 // every origin is looked at in turn, without a walk over all of them.
 func (sh *paceShard) expire(now time.Time) {
+	if sh.ops++; sh.ops%paceProbeEvery != 0 {
+		return
+	}
 	n := 0
 	for o, p := range sh.m {
 		if p.busy == 0 && len(p.queue) == 0 && now.Sub(laterOf(p.last, p.next, p.notBefore)) > paceIdle {
