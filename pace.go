@@ -40,9 +40,6 @@ type PaceRequest struct {
 	// Limit is the number of requests that may be under way at once;
 	// zero means no limit.
 	Limit int
-	// Now, if not zero, is the time of the request by the Transport's
-	// Clock, which a Pacer on that Clock may use rather than read it again.
-	Now time.Time
 }
 
 // A Turn is a request's place in its origin's pace.
@@ -132,7 +129,7 @@ const (
 
 	paceShards     = 64
 	paceIdle       = time.Minute // idle time after which an origin's state is dropped
-	paceProbe      = 4           // idle origins looked at every paceProbeEvery Acquires of a shard
+	paceProbe      = 32          // idle origins looked at every paceProbeEvery Acquires of a shard
 	paceProbeEvery = 16
 )
 
@@ -195,10 +192,7 @@ func (lp *LocalPacer) shard(origin string) *paceShard {
 func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) {
 	lp.init()
 	clock := lp.clock()
-	now := r.Now
-	if now.IsZero() {
-		now = clock.Now()
-	}
+	now := clock.Now()
 	sh := lp.shard(r.Origin)
 	sh.mu.Lock()
 	sh.expire(now)

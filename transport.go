@@ -334,7 +334,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.base().RoundTrip(t.outgoing(req))
 	}
 	ctx := req.Context()
-	turn, err := t.pacerFor().Acquire(ctx, PaceRequest{Origin: st.name, Interval: every, Limit: t.maxRequests(), Now: now})
+	turn, err := t.pacerFor().Acquire(ctx, PaceRequest{Origin: st.name, Interval: every, Limit: t.maxRequests()})
 	if err != nil {
 		closeBody(req)
 		ev := WaitEvent{Origin: st.name, Err: err}

@@ -339,7 +339,6 @@ func (f *Fleet) turn(r robotsguard.PaceRequest, tok string, waited time.Duration
 // spent.
 func (f *Fleet) acquireAlone(ctx context.Context, r robotsguard.PaceRequest, waited time.Duration) (robotsguard.Turn, error) {
 	r.Interval *= time.Duration(f.size())
-	r.Now = time.Time{} // the Fallback reads its own clock, which need not be the Transport's
 	t, err := f.fallback.Acquire(ctx, r)
 	t.Waited += waited
 	return t, err
