@@ -18,7 +18,10 @@ import (
 // base=static answers without I/O, so its robotsguard-minus-bare is the
 // whole overhead; base=loopback sends real requests to a local server.
 // transport=robotsguard-acap has ACAP on, and decides by the file's ACAP
-// records pooled with its conventional ones.
+// records pooled with its conventional ones. Delay is -1: the cost is that
+// of the pacing state (one request under way per origin, the end of each
+// response tracked), without pauses; transport=robotsguard-nopacing has
+// NoPacing set.
 func BenchmarkOverhead(b *testing.B) {
 	robots := "User-agent: *\nDisallow: /private/\nDisallow: /*.pdf$\nAllow: /private/press/\n\n" +
 		"ACAP-crawler: *\nACAP-disallow-crawl: /drafts/\nACAP-allow-crawl: /private/press/\nACAP-disallow-index: /\n"
@@ -55,15 +58,14 @@ func BenchmarkOverhead(b *testing.B) {
 			}
 		}
 		b.Run("base="+base.name+"/transport=bare", func(b *testing.B) { send(b, base.rt) })
-		for _, acap := range []bool{false, true} {
-			name := "robotsguard"
-			if acap {
-				name += "-acap"
-			}
+		for _, name := range []string{"robotsguard", "robotsguard-acap", "robotsguard-nopacing"} {
 			b.Run("base="+base.name+"/transport="+name, func(b *testing.B) {
 				tr := &robotsguard.Transport{Base: base.rt, UserAgent: "BenchBot/1.0", Delay: -1}
-				if acap {
+				switch name {
+				case "robotsguard-acap":
 					tr.ACAP = &robotsguard.ACAPOptions{}
+				case "robotsguard-nopacing":
+					tr.NoPacing = true
 				}
 				resp, err := tr.RoundTrip(req) // fetch and cache the robots.txt
 				if err != nil {
