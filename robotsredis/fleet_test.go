@@ -74,8 +74,12 @@ func worker() {
 	}
 	defer fleet.Close()
 	clock := &offsetClock{}
+	// A waiter waits for the holder's fetch a quarter of FetchTimeout (2s),
+	// longer than it goes without rereading the lock (1s), so that a
+	// release published while its subscription reconnects (Redis just
+	// restarted) costs a reread, not a second fetch.
 	tr := &robotsguard.Transport{
-		UserAgent: "FleetBot/1.0", Store: fleet, Pacer: fleet, Clock: clock, FetchTimeout: 4 * time.Second,
+		UserAgent: "FleetBot/1.0", Store: fleet, Pacer: fleet, Clock: clock, FetchTimeout: 8 * time.Second,
 	}
 	if v := os.Getenv("ROBOTSREDIS_LIMIT"); v != "" {
 		tr.MaxRequestsPerOrigin, _ = strconv.Atoi(v)
@@ -373,7 +377,7 @@ func TestFleetCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Redis Cluster")
 	}
-	addrs := startCluster(t, 3)
+	addrs := addrsOf(startCluster(t, 3))
 	t.Run("fetch", func(t *testing.T) { fleetColdAndStale(t, addrs) })
 	t.Run("rate", func(t *testing.T) { fleetRate(t, addrs, "ROBOTSREDIS_LIMIT=-1", 0.05, 0) })
 }
@@ -384,37 +388,89 @@ func TestFleetRedisDown(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills and restarts Redis")
 	}
+	fleetRedisDown(t, []*redisServer{startRedis(t)})
+}
+
+// TestFleetClusterNodeDown: the same with a 3-node Redis Cluster, whose
+// node that holds the crawled origin's keys is killed mid-crawl, then
+// started again with its cluster configuration, so that the cluster heals.
+func TestFleetClusterNodeDown(t *testing.T) {
+	fleetRedisDown(t, startCluster(t, 3))
+}
+
+// fleetRedisDown kills the Redis node that holds an origin's keys (the
+// only one, or the owner of the origin's cluster slot) while the fleet
+// crawls it: the crawl goes on, alone, with no disallowed request sent;
+// once the node is back (and its cluster healed), every process's circuit
+// closes, and a cold origin whose keys it holds is fetched once for the
+// fleet.
+func fleetRedisDown(t *testing.T, nodes []*redisServer) {
 	const n, m, each = 3, 4, 4
-	s := startRedis(t)
-	addrs := []string{s.addr()}
+	addrs := addrsOf(nodes)
+	owner := func(o *origin) *redisServer {
+		if len(nodes) == 1 {
+			return nodes[0]
+		}
+		return slotOwner(t, nodes, o.URL)
+	}
 	ws := startWorkers(t, n, addrs)
-	a, b, c := newOrigin(t, "0.005"), newOrigin(t, "0.005"), newOrigin(t, "0.005")
-	// Redis dies mid-crawl: when a has received a dozen pages.
+	a, b := newOrigin(t, "0.005"), newOrigin(t, "0.005")
+	s := owner(a)
+	// Every process knows a's rules, from one fetch, before Redis dies: a
+	// process still waiting for the fetch would fetch it alone then.
+	checkDone(t, gated(t, ws, addrs, a, fmt.Sprintf("crawl %d %d %s", m, each, urls(a))), m*each*3/4, m*each/4)
+	warm := n * m * each * 3 / 4
+	// Redis dies mid-crawl: when a has received a dozen more pages.
 	killed := make(chan struct{})
+	var keys []string
+	a.mu.Lock()
 	a.onPage = func(n int) {
-		if n == 12 {
+		if n == warm+12 {
+			// The node killed holds a's keys (in the cluster, not the others').
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			keys, _ = s.client(t).Keys(ctx, "*{"+a.URL+"}*").Result()
+			cancel()
 			s.kill()
 			close(killed)
 		}
 	}
+	a.mu.Unlock()
 	const long = 4 * each
-	checkDone(t, all(ws, fmt.Sprintf("crawl %d %d %s", m, long, urls(a))), m*long*3/4, m*long/4)
-	<-killed
-	if robots, _, private, pages := a.counts(); robots != 1 || private != 0 || pages != n*m*long*3/4 {
-		t.Errorf("Redis killed mid-crawl: %d robots.txt fetches, %d disallowed and %d allowed requests received; want 1, 0 and %d", robots, private, pages, n*m*long*3/4)
-	}
 	var seen []string
+	checkDone(t, all(ws, fmt.Sprintf("crawl %d %d %s", m, long, urls(a)), &seen), m*long*3/4, m*long/4)
+	<-killed
+	if len(keys) == 0 {
+		t.Errorf("the Redis killed (%s) held none of %s's keys", s.addr(), a.URL)
+	}
+	if robots, _, private, pages := a.counts(); robots != 1 || private != 0 || pages != warm+n*m*long*3/4 {
+		t.Errorf("Redis killed mid-crawl: %d robots.txt fetches, %d disallowed and %d allowed requests received; want 1, 0 and %d", robots, private, pages, warm+n*m*long*3/4)
+	}
 	checkDone(t, all(ws, fmt.Sprintf("crawl %d %d %s %s", m, each, urls(a), urls(b)), &seen), m*each*3/4, m*each/4)
 	for _, o := range []*origin{a, b} {
 		if robots, _, private, _ := o.counts(); private != 0 || robots < 1 || robots > n {
 			t.Errorf("Redis down: %d robots.txt fetches, %d disallowed requests received; want 1 to %d, and 0", robots, private, n)
 		}
 	}
+	if !slices.Contains(seen, "state open") {
+		t.Errorf("no process saw its circuit open while Redis was down; it printed: %q", seen)
+	}
 	s.start()
+	if len(nodes) > 1 {
+		waitClusterOK(t, addrs)
+	}
 	for _, l := range all(ws, "heal") {
 		if l != "done state=closed" {
 			t.Fatalf("worker after Redis came back: %s", l)
 		}
+	}
+	// A cold origin whose keys the restarted node holds.
+	c := newOrigin(t, "0.005")
+	for i := 0; owner(c) != s; i++ {
+		if i == 100 {
+			t.Fatalf("no origin found on the restarted node %s", s.addr())
+		}
+		c.Close()
+		c = newOrigin(t, "0.005")
 	}
 	checkDone(t, gated(t, ws, addrs, c, fmt.Sprintf("crawl %d %d %s", m, each, urls(c))), m*each*3/4, m*each/4)
 	if robots, _, private, _ := c.counts(); robots != 1 || private != 0 {

@@ -121,40 +121,89 @@ func (s *redisServer) client(t testing.TB) *redis.Client {
 }
 
 // startCluster starts a Redis Cluster of n masters on loopback and returns
-// their addresses once the cluster's state is ok.
-func startCluster(t testing.TB, n int) []string {
+// its nodes once the cluster's state is ok. Each node keeps its cluster
+// configuration (nodes.conf) in its directory, so that a node killed and
+// started again rejoins the cluster with its identity and its slots.
+func startCluster(t testing.TB, n int) []*redisServer {
 	t.Helper()
-	var addrs []string
+	var nodes []*redisServer
 	for range n {
-		s := startRedis(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000")
-		addrs = append(addrs, s.addr())
+		nodes = append(nodes, startRedis(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000"))
 	}
+	addrs := addrsOf(nodes)
 	args := append([]string{"--cluster", "create"}, addrs...)
 	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
 	if out, err := exec.Command("redis-cli", args...).CombinedOutput(); err != nil {
 		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
 	}
-	// No event says when every node agrees: read their state, for a
-	// bounded time.
+	waitClusterOK(t, addrs)
+	return nodes
+}
+
+func addrsOf(nodes []*redisServer) []string {
+	var addrs []string
+	for _, s := range nodes {
+		addrs = append(addrs, s.addr())
+	}
+	return addrs
+}
+
+// waitClusterOK waits until every node of a cluster says its state is ok
+// and sees no node failing. No event says when every node agrees: it reads
+// their state, for a bounded time.
+func waitClusterOK(t testing.TB, addrs []string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	for _, a := range addrs {
 		c := redis.NewClient(&redis.Options{Addr: a})
 		for {
 			info, _ := c.ClusterInfo(ctx).Result()
-			if strings.Contains(info, "cluster_state:ok") {
+			nodes, _ := c.ClusterNodes(ctx).Result()
+			if strings.Contains(info, "cluster_state:ok") && !strings.Contains(nodes, "fail") {
 				break
 			}
 			select {
 			case <-ctx.Done():
 				c.Close()
-				t.Fatalf("cluster node %s not ok: %s", a, info)
+				t.Fatalf("cluster node %s not ok: %s\n%s", a, info, nodes)
 			case <-time.After(50 * time.Millisecond):
 			}
 		}
 		c.Close()
 	}
-	return addrs
+}
+
+// slotOwner returns the node of a cluster that holds the keys of origin
+// (which carry it in a hash tag), as the cluster's slot map says.
+func slotOwner(t testing.TB, nodes []*redisServer, origin string) *redisServer {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c := nodes[0].client(t)
+	slot, err := c.ClusterKeySlot(ctx, "{"+origin+"}").Result()
+	if err != nil {
+		t.Fatalf("CLUSTER KEYSLOT: %v", err)
+	}
+	shards, err := c.ClusterShards(ctx).Result()
+	if err != nil {
+		t.Fatalf("CLUSTER SHARDS: %v", err)
+	}
+	for _, sh := range shards {
+		for _, r := range sh.Slots {
+			if r.Start <= slot && slot <= r.End {
+				for _, nd := range sh.Nodes {
+					for _, s := range nodes {
+						if nd.Role == "master" && int(nd.Port) == s.port {
+							return s
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Fatalf("no node of %v serves slot %d: %+v", addrsOf(nodes), slot, shards)
+	return nil
 }
 
 func newClient(t testing.TB, addrs []string) redis.UniversalClient {
