@@ -127,7 +127,8 @@ func (f *Fleet) Unlock(ctx context.Context, key, token string) error {
 // holder's Unlock publishes it), or expired (its holder died). It listens
 // for the release on the Fleet's subscription and reads the lock's time to
 // live to wake at its expiry, so that it does not poll; should the
-// subscription be down, it reads the lock again every maxRecheck.
+// subscription be down, it reads the lock again every maxRecheck, or
+// halfway to ctx's deadline when that comes sooner.
 func (f *Fleet) Wait(ctx context.Context, key string) error {
 	return f.waitFree(ctx, lockKey(key), func(ctx context.Context) (time.Duration, error) {
 		return f.Client.PTTL(ctx, lockKey(key)).Result()
@@ -159,7 +160,13 @@ func (f *Fleet) waitFree(ctx context.Context, name string, held func(context.Con
 		if d <= 0 {
 			return nil // -2: no key; -1: no expiry, which this package never sets
 		}
-		tm := time.NewTimer(min(d, maxRecheck))
+		wait := min(d, maxRecheck)
+		if dl, ok := ctx.Deadline(); ok {
+			// A waiter with little time left reads again before it
+			// gives up, however short its wait.
+			wait = min(wait, max(time.Until(dl)/2, 10*time.Millisecond))
+		}
+		tm := time.NewTimer(wait)
 		select {
 		case <-wake:
 		case <-tm.C:
