@@ -43,6 +43,25 @@ func blockingPages(s *site) (arrived <-chan string, gate chan<- struct{}, most *
 	return arr, g, most
 }
 
+// holdPlace sends a request for path (under /p) to s in the background,
+// and returns once s holds it: the origin's one place is taken until
+// release is called, which waits for the request to end.
+func holdPlace(t *testing.T, h *harness, s *site, arrived <-chan string, gate chan<- struct{}, path string) (release func()) {
+	t.Helper()
+	errs := make(chan error, 1)
+	go func() {
+		_, err := h.get(s.URL + path)
+		errs <- err
+	}()
+	<-arrived
+	return func() {
+		gate <- struct{}{}
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestOneRequestAtATimePerOrigin: eight goroutines crawling one origin
 // whose server takes 3 s to answer: one request is under way at a time,
 // and each waits the Crawl-delay after the previous response ended.
@@ -155,12 +174,7 @@ func TestPacingErrorWhileQueued(t *testing.T) {
 	arrived, gate, _ := blockingPages(s)
 	h := newHarness(t)
 	h.allowed(s.URL + "/warm")
-	errs := make(chan error, 1)
-	go func() {
-		_, err := h.get(s.URL + "/p1")
-		errs <- err
-	}()
-	<-arrived
+	release := holdPlace(t, h, s, arrived, gate, "/p1")
 	now := h.clock.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
@@ -172,10 +186,7 @@ func TestPacingErrorWhileQueued(t *testing.T) {
 	if !pe.NotBefore.Equal(now.Add(2 * time.Second)) {
 		t.Errorf("NotBefore %v, want %v: the Crawl-delay after a response that ends now at the earliest", pe.NotBefore, now.Add(2*time.Second))
 	}
-	gate <- struct{}{}
-	if err := <-errs; err != nil {
-		t.Fatal(err)
-	}
+	release()
 	h.allowed(s.URL + "/3") // the place given back
 }
 
@@ -347,22 +358,14 @@ func TestPacingErrorBeforeClientTimeout(t *testing.T) {
 	arrived, gate, _ := blockingPages(s)
 	h := newHarness(t)
 	h.allowed(s.URL + "/warm")
-	errs := make(chan error, 1)
-	go func() {
-		_, err := h.get(s.URL + "/p1")
-		errs <- err
-	}()
-	<-arrived
+	release := holdPlace(t, h, s, arrived, gate, "/p1")
 	client := &http.Client{Transport: h.tr, Timeout: 300 * time.Millisecond}
 	_, err := client.Get(s.URL + "/p2") // queued: /p1 holds the place
 	var pe *robotsguard.PacingError
 	if !errors.As(err, &pe) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err %v, want a *PacingError", err)
 	}
-	gate <- struct{}{}
-	if err := <-errs; err != nil {
-		t.Fatal(err)
-	}
+	release()
 	h.allowed(s.URL + "/3") // the queue is left as it was
 }
 
@@ -428,20 +431,12 @@ func TestQueuedPacingErrorWithoutInterval(t *testing.T) {
 	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\n"))
 	arrived, gate, _ := blockingPages(s)
 	h := newHarness(t) // Delay: -1
-	errs := make(chan error, 1)
-	go func() {
-		_, err := h.get(s.URL + "/p1")
-		errs <- err
-	}()
-	<-arrived
+	release := holdPlace(t, h, s, arrived, gate, "/p1")
 	client := &http.Client{Transport: h.tr, Timeout: 300 * time.Millisecond}
 	_, err := client.Get(s.URL + "/p2")
 	var pe *robotsguard.PacingError
 	if !errors.As(err, &pe) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err %v, want a *PacingError", err)
 	}
-	gate <- struct{}{}
-	if err := <-errs; err != nil {
-		t.Fatal(err)
-	}
+	release()
 }

@@ -55,6 +55,13 @@ func ProductToken(userAgent string) string {
 	if !ValidProductToken(name) {
 		return ""
 	}
+	return crawlerOf(name, s)
+}
+
+// crawlerOf returns the crawler that the value s, whose first product is
+// named name, names: name, or the product after "compatible;" of a
+// Mozilla value, where there is one.
+func crawlerOf(name, s string) string {
 	if strings.EqualFold(name, "Mozilla") {
 		if c := compatibleToken(s); c != "" {
 			return c
@@ -75,12 +82,7 @@ func agentToken(userAgent string) string {
 	if tok == "" || s[len(tok)] != '/' {
 		return ""
 	}
-	if strings.EqualFold(tok, "Mozilla") {
-		if c := compatibleToken(s); c != "" {
-			return c
-		}
-	}
-	return tok
+	return crawlerOf(tok, s)
 }
 
 // productNameLen returns the length of the token (RFC 9110 §5.6.2) that
