@@ -3,6 +3,7 @@ package robotsguard
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"runtime/debug"
@@ -55,6 +56,16 @@ type StatusPolicy func(status int) Access
 // is UseRules; 3xx (the end of a redirect chain that is too long or leaves
 // HTTP) and 4xx are AllowAll, except 429 Too Many Requests, which like 5xx
 // and anything else is Unreachable.
+//
+// Some answers cannot be the file whatever a StatusPolicy says, and the
+// fetch fails (Unreachable, retried later, a cached copy standing in) before
+// the policy is asked: an answer that cannot be the file is not the file
+// (RFC 9110), and read as one it would allow everything. They are a 206
+// Partial Content (a robots.txt request has no Range, so a part of the file
+// is no file, RFC 9110 §15.3.7), a 304 Not Modified to a request that was
+// not conditional (§15.4.5), and a 3xx that ends the chain although no
+// redirect limit or scheme stopped it: a redirect without a Location, or
+// one that cannot be followed (§15.4), says nothing about the file.
 func DefaultStatusPolicy(status int) Access {
 	switch {
 	case status >= 200 && status < 300:
@@ -118,13 +129,17 @@ func (t *Transport) get(ctx context.Context, robotsURL, fetchURL, host, userAgen
 	if userAgent != "" {
 		req.Header.Set("User-Agent", userAgent)
 	}
+	conditional := false
 	if old != nil {
 		for k, v := range old.Validators() {
 			req.Header[k] = v
+			conditional = true
 		}
 	}
 	var requested time.Time
-	client := t.retryClient(func() { requested = t.now() })
+	var stopped bool // checkRedirect ended a chain: the final 3xx is the policy's
+	client, done := t.retryClient(func() { requested, stopped = t.now(), false }, &stopped)
+	defer done()
 	resp, err := client.Do(req)
 	received := t.now()
 	if err != nil {
@@ -139,8 +154,11 @@ func (t *Transport) get(ctx context.Context, robotsURL, fetchURL, host, userAgen
 	}
 	defer resp.Body.Close()
 
-	if resp.StatusCode == http.StatusNotModified && old != nil && old.Status != 0 {
+	if resp.StatusCode == http.StatusNotModified && conditional && old.Status != 0 {
 		return fetchResult{entry: old.Revalidated(resp.Header, requested, received), outcome: Revalidated}
+	}
+	if why := notTheFile(resp, conditional, stopped); why != "" {
+		return t.failed(old, resp, &FetchError{URL: robotsURL, Status: resp.StatusCode, Err: errors.New("robotsguard: " + why)})
 	}
 	access := t.statusPolicy()(resp.StatusCode)
 	if access == Unreachable {
@@ -162,6 +180,24 @@ func (t *Transport) get(ctx context.Context, robotsURL, fetchURL, host, userAgen
 		}
 	}
 	return fetchResult{entry: e, outcome: Fetched}
+}
+
+// notTheFile says why resp, the final answer to a robots.txt request that
+// was conditional or not and whose redirects checkRedirect stopped or not,
+// cannot be the file (see DefaultStatusPolicy), or "" when it can.
+func notTheFile(resp *http.Response, conditional, stopped bool) string {
+	switch s := resp.StatusCode; {
+	case s == http.StatusPartialContent:
+		return "206 Partial Content to a request without Range: a part of a file is not the file"
+	case s == http.StatusNotModified && !conditional:
+		return "304 Not Modified to a request that was not conditional"
+	case s >= 300 && s < 400 && s != http.StatusNotModified && !stopped:
+		if resp.Header.Get("Location") == "" {
+			return fmt.Sprintf("%d redirect without a Location", s)
+		}
+		return fmt.Sprintf("%d redirect that cannot be followed (Location %q)", s, resp.Header.Get("Location"))
+	}
+	return ""
 }
 
 // failed returns old updated with one more failure: the usable response it
@@ -192,17 +228,47 @@ func (t *Transport) failed(old *cache.Entry, resp *http.Response, err error) fet
 	return fetchResult{entry: &e, err: err, outcome: out}
 }
 
+// MaxFetchHeaderBytes bounds the response header of a robots.txt fetch
+// (status line and fields, each redirect's), when Base is an
+// *http.Transport or nil: the fetch goes through a clone of it with
+// MaxResponseHeaderBytes at most this. An endless header then fails the
+// fetch after 64 KiB instead of 10 MB (net/http's default) or more. Other
+// Bases bound the header as they do; FetchTimeout bounds its time.
+const MaxFetchHeaderBytes = 64 << 10
+
+// fetchBase returns the RoundTripper that fetches robots.txt files: Base,
+// or, when Base is an *http.Transport (nil meaning
+// http.DefaultTransport) that lets a response header be larger than
+// MaxFetchHeaderBytes, a clone of it that does not. done closes the
+// clone's idle connections; call it when the fetch is over.
+func (t *Transport) fetchBase() (rt http.RoundTripper, done func()) {
+	b := t.base()
+	ht, ok := b.(*http.Transport)
+	if !ok || ht.MaxResponseHeaderBytes > 0 && ht.MaxResponseHeaderBytes <= MaxFetchHeaderBytes {
+		return b, func() {}
+	}
+	c := ht.Clone()
+	c.MaxResponseHeaderBytes = MaxFetchHeaderBytes
+	return c, c.CloseIdleConnections
+}
+
 // retryClient returns the client that fetches robots.txt files, retrying
 // with back-off through go-retryablehttp; onAttempt runs before each
-// attempt.
-func (t *Transport) retryClient(onAttempt func()) *retryablehttp.Client {
+// attempt, and *stopped is set when checkRedirect ends a redirect chain.
+// Call done when the fetch is over.
+func (t *Transport) retryClient(onAttempt func(), stopped *bool) (c *retryablehttp.Client, done func()) {
 	waitMax := t.retryWaitMax
+	base, done := t.fetchBase()
 	return &retryablehttp.Client{
 		HTTPClient: &http.Client{
 			// The base transport, not the Transport itself: robots.txt
 			// is not subject to robots.txt.
-			Transport:     recoverer{t.base()},
-			CheckRedirect: t.checkRedirect,
+			Transport: recoverer{base},
+			CheckRedirect: func(req *http.Request, via []*http.Request) error {
+				err := t.checkRedirect(req, via)
+				*stopped = err != nil
+				return err
+			},
 		},
 		RetryMax:       t.retryMax(),
 		RetryWaitMin:   t.retryWaitMin,
@@ -225,7 +291,7 @@ func (t *Transport) retryClient(onAttempt func()) *retryablehttp.Client {
 		Backoff:      retryablehttp.DefaultBackoff,          // honours Retry-After, at most waitMax (see CheckRetry)
 		ErrorHandler: retryablehttp.PassthroughErrorHandler, // the last response is ours to read
 		// Logger nil: silent.
-	}
+	}, done
 }
 
 // recoverer is a RoundTripper that turns a panic of the one it wraps into

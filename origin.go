@@ -3,17 +3,25 @@ package robotsguard
 import (
 	"fmt"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 
 	"golang.org/x/net/idna"
+
+	"github.com/robotsguard/robotsguard/policy"
 )
 
 // An origin is what a robots.txt applies to: scheme, host and port (RFC
 // 9309 §2.3; Google's spec, "File location and range of validity"). Hosts
-// are lower-case, internationalised names are in punycode, and the default
-// port of the scheme is left out, so that http://Example.COM:80/ and
-// http://example.com/ are one origin; http and https are two.
+// are lower-case, internationalised names are in punycode, IPv6 addresses
+// are in their RFC 5952 form ([0:0:0:0:0:0:0:1] is [::1]), one trailing dot
+// is dropped (example.com. is example.com, the same name in DNS), and the
+// default port of the scheme is left out, so that http://Example.COM.:80/
+// and http://example.com/ are one origin, with one fetch, one cache entry
+// and one pacer; http and https are two. The robots.txt of an origin is
+// fetched from its canonical spelling (http://example.com/robots.txt for
+// both names above).
 type origin struct {
 	https bool
 	host  string // lower-case "host" or "host:port"; IPv6 hosts in brackets
@@ -84,12 +92,15 @@ func originAt(scheme, hostport string) (origin, error) {
 		host, port = hostport[:i], hostport[i+1:]
 	}
 	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if !strings.Contains(host, ":") {
+		host = strings.TrimSuffix(host, ".") // the FQDN spelling of the name
+	}
 	if host == "" {
 		return o, errNoHost
 	}
 	switch {
 	case strings.Contains(host, ":"): // IPv6 literal
-		host = "[" + strings.ToLower(host) + "]"
+		host = "[" + canonicalIPv6(host) + "]"
 	case isASCII(host):
 		// ASCII names are only lower-cased: IDNA's rules (STD3) would
 		// refuse names that HTTP clients accept, such as "my_host".
@@ -107,6 +118,21 @@ func originAt(scheme, hostport string) (origin, error) {
 	}
 	o.host = host
 	return o, nil
+}
+
+// canonicalIPv6 returns the RFC 5952 form of the IPv6 literal h (without
+// brackets; a zone, if any, percent-encoded as in a URL), or h lower-cased
+// when it is not one.
+func canonicalIPv6(h string) string {
+	addr, zone, _ := strings.Cut(h, "%25")
+	a, err := netip.ParseAddr(addr)
+	if err != nil || !a.Is6() || a.Zone() != "" {
+		return strings.ToLower(h)
+	}
+	if zone != "" {
+		return a.String() + "%25" + zone // zones are names: as written
+	}
+	return a.String()
 }
 
 func isASCII(s string) bool {
@@ -135,8 +161,8 @@ func canonicalHost(h string, https bool) bool {
 	}
 	switch {
 	case colon < 0:
-		return h != ""
-	case colon == 0, colon == len(h)-1:
+		return h != "" && h[len(h)-1] != '.'
+	case colon == 0, colon == len(h)-1, h[colon-1] == '.':
 		return false
 	}
 	port := h[colon+1:]
@@ -149,4 +175,103 @@ func canonicalHost(h string, https bool) bool {
 		}
 	}
 	return !(https && port == "443") && !(!https && port == "80")
+}
+
+// decidePaths decides u with dec, and, with NormalizePaths on, u with its
+// path normalised too (see normalizedURL): the first refusal, or nil when
+// both are allowed.
+func (t *Transport) decidePaths(dec decider, u *url.URL, ua string, g *policy.Group) *DisallowedError {
+	if e := dec.decide(u, ua, g); e != nil || !t.NormalizePaths {
+		return e
+	}
+	if n, ok := normalizedURL(u); ok {
+		return dec.decide(n, ua, g)
+	}
+	return nil
+}
+
+// normalizedURL returns u with its path normalised as servers commonly do
+// before they look a resource up, and whether that changed it: dot
+// segments removed (RFC 3986 §5.2.4; "%2e" is a dot, as servers that
+// decode before they resolve read it) and runs of slashes merged into
+// one. u is not changed.
+func normalizedURL(u *url.URL) (*url.URL, bool) {
+	p := u.EscapedPath()
+	n := normalizePath(p)
+	if n == p {
+		return u, false
+	}
+	c := *u
+	c.Path, c.RawPath = n, n
+	if dec, err := url.PathUnescape(n); err == nil {
+		c.Path = dec // RawPath is used as long as it encodes Path
+	}
+	return &c, true
+}
+
+// normalizePath normalises the escaped path p (see normalizedURL). A path
+// that needs nothing done is returned as it is, without allocating.
+func normalizePath(p string) string {
+	if !needsNormalizing(p) {
+		return p
+	}
+	var out []string // the segments kept
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		last := i == len(segs)-1
+		switch {
+		case i == 0 && s == "":
+			continue // the root
+		case isDot(s, 1):
+			if last {
+				out = append(out, "")
+			}
+		case isDot(s, 2):
+			if len(out) > 0 {
+				out = out[:len(out)-1]
+			}
+			if last {
+				out = append(out, "")
+			}
+		case s == "" && !last:
+			// a repeated slash
+		default:
+			out = append(out, s)
+		}
+	}
+	n := strings.Join(out, "/")
+	if strings.HasPrefix(p, "/") || p == "" {
+		n = "/" + n
+	}
+	return n
+}
+
+// needsNormalizing reports whether the escaped path p holds an empty
+// segment or a dot segment.
+func needsNormalizing(p string) bool {
+	if strings.Contains(p, "//") {
+		return true
+	}
+	for s := range strings.SplitSeq(p, "/") {
+		if isDot(s, 1) || isDot(s, 2) {
+			return true
+		}
+	}
+	return false
+}
+
+// isDot reports whether the path segment s is n dots, each written "." or
+// "%2e" in either case.
+func isDot(s string, n int) bool {
+	for range n {
+		switch {
+		case strings.HasPrefix(s, "."):
+			s = s[1:]
+		case len(s) >= 3 && s[0] == '%' && s[1] == '2' && (s[2] == 'e' || s[2] == 'E'):
+			s = s[3:]
+		default:
+			return false
+		}
+	}
+	return s == ""
 }

@@ -224,6 +224,16 @@ type Transport struct {
 	// failures (Warn). Nil means no logging.
 	Logger *slog.Logger
 
+	// NormalizePaths, if true, also decides each request by its path with
+	// dot segments removed (RFC 3986 §5.2.4, "%2e" read as a dot) and runs
+	// of slashes merged, and sends it only when robots.txt allows both
+	// that path and the path as written: a server that resolves
+	// /a/../private, /./private or //private to /private would otherwise
+	// serve what "Disallow: /private" forbids. RFC 9309 matches the path
+	// as written, so this refuses some requests the RFC allows; false,
+	// the default, follows the RFC.
+	NormalizePaths bool
+
 	once       sync.Once
 	token      string                     // product token of UserAgent
 	storeSlots chan struct{}              // one per Store call under way
@@ -495,7 +505,7 @@ func (t *Transport) decide(req *http.Request, st *originState, ua string, now ti
 		if t.UserAgent == "" {
 			g = st.robots.Group(groupAgent(ua))
 		}
-		e = st.decider.decide(req.URL, ua, g)
+		e = t.decidePaths(st.decider, req.URL, ua, g)
 	}
 	if e != nil {
 		e.Method, e.URL, e.Agent = req.Method, req.URL.Redacted(), t.agent(ua)
