@@ -15,8 +15,8 @@ import (
 // An origin is what a robots.txt applies to: scheme, host and port (RFC
 // 9309 §2.3; Google's spec, "File location and range of validity"). Hosts
 // are lower-case, internationalised names are in punycode, IPv6 addresses
-// are in their RFC 5952 form ([0:0:0:0:0:0:0:1] is [::1]), one trailing dot
-// is dropped (example.com. is example.com, the same name in DNS), and the
+// are in their RFC 5952 form ([0:0:0:0:0:0:0:1] is [::1]), trailing dots
+// are dropped (example.com. is example.com, the same name in DNS), and the
 // default port of the scheme is left out, so that http://Example.COM.:80/
 // and http://example.com/ are one origin, with one fetch, one cache entry
 // and one pacer; http and https are two. The robots.txt of an origin is
@@ -28,10 +28,14 @@ type origin struct {
 }
 
 func (o origin) String() string {
-	if o.https {
-		return "https://" + o.host
+	host := o.host
+	if strings.IndexByte(host, '%') >= 0 { // an IPv6 zone, escaped in a URL
+		host = strings.ReplaceAll(host, "%", "%25")
 	}
-	return "http://" + o.host
+	if o.https {
+		return "https://" + host
+	}
+	return "http://" + host
 }
 
 // robotsURL returns the URL of the origin's robots.txt.
@@ -93,17 +97,24 @@ func originAt(scheme, hostport string) (origin, error) {
 	}
 	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
 	if !strings.Contains(host, ":") {
-		host = strings.TrimSuffix(host, ".") // the FQDN spelling of the name
+		host = strings.TrimRight(host, ".") // the FQDN spelling of the name
 	}
 	if host == "" {
 		return o, errNoHost
 	}
 	switch {
 	case strings.Contains(host, ":"): // IPv6 literal
-		host = "[" + canonicalIPv6(host) + "]"
+		h, ok := canonicalIPv6(host)
+		if !ok {
+			return o, fmt.Errorf("%w: host %q is not an IPv6 address", ErrUnsupportedURL, hostport)
+		}
+		host = "[" + h + "]"
 	case isASCII(host):
 		// ASCII names are only lower-cased: IDNA's rules (STD3) would
 		// refuse names that HTTP clients accept, such as "my_host".
+		if !isRegName(host) {
+			return o, fmt.Errorf("%w: host %q is not a host name", ErrUnsupportedURL, hostport)
+		}
 		host = strings.ToLower(host)
 	default:
 		h, err := idna.Lookup.ToASCII(host)
@@ -111,6 +122,11 @@ func originAt(scheme, hostport string) (origin, error) {
 			return o, fmt.Errorf("%w: host %q: %v", ErrUnsupportedURL, hostport, err)
 		}
 		host = h
+	}
+	for i := 0; i < len(port); i++ {
+		if port[i] < '0' || port[i] > '9' {
+			return o, fmt.Errorf("%w: port of %q is not a number", ErrUnsupportedURL, hostport)
+		}
 	}
 	port = strings.TrimLeft(port, "0")
 	if port != "" && !(o.https && port == "443") && !(!o.https && port == "80") {
@@ -121,18 +137,31 @@ func originAt(scheme, hostport string) (origin, error) {
 }
 
 // canonicalIPv6 returns the RFC 5952 form of the IPv6 literal h (without
-// brackets; a zone, if any, percent-encoded as in a URL), or h lower-cased
-// when it is not one.
-func canonicalIPv6(h string) string {
-	addr, zone, _ := strings.Cut(h, "%25")
+// brackets; a zone, if any, after a '%' as in url.URL.Host), and whether h
+// is one.
+func canonicalIPv6(h string) (string, bool) {
+	addr, zone, hasZone := strings.Cut(h, "%")
 	a, err := netip.ParseAddr(addr)
-	if err != nil || !a.Is6() || a.Zone() != "" {
-		return strings.ToLower(h)
+	if err != nil || !a.Is6() || hasZone && (zone == "" || !isRegName(zone)) {
+		return "", false
 	}
-	if zone != "" {
-		return a.String() + "%25" + zone // zones are names: as written
+	if hasZone {
+		return a.String() + "%" + zone, true // zones are interface names: as written
 	}
-	return a.String()
+	return a.String(), true
+}
+
+// isRegName reports whether s holds only the characters of a reg-name
+// (RFC 3986 §3.2.2), which url.Parse accepts in a host; a Host header may
+// hold anything.
+func isRegName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=%", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }
 
 func isASCII(s string) bool {
