@@ -49,15 +49,15 @@ func TestOverrides(t *testing.T) { // 2.2.1
 
 	// Two records naming the crawler are pooled; neither overrides.
 	p = acap.Parse(file(
-		"ACAP-crawler: foo",
-		"ACAP-allow-crawl: /a/",
 		"ACAP-crawler: foobot",
+		"ACAP-allow-crawl: /a/",
+		"ACAP-crawler: FooBot/2.0",
 		"ACAP-disallow-crawl: /a/b/",
 	))
 	check(t, p, []want{
 		{agent: "FooBot/1.0", url: "/a/b/c", usage: acap.Crawl, permitted: false, line: 4},
 		{agent: "FooBot/1.0", url: "/a/c", usage: acap.Crawl, permitted: true, line: 2},
-		{agent: "foo", url: "/a/b/c", usage: acap.Crawl, permitted: true, line: 2},
+		{agent: "foo", url: "/a/b/c", usage: acap.Crawl, permitted: true, reason: acap.BasisNone},
 	})
 }
 
@@ -688,8 +688,8 @@ func TestOtherFallsBack(t *testing.T) {
 }
 
 // TestMalformedProhibitions: a prohibition that breaks the grammar still
-// prohibits at least what it meant (reading 18); a permission that does is
-// ignored.
+// prohibits at least what it meant (reading 18), and a set that is not
+// defined names nothing; a permission that breaks the grammar is ignored.
 func TestMalformedProhibitions(t *testing.T) {
 	for _, tc := range []struct {
 		field    string
@@ -703,8 +703,10 @@ func TestMalformedProhibitions(t *testing.T) {
 		{"ACAP-disallow-crawl: /a/ time-limit=3-days", 1, []want{
 			{agent: "bot", url: "/a/x", usage: acap.Crawl, permitted: false, line: 3},
 		}},
+		// A resource set that is not defined has no members: the
+		// prohibition applies to no resource (reading 18).
 		{"ACAP-disallow-index: the-acap:resource-set:priv", 1, []want{
-			{agent: "bot", url: "/x", usage: acap.Index, permitted: false, line: 3},
+			{agent: "bot", url: "/x", usage: acap.Index, permitted: true},
 			{agent: "bot", url: "/x", usage: acap.Crawl, permitted: true},
 		}},
 		{"ACAP-disallow-(crawling): /a/", 1, []want{
@@ -715,8 +717,8 @@ func TestMalformedProhibitions(t *testing.T) {
 		{"ACAP-disallow-(crawling): /a/ time-limit=3-days", 2, []want{
 			{agent: "bot", url: "/a/x", usage: acap.Index, permitted: false, line: 3},
 		}},
-		{"ACAP-disallow-(crawling): the-acap:resource-set:priv", 2, []want{
-			{agent: "bot", url: "/x", usage: acap.Index, permitted: false, line: 3},
+		{"ACAP-disallow-(crawling): the-acap:resource-set:priv", 1, []want{
+			{agent: "bot", url: "/x", usage: acap.Index, permitted: true},
 		}},
 		{"ACAP-allow-crawl: the-acap:resource-set:priv", 1, []want{
 			{agent: "bot", url: "/x", usage: acap.Crawl, permitted: true},

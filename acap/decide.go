@@ -6,20 +6,29 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/robotsguard/robotsguard/internal/ascii"
 	"github.com/robotsguard/robotsguard/policy"
 )
 
 // A Query asks whether a crawler may use a resource for a usage.
 type Query struct {
 	// Agent is the crawler's name, or the whole User-Agent value it sends.
-	// A record applies to it when one of the record's crawler names is,
-	// ignoring case, a substring of Agent (section 2.3.1); the conventional
-	// records are read for Agent's product token, as RFC 9309 says.
+	// Records are matched on its product token (policy.ProductToken:
+	// "NewsBot" of "Mozilla/5.0 (compatible; NewsBot/1.0)"; for names with
+	// digits or dots, which RFC 9309 tokens lack, the first product's
+	// name: "Bot8" of "Bot8/1.0"): a record applies when one of its
+	// crawler names has that token ("NewsBot", "newsbot/2"), ignoring
+	// case; a record for "*" applies to every agent. Section 2.3.1 lets crawlers match names as
+	// substrings of their User-Agent; matching tokens, as RFC 9309 does
+	// for the conventional records (read for the same token), keeps a
+	// record named "compatible" or "Mozilla" from applying to every
+	// crawler that sends such a header.
 	Agent string
 	// URL is the resource: an absolute URL or a path with an optional query.
 	URL string
-	// Usage is the usage asked about, e.g. Crawl or PresentSnippet.
+	// Usage is the usage asked about, e.g. Crawl or PresentSnippet: one of
+	// the usage types of ACAP 1.1 (Usage.Valid). Any other is a caller's
+	// error, decided as prohibited with Basis BasisInvalidUsage, never as
+	// "no field applies".
 	Usage Usage
 	// Purpose is the usage purpose the crawler acts for (a name or URI,
 	// section 2.3.3), or "" for none. Sub-records apply only to a query
@@ -52,6 +61,10 @@ const (
 	// the narrower scope cannot be decided, so the usage is prohibited
 	// (section 2.4.6). Decision.Conflict lists the fields.
 	BasisConflict
+	// BasisInvalidUsage: Query.Usage is not a usage type of ACAP 1.1 (see
+	// Usage.Valid), a caller's error: no field can be read for it, and
+	// the usage is prohibited.
+	BasisInvalidUsage
 )
 
 func (b Basis) String() string {
@@ -62,6 +75,8 @@ func (b Basis) String() string {
 		return "no field applies"
 	case BasisConflict:
 		return "undecidable conflict"
+	case BasisInvalidUsage:
+		return "not an ACAP 1.1 usage type"
 	}
 	return fmt.Sprintf("Basis(%d)", uint8(b))
 }
@@ -254,6 +269,9 @@ type setMatch struct{ all, narrowest []string }
 // q.Usage is read without regard to case.
 func (p *Policy) Decide(q Query) Decision {
 	q.Usage = Usage(strings.ToLower(string(q.Usage)))
+	if !q.Usage.Valid() {
+		return Decision{Basis: BasisInvalidUsage}
+	}
 	d := decider{p: p, q: q, path: strings.ToLower(policy.CanonicalPath(policy.PathOf(q.URL)))}
 	d.collect()
 	if q.Usage == Crawl && !p.ignoreConventional && p.conventional != nil {
@@ -790,6 +808,7 @@ func narrowestPatterns(pats []string) []string {
 // appliesTo reports whether the record applies to agent, and the crawler
 // name that matched.
 func (r *record) appliesTo(agent string) (string, bool) {
+	agent = agentToken(agent)
 	if r.parent != nil {
 		if _, ok := r.parent.names(agent); !ok {
 			return "", false
@@ -801,6 +820,7 @@ func (r *record) appliesTo(agent string) (string, bool) {
 // recordsFor yields the records that apply to agent, in file order, with
 // the crawler name that matched.
 func (p *Policy) recordsFor(agent string) iter.Seq2[*record, string] {
+	agent = agentToken(agent)
 	return func(yield func(*record, string) bool) {
 		var parents map[*record]bool // whether each referring record applies
 		for _, r := range p.records {
@@ -824,26 +844,21 @@ func (p *Policy) recordsFor(agent string) iter.Seq2[*record, string] {
 	}
 }
 
-// names reports whether the record's crawler names match agent, and which.
-func (r *record) names(agent string) (string, bool) {
+// names reports whether the record's crawler names match token, the
+// lower-case product token of an agent (see agentToken), and which.
+func (r *record) names(token string) (string, bool) {
 	if r.any {
 		return "*", true
 	}
-	for _, c := range r.crawlers {
-		if containsFold(agent, c) {
-			return c, true
+	if token == "" {
+		return "", false
+	}
+	for i, t := range r.tokens {
+		if t == token {
+			return r.crawlers[i], true
 		}
 	}
 	return "", false
-}
-
-// containsFold reports whether lower, which is in lower case, is within s,
-// ignoring case (Unicode case when either is not ASCII).
-func containsFold(s, lower string) bool {
-	if !ascii.IsASCII(s) || !ascii.IsASCII(lower) {
-		return strings.Contains(strings.ToLower(s), lower)
-	}
-	return ascii.ContainsFold(s, lower)
 }
 
 const (

@@ -18,10 +18,15 @@
 // range and its rules for repetition; the definitions ACAP-qualified-usage,
 // ACAP-composite-usage and ACAP-resource-set; ACAP-version;
 // ACAP-ignore-conventional-records; the action requests
-// ACAP-request-take-down and ACAP-request-re-crawl (Policy.Actions); and
+// ACAP-request-take-down and ACAP-request-re-crawl (Policy.Actions, which
+// returns only requests that locate a single resource by a path relative to
+// the document root: no pattern, resource set, other host or empty value);
+// and
 // ACAP-permissions-reference (Policy.References, Policy.Include). A field
 // that cannot be interpreted is ignored, or read as a prohibition where
-// section 2.4.3 says so, and Policy.Problems says which and why.
+// section 2.4.3 says so, and Policy.Problems says which and why (with a
+// ProblemKind for programs). Policy.Definitions gives the resource sets,
+// qualified and composite usages back as they were read.
 //
 // Parse reads the file in one scan (policy.Parser.Scan, RFC9309 dialect),
 // which also builds its conventional records. Parser.ParseAlong passes
@@ -31,8 +36,8 @@
 // # Deciding
 //
 // Policy.Decide takes the fields of every record addressed to the agent
-// (a crawler name that is, ignoring case, a substring of Query.Agent) or
-// to any crawler, and of their sub-records whose usage purpose pattern
+// (a crawler name with the product token of Query.Agent, ignoring case:
+// see Query) or to any crawler, and of their sub-records whose usage purpose pattern
 // matches Query.Purpose. A field applies when its usage is the one asked
 // about (present applies to every present-<type>) and one of its resource
 // path patterns matches the URL's path. Then:
@@ -150,11 +155,16 @@
 // it says:
 //
 //  18. A prohibition with words after its resource specification is read
-//     for that resource alone, without qualifiers; one naming a resource
-//     set that is not defined prohibits every resource; one naming a
-//     locally defined usage prohibits each of its usages. A permission that
+//     for that resource alone, without qualifiers; one naming a locally
+//     defined usage prohibits each of its usages. A permission that
 //     breaks the grammar is ignored (or, when its qualifiers cannot be
-//     read, is a prohibition, by 2.4.3).
+//     read, is a prohibition, by 2.4.3). A field that names a resource set
+//     that is not defined applies to no resource, permission and
+//     prohibition alike: a set that is not defined has no members, and the
+//     replacements of 2.4.3 keep "the same resource specification", never
+//     widening it. (This package once read such a prohibition as one of
+//     every resource, so that one typo, like the document's own
+//     "crawable", prohibited the whole site for the usage.)
 //  19. An ACAP-crawler record that names both "*" and a crawler is a
 //     record for any crawler, whatever the order of its lines.
 //  20. An occurrence of a qualifier that the rules for repetition ignore

@@ -44,6 +44,22 @@ func FuzzParse(f *testing.F) {
 			if pr.Line < 0 || pr.Line > lines {
 				t.Fatalf("problem at line %d of %d: %v", pr.Line, lines, pr)
 			}
+			if pr.Kind < acap.ProblemSyntax || pr.Kind > acap.ProblemTruncated {
+				t.Fatalf("problem of kind %v: %v", pr.Kind, pr)
+			}
+		}
+		// Action requests name one resource by its path, or are left out.
+		for _, agent := range []string{"FooBot/1.0", "*", purpose} {
+			for _, a := range p.Actions(agent) {
+				if !strings.HasPrefix(a.Path, "/") || strings.HasPrefix(a.Path, "//") || strings.ContainsAny(a.Path, "*$?# \t") {
+					t.Fatalf("Actions(%q): %v", agent, a)
+				}
+			}
+		}
+		for _, d := range p.Definitions() {
+			if d.Name == "" || d.Kind == acap.ResourceSet && len(d.Patterns) == 0 || d.Kind != acap.ResourceSet && len(d.Usages) == 0 {
+				t.Fatalf("definition %+v", d)
+			}
 		}
 		never := func(acap.Qualifier) bool { return false }
 		for _, u := range allUsages {

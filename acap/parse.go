@@ -62,6 +62,7 @@ type record struct {
 	source    string   // "" for the robots.txt, else the permissions reference
 	parent    *record  // for a record of a referenced resource, the record that referred to it
 	crawlers  []string // lower-case names
+	tokens    []string // their product tokens, lower-case, or the name when it has none
 	any       bool     // ACAP-crawler: *
 	reference string   // ACAP-permissions-reference
 	refLine   int
@@ -98,6 +99,45 @@ func (a Action) String() string {
 	return fmt.Sprintf("%s %s (line %d%s)", a.Kind, a.Path, a.Line, of(a.Source))
 }
 
+// checkActionPath says why v, the value of an action request, does not
+// locate a single resource by an absolute path (a relative-part of RFC
+// 3986 that starts with one '/', section 3), or "" when it does. Action
+// requests ask a crawler to erase or fetch what they name: a pattern, a
+// resource set, another host's URL or nothing at all is not acted on.
+func checkActionPath(v string) string {
+	switch {
+	case v == "":
+		return "no resource path"
+	case strings.ContainsAny(v, " \t"):
+		return "more than one word"
+	case strings.HasPrefix(v, "//"):
+		return "a network-path reference (another host), not a path"
+	case ascii.HasPrefixFold(v, "the-acap:"):
+		return "a resource set, not a single resource"
+	case !strings.HasPrefix(v, "/"):
+		if i := strings.IndexAny(v, ":/"); i > 0 && v[i] == ':' {
+			return "an absolute URL, not a path relative to the document root"
+		}
+		return "a path that does not start with /"
+	case strings.ContainsAny(v, "*$"):
+		return "a pattern ('*' or '$'), not a single resource"
+	case strings.ContainsAny(v, "?#"):
+		return "a query or fragment, which a relative-part does not hold"
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}", c) >= 0 {
+			return fmt.Sprintf("character %q, which a path does not hold", c)
+		}
+		if c == '%' && (i+2 >= len(v) || !isHex(v[i+1]) || !isHex(v[i+2])) {
+			return "a '%' that is not a percent-encoding"
+		}
+	}
+	return ""
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
 // of names a permissions reference resource in a message.
 func of(source string) string {
 	if source == "" {
@@ -112,7 +152,68 @@ type Problem struct {
 	Source string // "" for the robots.txt, else the permissions reference's locator
 	Line   int
 	Text   string
-	Reason string
+	Kind   ProblemKind // what is wrong, for programs
+	Reason string      // what is wrong and what was done, for people
+}
+
+// A ProblemKind classifies Problems, so that programs need not read their
+// Reason.
+type ProblemKind uint8
+
+const (
+	// ProblemSyntax: the line breaks the grammar of section 3 (no colon,
+	// no value, a value that is not a name, a pattern or a locator, a
+	// prohibition that names a locally defined usage).
+	ProblemSyntax ProblemKind = iota + 1
+	// ProblemUnknownField: an ACAP- field that ACAP 1.1 does not define.
+	ProblemUnknownField
+	// ProblemPlacement: a field where it may not be (ACAP-version after
+	// other ACAP fields, a definition after the first record, a field
+	// outside any record, an action request in a sub-record, …).
+	ProblemPlacement
+	// ProblemVersion: the field uses an ACAP 1.1 feature in a file without
+	// ACAP-version 1.1, or the file's ACAP version is not 1.x (section 2.8).
+	ProblemVersion
+	// ProblemUnknownUsage: a usage type that ACAP 1.1 does not define.
+	ProblemUnknownUsage
+	// ProblemUndefined: the field names a resource set or a locally
+	// defined usage that is not defined (before it).
+	ProblemUndefined
+	// ProblemRedefined: a definition of a name already defined.
+	ProblemRedefined
+	// ProblemQualifier: qualifiers that cannot be read, that the usage does
+	// not take, or that the field may not hold.
+	ProblemQualifier
+	// ProblemCrawler: the crawler names of a record contradict each other.
+	ProblemCrawler
+	// ProblemAction: an action request that does not locate a single
+	// resource by a relative path (section 2.6); Actions leaves it out.
+	ProblemAction
+	// ProblemTruncated: the file (or referenced resource) was cut at the
+	// parse limit (line 0).
+	ProblemTruncated
+)
+
+var problemKindNames = [...]string{
+	ProblemSyntax:       "syntax",
+	ProblemUnknownField: "unknown field",
+	ProblemPlacement:    "placement",
+	ProblemVersion:      "version",
+	ProblemUnknownUsage: "unknown usage",
+	ProblemUndefined:    "undefined name",
+	ProblemRedefined:    "redefined name",
+	ProblemQualifier:    "qualifier",
+	ProblemCrawler:      "crawler",
+	ProblemAction:       "action request",
+	ProblemTruncated:    "truncated",
+}
+
+// String returns the kind's name: "syntax", "unknown field", …
+func (k ProblemKind) String() string {
+	if int(k) < len(problemKindNames) && problemKindNames[k] != "" {
+		return problemKindNames[k]
+	}
+	return "ProblemKind(" + strconv.Itoa(int(k)) + ")"
 }
 
 // A Parser reads the ACAP content of robots.txt bodies. Its zero value
@@ -156,7 +257,7 @@ func (ps Parser) ParseAlong(body []byte, also policy.LineHandler) *Policy {
 	conv := convPool.Get().(*policy.Builder)
 	pr := parser{p: p, conv: conv, also: also}
 	if (policy.Parser{MaxSize: ps.MaxSize}).Scan(body, &pr) {
-		p.problem("", 0, "", "the file is longer than the parse limit: the rest is ignored")
+		p.problem("", 0, "", ProblemTruncated, "the file is longer than the parse limit: the rest is ignored")
 	}
 	p.conventional = conv.Robots() // empties conv for the next file
 	convPool.Put(conv)
@@ -228,7 +329,7 @@ func (p *Policy) Include(ref Reference, body []byte) *Policy {
 	n.qualified, n.composite, n.sets = maps.Clone(p.qualified), maps.Clone(p.composite), maps.Clone(p.sets)
 	pr := parser{p: &n, source: ref.Locator, parent: ref.rec}
 	if (policy.Parser{MaxSize: p.maxSize}).Scan(body, &pr) {
-		n.problem(ref.Locator, 0, "", "the resource is longer than the parse limit: the rest is ignored")
+		n.problem(ref.Locator, 0, "", ProblemTruncated, "the resource is longer than the parse limit: the rest is ignored")
 	}
 	n.version, n.v11, n.ignored = p.version, p.v11, p.ignored
 	return &n
@@ -251,6 +352,74 @@ func (p *Policy) Actions(agent string) []Action {
 	return out
 }
 
+// A Definition is a local definition of the file (section 2.7), as it was
+// read: a resource set with its patterns, or a qualified or composite
+// usage with its usages. Definitions that could not be read are not
+// definitions (Problems lists them).
+type Definition struct {
+	Kind DefinitionKind
+	Name string // lower case
+	// Patterns are a resource set's resource path patterns, distinct, in
+	// RFC 9309's canonical percent-encoding and lower case, as matched.
+	Patterns []string
+	// Usages are the usages of a qualified usage (one) or a composite
+	// usage, each with its qualifiers.
+	Usages []DefinedUsage
+}
+
+// A DefinitionKind tells what a Definition defines.
+type DefinitionKind uint8
+
+const (
+	ResourceSet    DefinitionKind = iota + 1 // ACAP-resource-set
+	QualifiedUsage                           // ACAP-qualified-usage
+	CompositeUsage                           // ACAP-composite-usage
+)
+
+// String returns the field name that makes such a definition.
+func (k DefinitionKind) String() string {
+	switch k {
+	case ResourceSet:
+		return "ACAP-resource-set"
+	case QualifiedUsage:
+		return "ACAP-qualified-usage"
+	case CompositeUsage:
+		return "ACAP-composite-usage"
+	}
+	return "DefinitionKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// A DefinedUsage is a usage of a qualified or composite usage.
+type DefinedUsage struct {
+	Usage      Usage
+	Qualifiers []Qualifier
+	// Invalid says why the qualifiers cannot be interpreted, so that a
+	// permission naming the definition is read, for this usage, as a
+	// prohibition (section 2.4.3); "" when they can.
+	Invalid string
+}
+
+// Definitions returns the definitions of the file: resource sets, then
+// qualified usages, then composite usages, each kind by name.
+func (p *Policy) Definitions() []Definition {
+	var out []Definition
+	for _, name := range slices.Sorted(maps.Keys(p.sets)) {
+		out = append(out, Definition{Kind: ResourceSet, Name: name, Patterns: slices.Clone(p.sets[name].patterns)})
+	}
+	usages := func(k DefinitionKind, defs map[string][]part) {
+		for _, name := range slices.Sorted(maps.Keys(defs)) {
+			d := Definition{Kind: k, Name: name}
+			for _, pt := range defs[name] {
+				d.Usages = append(d.Usages, DefinedUsage{Usage: pt.usage, Qualifiers: slices.Clone(pt.qualifiers), Invalid: pt.invalid})
+			}
+			out = append(out, d)
+		}
+	}
+	usages(QualifiedUsage, p.qualified)
+	usages(CompositeUsage, p.composite)
+	return out
+}
+
 // Version returns the value of the file's ACAP-version field, or "".
 func (p *Policy) Version() string { return p.version }
 
@@ -263,8 +432,8 @@ func (p *Policy) IgnoresConventional() bool { return p.ignoreConventional }
 // file was cut at the size limit, then those of included resources.
 func (p *Policy) Problems() []Problem { return append([]Problem(nil), p.problems...) }
 
-func (p *Policy) problem(source string, line int, text, reason string) {
-	p.problems = append(p.problems, Problem{Source: source, Line: line, Text: text, Reason: reason})
+func (p *Policy) problem(source string, line int, text string, kind ProblemKind, reason string) {
+	p.problems = append(p.problems, Problem{Source: source, Line: line, Text: text, Kind: kind, Reason: reason})
 }
 
 // parser is the policy.LineHandler that builds a Policy.
@@ -288,8 +457,8 @@ type parser struct {
 	also policy.LineHandler // fed every callback too; may be nil
 }
 
-func (pr *parser) problem(line int, text, reason string) {
-	pr.p.problem(pr.source, line, text, reason)
+func (pr *parser) problem(line int, text string, kind ProblemKind, reason string) {
+	pr.p.problem(pr.source, line, text, kind, reason)
 }
 
 // UserAgent starts a conventional group: the Allow and Disallow lines that
@@ -358,7 +527,7 @@ func (pr *parser) Line(info policy.LineInfo) {
 func (pr *parser) line(info policy.LineInfo) {
 	if len(info.Text) < 5 || !ascii.HasPrefixFold(info.Text, "acap-") {
 		if (info.Kind == policy.KindAllow || info.Kind == policy.KindDisallow) && pr.inACAP {
-			pr.problem(info.Line, string(info.Text), "a conventional field within an ACAP record is ignored (section 2.10.2)")
+			pr.problem(info.Line, string(info.Text), ProblemPlacement, "a conventional field within an ACAP record is ignored (section 2.10.2)")
 		}
 		return
 	}
@@ -390,26 +559,26 @@ func (pr *parser) line(info policy.LineInfo) {
 	case key == "acap-ignore-conventional-records":
 		switch {
 		case value != "":
-			pr.problem(line, text, "ACAP-ignore-conventional-records takes no value (section 2.10.1)")
+			pr.problem(line, text, ProblemSyntax, "ACAP-ignore-conventional-records takes no value (section 2.10.1)")
 		case !first || pr.parent != nil:
-			pr.problem(line, text, "ACAP-ignore-conventional-records must come before all ACAP fields but ACAP-version (section 2.10.1)")
+			pr.problem(line, text, ProblemPlacement, "ACAP-ignore-conventional-records must come before all ACAP fields but ACAP-version (section 2.10.1)")
 		default:
 			p.ignoreConventional = true
 		}
 	case !hasColon:
-		pr.problem(line, text, "no colon after the field name")
+		pr.problem(line, text, ProblemSyntax, "no colon after the field name")
 	case key == "acap-qualified-usage", key == "acap-composite-usage", key == "acap-resource-set":
 		if pr.definitionsDone {
-			pr.problem(line, text, "a definition after the first ACAP record is ignored (section 2.7)")
+			pr.problem(line, text, ProblemPlacement, "a definition after the first ACAP record is ignored (section 2.7)")
 			return
 		}
 		pr.definition(line, text, key, value)
 	case key == "acap-crawler":
 		pr.crawler(line, text, value)
 	case pr.cur == nil:
-		pr.problem(line, text, "an ACAP field outside any ACAP record is ignored")
+		pr.problem(line, text, ProblemPlacement, "an ACAP field outside any ACAP record is ignored")
 	case pr.cur.reference != "":
-		pr.problem(line, text, "a record with a permissions reference holds nothing else (section 2.3)")
+		pr.problem(line, text, ProblemPlacement, "a record with a permissions reference holds nothing else (section 2.3)")
 	case key == "acap-permissions-reference":
 		pr.reference(line, text, value, hadFields)
 	case key == "acap-usage-purpose":
@@ -422,34 +591,38 @@ func (pr *parser) line(info policy.LineInfo) {
 		if value == "" || strings.ContainsAny(value, " \t") {
 			// The sub-record still starts, so that its fields do not
 			// join the one before; it applies to no purpose.
-			pr.problem(line, text, "not a usage purpose pattern (a name or URI, without spaces)")
+			pr.problem(line, text, ProblemSyntax, "not a usage purpose pattern (a name or URI, without spaces)")
 			return
 		}
 		pr.sub.purposes = append(pr.sub.purposes, strings.ToLower(value))
 	case key == "acap-request-take-down", key == "acap-request-re-crawl":
 		if pr.sub != nil {
-			pr.problem(line, text, "a sub-record may not hold action requests (section 2.3)")
+			pr.problem(line, text, ProblemPlacement, "a sub-record may not hold action requests (section 2.3)")
+			return
+		}
+		if why := checkActionPath(value); why != "" {
+			pr.problem(line, text, ProblemAction, why+": the request is ignored (an action request locates a single resource relative to the document root, section 2.6)")
 			return
 		}
 		pr.cur.actions = append(pr.cur.actions, Action{Kind: strings.TrimPrefix(key, "acap-request-"), Path: value, Source: pr.source, Line: line})
 	case strings.HasPrefix(key, "acap-allow-"), strings.HasPrefix(key, "acap-disallow-"):
 		pr.permission(line, text, key, value)
 	default:
-		pr.problem(line, text, "unknown ACAP field")
+		pr.problem(line, text, ProblemUnknownField, "unknown ACAP field")
 	}
 }
 
 func (pr *parser) version(line int, text, value string) {
 	p := pr.p
 	if pr.seenACAP || pr.versionSeen {
-		pr.problem(line, text, "ACAP-version must be the first ACAP field (section 2.8)")
+		pr.problem(line, text, ProblemPlacement, "ACAP-version must be the first ACAP field (section 2.8)")
 		return
 	}
 	var nums []int
 	for _, s := range strings.Split(value, ".") {
 		n, err := strconv.Atoi(s)
 		if err != nil || strings.Trim(s, "0123456789") != "" {
-			pr.problem(line, text, "ACAP-version is not a version number (integers separated by dots)")
+			pr.problem(line, text, ProblemSyntax, "ACAP-version is not a version number (integers separated by dots)")
 			return
 		}
 		nums = append(nums, n)
@@ -459,7 +632,7 @@ func (pr *parser) version(line int, text, value string) {
 	p.v11 = nums[0] == 1 && len(nums) > 1 && nums[1] >= 1
 	if nums[0] != 1 {
 		p.ignored = true
-		pr.problem(line, text, "ACAP version "+value+" is not version 1.x: its ACAP fields are ignored (section 2.8)")
+		pr.problem(line, text, ProblemVersion, "ACAP version "+value+" is not version 1.x: its ACAP fields are ignored (section 2.8)")
 	}
 }
 
@@ -472,27 +645,45 @@ func (pr *parser) crawler(line int, text, value string) {
 	pr.definitionsDone, pr.inACAP = true, true
 	switch name := strings.ToLower(value); {
 	case name == "":
-		pr.problem(line, text, "no crawler name")
+		pr.problem(line, text, ProblemSyntax, "no crawler name")
 	case name != "*" && pr.cur.any:
-		pr.problem(line, text, `an ACAP record for "*" names no other crawler (section 2.3.1): the record is read as one for any crawler`)
+		pr.problem(line, text, ProblemCrawler, `an ACAP record for "*" names no other crawler (section 2.3.1): the record is read as one for any crawler`)
 	case name == "*" && len(pr.cur.crawlers) > 0:
-		pr.problem(line, text, `an ACAP record for "*" names no other crawler (section 2.3.1): the record is read as one for any crawler`)
-		pr.cur.any, pr.cur.crawlers = true, nil
+		pr.problem(line, text, ProblemCrawler, `an ACAP record for "*" names no other crawler (section 2.3.1): the record is read as one for any crawler`)
+		pr.cur.any, pr.cur.crawlers, pr.cur.tokens = true, nil, nil
 	case name == "*":
 		pr.cur.any = true
 	default:
 		pr.cur.crawlers = append(pr.cur.crawlers, name)
+		pr.cur.tokens = append(pr.cur.tokens, agentToken(name))
 	}
+}
+
+// agentToken returns the lower-case product token of agent, a crawler
+// name or User-Agent value (Query.Agent), which ACAP records are matched
+// on: policy.ProductToken's, or, for a name with characters RFC 9309's
+// tokens lack (digits, '.'), its first product's name ("bot8" of
+// "Bot8/1.0 (+https://…)"); "" when it has none, which only records for
+// "*" match.
+func agentToken(agent string) string {
+	if t := policy.ProductToken(agent); t != "" {
+		return strings.ToLower(t)
+	}
+	t := strings.TrimSpace(agent)
+	if i := strings.IndexAny(t, "/ \t;(),"); i >= 0 {
+		t = t[:i]
+	}
+	return strings.ToLower(t)
 }
 
 func (pr *parser) reference(line int, text, value string, hadFields bool) {
 	switch {
 	case pr.parent != nil:
-		pr.problem(line, text, "a permissions reference in a referenced resource is ignored: references do not chain (section 2.3.2)")
+		pr.problem(line, text, ProblemPlacement, "a permissions reference in a referenced resource is ignored: references do not chain (section 2.3.2)")
 	case hadFields:
-		pr.problem(line, text, "a permissions reference must be the only field of its record (section 2.3)")
+		pr.problem(line, text, ProblemPlacement, "a permissions reference must be the only field of its record (section 2.3)")
 	case value == "" || !isURI(value):
-		pr.problem(line, text, "not a resource locator")
+		pr.problem(line, text, ProblemSyntax, "not a resource locator")
 	default:
 		pr.cur.reference, pr.cur.refLine = value, line
 	}
@@ -505,22 +696,22 @@ func (pr *parser) definition(line int, text, key, value string) {
 	p := pr.p
 	words := strings.Fields(value)
 	if len(words) < 2 {
-		pr.problem(line, text, "a definition needs a name and a value (definitions are single lines, section 2.7)")
+		pr.problem(line, text, ProblemSyntax, "a definition needs a name and a value (definitions are single lines, section 2.7)")
 		return
 	}
 	name := strings.ToLower(words[0])
 	if !isName(name) {
-		pr.problem(line, text, "not a name: "+words[0])
+		pr.problem(line, text, ProblemSyntax, "not a name: "+words[0])
 		return
 	}
 	if _, dup := p.qualified[name]; key != "acap-resource-set" && (dup || p.composite[name] != nil) {
-		pr.problem(line, text, "a usage named "+name+" is already defined (section 3)")
+		pr.problem(line, text, ProblemRedefined, "a usage named "+name+" is already defined (section 3)")
 		return
 	}
 	switch key {
 	case "acap-resource-set":
 		if p.sets[name] != nil {
-			pr.problem(line, text, "a resource set named "+name+" is already defined")
+			pr.problem(line, text, ProblemRedefined, "a resource set named "+name+" is already defined")
 			return
 		}
 		set := &resources{set: true}
@@ -535,17 +726,17 @@ func (pr *parser) definition(line int, text, key, value string) {
 	case "acap-qualified-usage":
 		u, ok := parseUsage(words[1])
 		if !ok {
-			pr.problem(line, text, "not an ACAP usage type: "+words[1])
+			pr.problem(line, text, ProblemUnknownUsage, "not an ACAP usage type: "+words[1])
 			return
 		}
 		qs, err := qualifiers(words[2:])
 		if err != "" || len(qs) == 0 {
-			pr.problem(line, text, "a qualified usage needs qualifiers: "+err)
+			pr.problem(line, text, ProblemQualifier, "a qualified usage needs qualifiers: "+err)
 			return
 		}
 		eff, v11, invalid := checkQualifiers(u, qs)
 		if v11 && !p.v11 {
-			pr.problem(line, text, "uses an ACAP 1.1 feature, and the file declares no ACAP-version 1.1 (section 2.8)")
+			pr.problem(line, text, ProblemVersion, "uses an ACAP 1.1 feature, and the file declares no ACAP-version 1.1 (section 2.8)")
 			return
 		}
 		p.qualified[name] = []part{{usage: u, allow: true, qualifiers: eff, v11: v11, invalid: invalid}}
@@ -557,7 +748,7 @@ func (pr *parser) definition(line int, text, key, value string) {
 				qname := strings.ToLower(strings.TrimSuffix(l, ")"))
 				q, defined := p.qualified[qname]
 				if !defined {
-					pr.problem(line, text, "names a qualified usage not defined before it: "+w+" (the whole definition is ignored)")
+					pr.problem(line, text, ProblemUndefined, "names a qualified usage not defined before it: "+w+" (the whole definition is ignored)")
 					return
 				}
 				if !named[qname] { // naming one twice adds nothing
@@ -569,10 +760,10 @@ func (pr *parser) definition(line int, text, key, value string) {
 			u, ok := parseUsage(w)
 			switch {
 			case !ok:
-				pr.problem(line, text, "not an ACAP usage type: "+w)
+				pr.problem(line, text, ProblemUnknownUsage, "not an ACAP usage type: "+w)
 				return
 			case u == Other:
-				pr.problem(line, text, "other may be permitted only with a usage-ref qualifier (section 2.5.6.1): that part is ignored")
+				pr.problem(line, text, ProblemQualifier, "other may be permitted only with a usage-ref qualifier (section 2.5.6.1): that part is ignored")
 				continue
 			}
 			parts = append(parts, part{usage: u, allow: true})
@@ -684,34 +875,36 @@ func (pr *parser) permission(line int, text, key, value string) {
 	name := strings.TrimPrefix(strings.TrimPrefix(key, "acap-allow-"), "acap-disallow-")
 	words := strings.Fields(value)
 	if len(words) == 0 {
-		pr.problem(line, text, "no resource specification")
+		pr.problem(line, text, ProblemSyntax, "no resource specification")
 		return
 	}
 	// A prohibition that breaks the grammar is kept, read so that it
 	// prohibits at least what was meant (reading 18); a permission that
 	// does is ignored.
-	var notes []string // why a prohibition is read otherwise than written
+	type note struct {
+		kind ProblemKind
+		why  string
+	}
+	var notes []note // why a prohibition is read otherwise than written
 	res := p.resources(words[0])
 	if res == nil {
-		if allow {
-			pr.problem(line, text, "names a resource set that is not defined: "+words[0])
-			return
-		}
-		notes = append(notes, "names a resource set that is not defined: "+words[0]+": read as a prohibition for every resource")
-		res = &resources{patterns: []string{"/"}}
+		// A set that is not defined has no members: the field applies
+		// to no resource (reading 18), whatever its verdict.
+		pr.problem(line, text, ProblemUndefined, "names a resource set that is not defined, which has no members: "+words[0]+": the field applies to no resource")
+		return
 	}
 	qs, err := qualifiers(words[1:])
 	if err != "" {
 		if allow {
-			pr.problem(line, text, err)
+			pr.problem(line, text, ProblemQualifier, err)
 			return
 		}
-		notes = append(notes, err+": read as a prohibition for "+words[0]+" alone")
+		notes = append(notes, note{ProblemQualifier, err + ": read as a prohibition for " + words[0] + " alone"})
 		qs = nil
 	}
 
 	if !allow && len(qs) > 0 {
-		notes = append(notes, "a prohibition may not hold qualifiers (section 2.4.2): read without them")
+		notes = append(notes, note{ProblemQualifier, "a prohibition may not hold qualifiers (section 2.4.2): read without them"})
 		qs = nil
 	}
 
@@ -721,7 +914,7 @@ func (pr *parser) permission(line int, text, key, value string) {
 		shared = true
 		local = strings.TrimSuffix(local, ")")
 		if allow && len(qs) > 0 {
-			pr.problem(line, text, "a permission for a locally-defined usage may not hold qualifiers (section 2.4.1.3)")
+			pr.problem(line, text, ProblemQualifier, "a permission for a locally-defined usage may not hold qualifiers (section 2.4.1.3)")
 			return
 		}
 		if q, ok := p.qualified[local]; ok {
@@ -729,13 +922,13 @@ func (pr *parser) permission(line int, text, key, value string) {
 		} else if c, ok := p.composite[local]; ok {
 			parts = c
 		} else {
-			pr.problem(line, text, "names a usage that is not defined: "+local)
+			pr.problem(line, text, ProblemUndefined, "names a usage that is not defined: "+local)
 			return
 		}
 		if !allow {
 			// Read as prohibiting every usage of the definition
 			// (reading 18).
-			notes = append(notes, "a prohibition may not name a locally-defined usage (section 2.4.2): read as a prohibition of each of its usages")
+			notes = append(notes, note{ProblemSyntax, "a prohibition may not name a locally-defined usage (section 2.4.2): read as a prohibition of each of its usages"})
 			var prohibitions []part
 			var seen usageSet
 			for _, pt := range parts {
@@ -749,7 +942,7 @@ func (pr *parser) permission(line int, text, key, value string) {
 	} else {
 		u, ok := parseUsage(name)
 		if !ok {
-			pr.problem(line, text, "not an ACAP usage type: "+name)
+			pr.problem(line, text, ProblemUnknownUsage, "not an ACAP usage type: "+name)
 			return
 		}
 		q := part{usage: u, allow: allow}
@@ -759,20 +952,20 @@ func (pr *parser) permission(line int, text, key, value string) {
 		parts = []part{q}
 	}
 	for _, n := range notes {
-		pr.problem(line, text, n)
+		pr.problem(line, text, n.kind, n.why)
 	}
 
 	for _, q := range parts {
 		if q.v11 && !p.v11 {
-			pr.problem(line, text, "uses an ACAP 1.1 feature, and the file declares no ACAP-version 1.1 (section 2.8)")
+			pr.problem(line, text, ProblemVersion, "uses an ACAP 1.1 feature, and the file declares no ACAP-version 1.1 (section 2.8)")
 			return
 		}
 		if q.invalid != "" && !p.v11 {
-			pr.problem(line, text, q.invalid+": the field is ignored (the fallback of section 2.4.3 is an ACAP 1.1 feature)")
+			pr.problem(line, text, ProblemQualifier, q.invalid+": the field is ignored (the fallback of section 2.4.3 is an ACAP 1.1 feature)")
 			return
 		}
 		if allow && q.usage == Other && q.invalid == "" && !slices.ContainsFunc(q.qualifiers, func(x Qualifier) bool { return x.Type == "usage-ref" }) {
-			pr.problem(line, text, "other may be permitted only with a usage-ref qualifier (section 2.5.6.1)")
+			pr.problem(line, text, ProblemQualifier, "other may be permitted only with a usage-ref qualifier (section 2.5.6.1)")
 			return
 		}
 	}
@@ -780,7 +973,7 @@ func (pr *parser) permission(line int, text, key, value string) {
 		parts, shared = slices.Clone(parts), false
 		for i := range parts {
 			if q := &parts[i]; q.invalid != "" {
-				pr.problem(line, text, q.invalid+": read as a prohibition (section 2.4.3)")
+				pr.problem(line, text, ProblemQualifier, q.invalid+": read as a prohibition (section 2.4.3)")
 				q.allow, q.qualifiers, q.fellBack = false, nil, true
 			}
 		}

@@ -38,6 +38,14 @@ var usageList = [...]Usage{Crawl, Follow, Index, Preserve, Present, Other,
 	PresentOriginal, PresentCurrentCopy, PresentOldCopy, PresentSnippet,
 	PresentThumbnail, PresentOldSnippet, PresentOldThumbnail, PresentLink}
 
+// Valid reports whether u is one of the usage types of ACAP 1.1 (section
+// 2.5), ignoring case. Decide does not decide any other usage: it
+// prohibits it, with Basis BasisInvalidUsage.
+func (u Usage) Valid() bool {
+	_, ok := parseUsage(string(u))
+	return ok
+}
+
 // parseUsage reads a standard usage type name, ignoring case.
 func parseUsage(s string) (Usage, bool) {
 	u := Usage(strings.ToLower(s))

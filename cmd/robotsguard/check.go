@@ -192,8 +192,8 @@ func cmdCheck(e *env, args []string) (int, error) {
 	if len(urls) == 0 {
 		return 0, usagef("no URL to check")
 	}
-	if u := strings.ToLower(*usage); u != "" && !knownUsage(u) {
-		fmt.Fprintf(e.stderr, "robotsguard: warning: -acap %q is not an ACAP 1.1 usage (crawl, follow, index, preserve, present, present-snippet, …, other) nor a (name) usage: no field will name it\n", *usage)
+	if u := strings.ToLower(*usage); u != "" && !acap.Usage(u).Valid() {
+		return 0, usagef("-acap %q is not an ACAP 1.1 usage type (crawl, follow, index, preserve, present, present-snippet, …, other)", *usage)
 	}
 	p := policy.Parser{Dialect: dialect}
 	out := checkOutput{Agent: *agent, Dialect: dialectName(dialect), ACAP: strings.ToLower(*usage), Results: make([]verdict, 0, len(urls))}
@@ -346,18 +346,6 @@ func checkLive(e *env, out *checkOutput, p policy.Parser, urls []string, prog *p
 		prog.step(i + 1)
 	}
 	return nil
-}
-
-// knownUsage reports whether u is one of ACAP 1.1's usages or a
-// "(name)" usage.
-func knownUsage(u string) bool {
-	switch acap.Usage(u) {
-	case acap.Crawl, acap.Follow, acap.Index, acap.Preserve, acap.Present, acap.Other,
-		acap.PresentOriginal, acap.PresentCurrentCopy, acap.PresentOldCopy, acap.PresentSnippet,
-		acap.PresentThumbnail, acap.PresentOldSnippet, acap.PresentOldThumbnail, acap.PresentLink:
-		return true
-	}
-	return len(u) > 2 && u[0] == '(' && u[len(u)-1] == ')'
 }
 
 // summarize describes a live robots.txt: its status is the one it was
