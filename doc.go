@@ -38,8 +38,9 @@
 // # Fetching
 //
 // The robots.txt of an origin (scheme, host and port; hosts compared
-// lower-case and in punycode, default ports dropped) is fetched once, even
-// by a thousand concurrent requests, through the Base transport. Redirects
+// lower-case and in punycode, IPv6 addresses in their RFC 5952 form,
+// trailing dots and default ports dropped) is fetched once, even by a
+// thousand concurrent requests, through the Base transport. Redirects
 // are followed five hops, across hosts; the rules then apply to the
 // original origin. What a status means is the StatusPolicy's call:
 //
@@ -53,7 +54,18 @@
 //
 // A body served with a gzip or deflate content coding that was not undone
 // on the way is decoded, within the same size bound; any other coding makes
-// the file unreachable rather than read as text without rules.
+// the file unreachable rather than read as text without rules. An answer
+// that cannot be the file is not read as one, whatever the StatusPolicy: a
+// 206 Partial Content, a 304 Not Modified to a request that was not
+// conditional, and a 3xx without a Location are unreachable too (see
+// DefaultStatusPolicy). The response header of a fetch is bounded to
+// MaxFetchHeaderBytes when Base is an *http.Transport or nil; another Base
+// bounds it as it does, and FetchTimeout bounds its time.
+//
+// Paths are matched as written, as RFC 9309 says: /a/../private and
+// //private are not /private. A server that resolves them serves /private
+// all the same; NormalizePaths refuses such requests when the resolved path
+// is disallowed.
 //
 // Failed fetches are retried with go-retryablehttp (exponential back-off,
 // Retry-After honoured); after a failed fetch, the next waits a minute,
