@@ -2,7 +2,10 @@ package robotsguard
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"errors"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -10,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/robotsguard/robotsguard/policy"
 )
 
 // seedURLs returns URLs to start fuzzing from: the first of each URL list
@@ -93,33 +98,92 @@ type fixedClock struct{ t time.Time }
 func (c fixedClock) Now() time.Time                                   { return c.t }
 func (c fixedClock) Sleep(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 
-// FuzzRetryAfter: any Retry-After field, on a failed robots.txt fetch,
-// gives a back-off of at least a minute and at most a day, and the parsed
-// pause is never negative.
-func FuzzRetryAfter(f *testing.F) {
+// FuzzResponse: whatever a server answers for a robots.txt (status,
+// header fields, body), the Transport decides as the answer says, and no
+// more: 2xx but 206 apply the rules of the body (as package policy reads
+// them, when no content coding hides them), 4xx but 429 allow everything,
+// and everything else, a 304 to an unconditional request and a 3xx
+// without a Location included, refuses. The file is used for between a
+// minute and a day (RFC 9111 with the policy's bounds); after a failure,
+// the next fetch waits between a minute and a day, whatever Retry-After
+// asks. The parsed Retry-After pause is never negative.
+func FuzzResponse(f *testing.F) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	for _, s := range []string{"0", "120", "31536000", "99999999999999999999", "-1", " 5 ", "1.5",
+	rules := []byte("User-agent: *\nDisallow: /x\n")
+	for _, ra := range []string{"0", "120", "31536000", "99999999999999999999", "-1", " 5 ", "1.5",
 		now.Add(time.Hour).Format(http.TimeFormat), "Sun, 06 Nov 1994 08:49:37 GMT",
 		"Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994", "Fri, 31 Dec 9999 23:59:59 GMT", ""} {
-		f.Add(s, 0)
+		f.Add(503, "Retry-After: "+ra, []byte(nil))
+		f.Add(429, "Retry-After: "+ra, []byte(nil))
 	}
-	f.Fuzz(func(t *testing.T, v string, failures int) {
-		d, ok := parseRetryAfter(v, now)
-		if d < 0 || !ok && d != 0 {
-			t.Fatalf("parseRetryAfter(%q) = %v, %v", v, d, ok)
+	for _, st := range []int{200, 204, 206, 301, 302, 304, 308, 404, 410, 500} {
+		f.Add(st, "Cache-Control: max-age=600", rules)
+	}
+	f.Add(302, "Location: /robots.txt", rules)
+	f.Add(301, "Location: ftp://example.com/robots.txt", rules)
+	f.Add(200, "Content-Encoding: br", rules)
+	f.Add(200, "Cache-Control: no-store, max-age=\"9\"\nExpires: 0\nAge: 999999999999", rules)
+	f.Add(200, "Expires: Fri, 31 Dec 9999 23:59:59 GMT\nLast-Modified: Sun, 06 Nov 1994 08:49:37 GMT", rules)
+	f.Fuzz(func(t *testing.T, status int, fields string, body []byte) {
+		if d, ok := parseRetryAfter(strings.TrimPrefix(fields, "Retry-After: "), now); d < 0 || !ok && d != 0 {
+			t.Fatalf("parseRetryAfter(%q) = %v, %v", fields, d, ok)
 		}
-		tr := &Transport{Clock: fixedClock{now}}
-		resp := &http.Response{StatusCode: 503, Header: http.Header{"Retry-After": {v}}}
-		res := tr.failed(nil, resp, context.DeadlineExceeded)
-		old := *res.entry
-		old.Failures = max(0, failures%1000)
-		for _, e := range []*Transport{tr} {
-			for _, r := range []fetchResult{res, e.failed(&old, resp, context.DeadlineExceeded)} {
-				wait := r.entry.RetryAt.Sub(now)
-				if wait < failureBackoffMin || wait > maxRetryAfter {
-					t.Fatalf("Retry-After %q after %d failures: back-off %v", v, r.entry.Failures, wait)
-				}
+		if status < 200 || status > 999 {
+			return // net/http hands no such final status to a client
+		}
+		header := http.Header{}
+		for _, l := range strings.Split(fields, "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && k != "" && !strings.ContainsAny(k, " \t\r") {
+				header.Add(k, strings.TrimSpace(v))
 			}
+		}
+		clk := fixedClock{now}
+		tr := &Transport{
+			UserAgent: "TestBot/1.0",
+			Clock:     clk,
+			RetryMax:  -1,
+			Base: roundTripper(func(req *http.Request) (*http.Response, error) {
+				return &http.Response{StatusCode: status, Header: header.Clone(), Request: req,
+					Body: io.NopCloser(bytes.NewReader(body)), ContentLength: -1}, nil
+			}),
+		}
+		req, _ := http.NewRequest(http.MethodGet, "http://example.com/x", nil)
+		err := tr.Check(req)
+		var d *DisallowedError
+		if err != nil && !errors.As(err, &d) {
+			t.Fatalf("Check: %v", err)
+		}
+		allowed := err == nil
+		codings := len(contentCodings(&http.Response{Header: header})) > 0
+		switch {
+		case status == http.StatusPartialContent, status == http.StatusNotModified,
+			status >= 300 && status < 400 && header.Get("Location") == "",
+			status == http.StatusTooManyRequests, status >= 500:
+			if allowed {
+				t.Fatalf("status %d %q: allowed", status, fields)
+			}
+		case status < 300 && !codings:
+			want := policy.Parser{}.Parse(body).Decide("TestBot", "/x").Allowed
+			if allowed != want {
+				t.Fatalf("status %d %q: allowed=%v, the body's rules say %v (%v)", status, fields, allowed, want, err)
+			}
+		case status >= 400 && status < 500:
+			if !allowed {
+				t.Fatalf("status %d %q: refused (%v)", status, fields, err)
+			}
+		}
+		snap, serr := tr.Robots(context.Background(), req.URL)
+		if serr != nil {
+			t.Fatalf("Robots: %v", serr)
+		}
+		wait := snap.FreshUntil.Sub(now)
+		if wait < failureBackoffMin || wait > maxRetryAfter {
+			t.Fatalf("status %d %q: the next fetch in %v (err %v)", status, fields, wait, snap.Err)
 		}
 	})
 }
+
+// roundTripper is a RoundTripper that is a function.
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
