@@ -118,12 +118,6 @@ func (s *rawServer) count(uri string) int {
 	return n
 }
 
-func (s *rawServer) seen() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.paths...)
-}
-
 // flood writes chunk to c until the write fails or the test ends.
 func flood(c net.Conn, quit <-chan struct{}, chunk []byte) {
 	for {
