@@ -157,7 +157,7 @@ func (t *Transport) get(ctx context.Context, robotsURL, fetchURL, host, userAgen
 	if resp.StatusCode == http.StatusNotModified && conditional && old.Status != 0 {
 		return fetchResult{entry: old.Revalidated(resp.Header, requested, received), outcome: Revalidated}
 	}
-	if why := notTheFile(resp, conditional, stopped); why != "" {
+	if why := notTheFile(resp, stopped); why != "" {
 		return t.failed(old, resp, &FetchError{URL: robotsURL, Status: resp.StatusCode, Err: errors.New("robotsguard: " + why)})
 	}
 	access := t.statusPolicy()(resp.StatusCode)
@@ -182,14 +182,15 @@ func (t *Transport) get(ctx context.Context, robotsURL, fetchURL, host, userAgen
 	return fetchResult{entry: e, outcome: Fetched}
 }
 
-// notTheFile says why resp, the final answer to a robots.txt request that
-// was conditional or not and whose redirects checkRedirect stopped or not,
-// cannot be the file (see DefaultStatusPolicy), or "" when it can.
-func notTheFile(resp *http.Response, conditional, stopped bool) string {
+// notTheFile says why resp, the final answer to a robots.txt request
+// whose redirects checkRedirect stopped or not, and which is not a 304
+// revalidating the response held, cannot be the file (see
+// DefaultStatusPolicy), or "" when it can.
+func notTheFile(resp *http.Response, stopped bool) string {
 	switch s := resp.StatusCode; {
 	case s == http.StatusPartialContent:
 		return "206 Partial Content to a request without Range: a part of a file is not the file"
-	case s == http.StatusNotModified && !conditional:
+	case s == http.StatusNotModified:
 		return "304 Not Modified to a request that was not conditional"
 	case s >= 300 && s < 400 && s != http.StatusNotModified && !stopped:
 		if resp.Header.Get("Location") == "" {
