@@ -243,6 +243,9 @@ func TestHostileFloods(t *testing.T) {
 			io.WriteString(c, "HTTP/1.1 200 ")
 			flood(c, quit, bytes.Repeat([]byte("O"), 32<<10))
 		}, robotsguard.ReasonUnreachable},
+		{"endless informational responses", func(c net.Conn, quit <-chan struct{}) {
+			flood(c, quit, bytes.Repeat([]byte("HTTP/1.1 103 Early Hints\r\nLink: </a>; rel=preload\r\n\r\n"), 512))
+		}, robotsguard.ReasonUnreachable},
 		{"endless body", func(c net.Conn, quit <-chan struct{}) {
 			io.WriteString(c, "HTTP/1.1 200 OK\r\n\r\n"+rules)
 			flood(c, quit, bytes.Repeat([]byte("Disallow: /more\n"), 4096))
