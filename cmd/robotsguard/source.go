@@ -32,7 +32,7 @@ type hop struct {
 }
 
 // recorder is the Base of the Transports the command builds: it sends
-// through http.DefaultTransport and keeps every response it passes on,
+// through a clone of http.DefaultTransport and keeps every response it passes on,
 // with the part of the body the Transport read, so that the command can
 // show redirects, validators and the bytes the Transport parsed.
 type recorder struct {
@@ -101,7 +101,12 @@ type live struct {
 // carry Base's own User-Agent; the requests the command checks carry
 // none, so that they select the same group).
 func newLive(agent string, p policy.Parser, acapOn bool) *live {
-	l := &live{rec: &recorder{base: http.DefaultTransport}}
+	// The recorder hides the *http.Transport from the robotsguard
+	// Transport, which would bound the response header of its fetches:
+	// bound it here.
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.MaxResponseHeaderBytes = robotsguard.MaxFetchHeaderBytes
+	l := &live{rec: &recorder{base: base}}
 	if agent == "*" {
 		agent = ""
 	}
