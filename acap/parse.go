@@ -87,10 +87,13 @@ type field struct {
 	shared bool // parts are those of a definition
 }
 
-// An Action is an action request (section 2.6).
+// An Action is an action request (section 2.6). Only requests that
+// locate a single resource are Actions: Path is an absolute path (it
+// starts with one '/') without '*', '$', query, fragment or spaces, its
+// '%' escapes well formed; Problems lists the others (ProblemAction).
 type Action struct {
 	Kind   string // "take-down" or "re-crawl"
-	Path   string // the resource, relative to the document root
+	Path   string // the resource, relative to the document root, as written
 	Source string // "" for the robots.txt, else the permissions reference's locator
 	Line   int
 }
