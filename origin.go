@@ -121,7 +121,15 @@ func originAt(scheme, hostport string) (origin, error) {
 		if err != nil {
 			return o, fmt.Errorf("%w: host %q: %v", ErrUnsupportedURL, hostport, err)
 		}
-		host = h
+		// IDNA maps some characters to nothing (U+034F) and others to
+		// dots (U+3002): what is left may be no name, or end in a dot.
+		host = strings.TrimRight(h, ".")
+		if host == "" {
+			return o, errNoHost
+		}
+		if !isRegName(host) {
+			return o, fmt.Errorf("%w: host %q is not a host name", ErrUnsupportedURL, hostport)
+		}
 	}
 	for i := 0; i < len(port); i++ {
 		if port[i] < '0' || port[i] > '9' {
