@@ -11,7 +11,8 @@
 //	}
 //
 // Because an http.Client calls its Transport for every redirect, redirect
-// targets are checked too. Requests for /robots.txt itself pass through.
+// targets are checked too. Requests for /robots.txt itself are not checked;
+// a plain GET is answered from the cache.
 //
 // # Asking without sending
 //

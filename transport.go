@@ -325,7 +325,9 @@ func (t *Transport) fetchTimeout() time.Duration {
 // pace lets it go. As the http.RoundTripper contract asks, it does not
 // change req, and closes req.Body when it does not send it.
 //
-// GET and HEAD requests for /robots.txt itself are sent as they are.
+// GET and HEAD requests for /robots.txt itself are not checked: a plain
+// GET is answered from the cache (fetching the file as requests do) when
+// it holds the whole file, fresh; anything else is sent as it is.
 //
 // The origin of a request is that of its URL, or of its Host header when
 // req.Host names another host: the robots.txt of that host decides, fetched
