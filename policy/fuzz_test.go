@@ -164,3 +164,28 @@ func BenchmarkParseLineBreaks(b *testing.B) {
 		})
 	}
 }
+
+// FuzzProductToken: the crawler read from any User-Agent value is empty or
+// a valid product token that the value holds, and reading it again gives
+// it back.
+func FuzzProductToken(f *testing.F) {
+	for _, s := range []string{
+		"FooBot", "FooBot/2.1 (+https://example.com/bot)", "colly - https://github.com/gocolly/colly",
+		"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", "Foo Bar", "Foo*", "",
+		"Mozilla/5.0 (Windows NT 10.0; Win64; x64)", "ツ", "Foo;bar", "\tFoo\t/1",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, ua string) {
+		tok := policy.ProductToken(ua)
+		if tok == "" {
+			return
+		}
+		if !policy.ValidProductToken(tok) || !strings.Contains(ua, tok) {
+			t.Fatalf("ProductToken(%q) = %q: not a token the value holds", ua, tok)
+		}
+		if again := policy.ProductToken(tok); again != tok {
+			t.Fatalf("ProductToken(%q) = %q, but ProductToken(%q) = %q", ua, tok, tok, again)
+		}
+	})
+}
