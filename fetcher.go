@@ -240,17 +240,23 @@ const MaxFetchHeaderBytes = 64 << 10
 // fetchBase returns the RoundTripper that fetches robots.txt files: Base,
 // or, when Base is an *http.Transport (nil meaning
 // http.DefaultTransport) that lets a response header be larger than
-// MaxFetchHeaderBytes, a clone of it that does not. done closes the
-// clone's idle connections; call it when the fetch is over.
+// MaxFetchHeaderBytes, a clone of it that does not, made once and kept, so
+// that its connections are reused from one fetch to the next. done is
+// there for the callers, and does nothing.
 func (t *Transport) fetchBase() (rt http.RoundTripper, done func()) {
-	b := t.base()
-	ht, ok := b.(*http.Transport)
-	if !ok || ht.MaxResponseHeaderBytes > 0 && ht.MaxResponseHeaderBytes <= MaxFetchHeaderBytes {
-		return b, func() {}
-	}
-	c := ht.Clone()
-	c.MaxResponseHeaderBytes = MaxFetchHeaderBytes
-	return c, c.CloseIdleConnections
+	t.fetchOnce.Do(func() {
+		b := t.base()
+		ht, ok := b.(*http.Transport)
+		if !ok || ht.MaxResponseHeaderBytes > 0 && ht.MaxResponseHeaderBytes <= MaxFetchHeaderBytes {
+			t.fetchRT = b
+			return
+		}
+		c := ht.Clone()
+		c.MaxResponseHeaderBytes = MaxFetchHeaderBytes
+		t.fetchRT = c
+		t.fetchClone.Store(c)
+	})
+	return t.fetchRT, func() {}
 }
 
 // retryClient returns the client that fetches robots.txt files, retrying

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -242,6 +243,10 @@ type Transport struct {
 	pacer      LocalPacer
 	counters   counters
 
+	fetchOnce  sync.Once
+	fetchRT    http.RoundTripper              // fetches robots.txt files (see fetchBase)
+	fetchClone atomic.Pointer[http.Transport] // fetchRT, when it is a clone of Base
+
 	// Test hook: the retry waits of robots.txt fetches.
 	retryWaitMin, retryWaitMax time.Duration
 }
@@ -446,6 +451,9 @@ func (t *Transport) Check(req *http.Request) error {
 func (t *Transport) CloseIdleConnections() {
 	if ci, ok := t.base().(interface{ CloseIdleConnections() }); ok {
 		ci.CloseIdleConnections()
+	}
+	if c := t.fetchClone.Load(); c != nil {
+		c.CloseIdleConnections()
 	}
 }
 

@@ -978,3 +978,21 @@ func TestAgentWithoutUserAgentHeader(t *testing.T) {
 		t.Errorf("robots.txt fetched as %q", ua)
 	}
 }
+
+// TestCloseIdleConnectionsFirst: closing idle connections before the first
+// request leaves the Transport ready to fetch robots.txt files.
+func TestCloseIdleConnectionsFirst(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\n"))
+	tr := &robotsguard.Transport{UserAgent: "TestBot/1.0", NoPacing: true}
+	tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr}
+	defer c.CloseIdleConnections()
+	resp, err := c.Get(s.URL + "/page")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if _, err := c.Get(s.URL + "/private"); !errors.Is(err, robotsguard.ErrDisallowed) {
+		t.Errorf("GET /private: %v, want ErrDisallowed", err)
+	}
+}
