@@ -425,7 +425,9 @@ func (t *Transport) backoff(ctx context.Context, st *originState, retryAfter str
 	if limit := orDefault(t.MaxBackoff, DefaultMaxBackoff); wait > limit || wait < 0 {
 		wait = limit
 	}
-	t.pacerFor().Backoff(ctx, st.name, now.Add(wait))
+	// The back-off outlives the request: its context's end must not
+	// keep a Pacer from recording it.
+	t.pacerFor().Backoff(context.WithoutCancel(ctx), st.name, now.Add(wait))
 }
 
 // Check returns the error RoundTrip would return for req before pacing
