@@ -138,8 +138,7 @@ func (t *Transport) get(ctx context.Context, robotsURL, fetchURL, host, userAgen
 	}
 	var requested time.Time
 	var stopped bool // checkRedirect ended a chain: the final 3xx is the policy's
-	client, done := t.retryClient(func() { requested, stopped = t.now(), false }, &stopped)
-	defer done()
+	client := t.retryClient(func() { requested, stopped = t.now(), false }, &stopped)
 	resp, err := client.Do(req)
 	received := t.now()
 	if err != nil {
@@ -241,9 +240,9 @@ const MaxFetchHeaderBytes = 64 << 10
 // or, when Base is an *http.Transport (nil meaning
 // http.DefaultTransport) that lets a response header be larger than
 // MaxFetchHeaderBytes, a clone of it that does not, made once and kept, so
-// that its connections are reused from one fetch to the next. done is
-// there for the callers, and does nothing.
-func (t *Transport) fetchBase() (rt http.RoundTripper, done func()) {
+// that its connections are reused from one fetch to the next
+// (CloseIdleConnections closes them).
+func (t *Transport) fetchBase() http.RoundTripper {
 	t.fetchOnce.Do(func() {
 		b := t.base()
 		ht, ok := b.(*http.Transport)
@@ -256,21 +255,19 @@ func (t *Transport) fetchBase() (rt http.RoundTripper, done func()) {
 		t.fetchRT = c
 		t.fetchClone.Store(c)
 	})
-	return t.fetchRT, func() {}
+	return t.fetchRT
 }
 
 // retryClient returns the client that fetches robots.txt files, retrying
 // with back-off through go-retryablehttp; onAttempt runs before each
 // attempt, and *stopped is set when checkRedirect ends a redirect chain.
-// Call done when the fetch is over.
-func (t *Transport) retryClient(onAttempt func(), stopped *bool) (c *retryablehttp.Client, done func()) {
+func (t *Transport) retryClient(onAttempt func(), stopped *bool) *retryablehttp.Client {
 	waitMax := t.retryWaitMax
-	base, done := t.fetchBase()
 	return &retryablehttp.Client{
 		HTTPClient: &http.Client{
 			// The base transport, not the Transport itself: robots.txt
 			// is not subject to robots.txt.
-			Transport: recoverer{base},
+			Transport: recoverer{t.fetchBase()},
 			CheckRedirect: func(req *http.Request, via []*http.Request) error {
 				err := t.checkRedirect(req, via)
 				*stopped = err != nil
@@ -298,7 +295,7 @@ func (t *Transport) retryClient(onAttempt func(), stopped *bool) (c *retryableht
 		Backoff:      retryablehttp.DefaultBackoff,          // honours Retry-After, at most waitMax (see CheckRetry)
 		ErrorHandler: retryablehttp.PassthroughErrorHandler, // the last response is ours to read
 		// Logger nil: silent.
-	}, done
+	}
 }
 
 // recoverer is a RoundTripper that turns a panic of the one it wraps into
