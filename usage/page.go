@@ -1,0 +1,45 @@
+package usage
+
+import (
+	"net/http"
+	"net/textproto"
+)
+
+// A Page holds the usage signals of one response: its header fields and,
+// when read, the meta tags of its HTML head. Build one with ReadHeader,
+// ReadHTML or ReadResponse.
+type Page struct {
+	// URL is the page's URL, for explanations; it may be "".
+	URL string
+	// Header holds the response's signal fields only (X-Robots-Tag,
+	// Content-Usage, TDM-Reservation, TDM-Policy), in canonical form.
+	Header http.Header
+	// Meta lists the head's meta tags that may carry a signal (name
+	// "robots", an agent's name, "tdm-reservation", "tdm-policy"), in
+	// document order, names lower-cased.
+	Meta []Meta
+	// HTMLTruncated reports that the head was longer than the bound read,
+	// so meta tags past it were not seen.
+	HTMLTruncated bool
+}
+
+// A Meta is a <meta name content> tag.
+type Meta struct {
+	Name    string // lower case
+	Content string
+}
+
+// signalFields are the response header fields a Page keeps.
+var signalFields = [...]string{"X-Robots-Tag", "Content-Usage", "Tdm-Reservation", "Tdm-Policy"}
+
+// ReadHeader returns the Page of a response header: its X-Robots-Tag,
+// Content-Usage, TDM-Reservation and TDM-Policy fields.
+func ReadHeader(h http.Header) *Page {
+	p := &Page{Header: http.Header{}}
+	for _, k := range signalFields {
+		if v := h.Values(k); len(v) > 0 {
+			p.Header[textproto.CanonicalMIMEHeaderKey(k)] = append([]string(nil), v...)
+		}
+	}
+	return p
+}
