@@ -185,8 +185,8 @@ type Conditions struct {
 	// only.
 	MaxVideoPreview    time.Duration
 	HasMaxVideoPreview bool
-	// NotAfter is when the permission ends (unavailable_after, an ACAP
-	// time limit): the use is disallowed from then on. Zero when none.
+	// NotAfter is when the permission ends (unavailable_after): the use
+	// is disallowed from then on. Zero when none.
 	NotAfter time.Time
 	// NoImageIndex: images on the page are not to be indexed
 	// (noimageindex). NoTranslate: no translation is to be offered
@@ -198,7 +198,8 @@ type Conditions struct {
 	// use (tdm-policy).
 	Policy string
 	// ACAP holds the qualifiers of the ACAP permission that allowed the
-	// use; the crawler must honour them all.
+	// use; the crawler must honour them all. A time-limit counts from when
+	// the crawler got the page: acap.Qualifier.Deadline gives its end.
 	ACAP []acap.Qualifier
 }
 
