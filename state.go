@@ -16,6 +16,7 @@ import (
 	"github.com/robotsguard/robotsguard/acap"
 	"github.com/robotsguard/robotsguard/cache"
 	"github.com/robotsguard/robotsguard/policy"
+	"github.com/robotsguard/robotsguard/usage"
 )
 
 // The state cache: what the Transport knows of each origin's robots.txt,
@@ -62,18 +63,19 @@ type originState struct {
 	origin  origin
 	name    string // origin.String(), for the Pacer
 	entry   *cache.Entry
-	err     error          // why the last fetch failed, when it did
-	access  Access         // what entry's status means, when it has one
-	robots  *policy.Robots // the parsed body; empty unless access is UseRules
-	parsed  bool           // robots was parsed from entry's body
-	group   *policy.Group  // the group of the Transport's UserAgent
-	every   time.Duration  // the interval that group asks for, capped
-	over    bool           // the group asks for more than MaxDelay
-	decider decider        // decides requests when access is UseRules
-	acap    *acapState     // with ACAP on, for a file with ACAP records
-	until   time.Time      // used without a new fetch until then
-	size    int64          // memory held, for the cache bound
-	strikes atomic.Int32   // 429 and 503 answers in a row, for the back-off
+	err     error                // why the last fetch failed, when it did
+	access  Access               // what entry's status means, when it has one
+	robots  *policy.Robots       // the parsed body; empty unless access is UseRules
+	parsed  bool                 // robots was parsed from entry's body
+	group   *policy.Group        // the group of the Transport's UserAgent
+	every   time.Duration        // the interval that group asks for, capped
+	over    bool                 // the group asks for more than MaxDelay
+	decider decider              // decides requests when access is UseRules
+	acap    *acapState           // with ACAP on, for a file with ACAP records
+	signals *usage.RobotsSignals // usage signals of the file; nil when it has none
+	until   time.Time            // used without a new fetch until then
+	size    int64                // memory held, for the cache bound
+	strikes atomic.Int32         // 429 and 503 answers in a row, for the back-off
 }
 
 func (st *originState) memSize() int64 { return st.size }
@@ -127,6 +129,10 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 	if p.robots != nil {
 		st.size += int64(p.robots.MemSize())
 	}
+	if p.signals != nil {
+		st.signals = p.signals
+		st.size += int64(p.signals.MemSize())
+	}
 	if p.acap != nil {
 		st.acap = p.acap
 		st.decider = acapDecider{p.acap, t.ACAP.Purpose}
@@ -147,8 +153,9 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 // parsed is what a robots.txt body holds: its rules and, with ACAP on,
 // its ACAP state.
 type parsed struct {
-	robots *policy.Robots
-	acap   *acapState
+	robots  *policy.Robots
+	acap    *acapState
+	signals *usage.RobotsSignals
 }
 
 // parse parses e's body, when its status says the rules apply, and reads
@@ -159,10 +166,11 @@ func (t *Transport) parse(o origin, e *cache.Entry, dial, ua string) parsed {
 		return parsed{}
 	}
 	if t.ACAP == nil {
-		return parsed{robots: t.Parser.Parse(e.Body)}
+		robots := t.Parser.Parse(e.Body)
+		return parsed{robots: robots, signals: robotsSignals(o, e.Body, robots)}
 	}
 	robots, pol := t.parseACAP(e.Body)
-	return parsed{robots: robots, acap: t.resolveACAP(o, pol, dial, ua)}
+	return parsed{robots: robots, acap: t.resolveACAP(o, pol, dial, ua), signals: robotsSignals(o, e.Body, robots)}
 }
 
 // cached returns the state of o held in memory, if any.
@@ -434,7 +442,7 @@ func (t *Transport) parseFor(o origin, e *cache.Entry, prev *originState, dial, 
 	if prev == nil || !prev.parsed || e.Status == 0 || !sameBody(e, prev.entry) {
 		return t.parse(o, e, dial, ua)
 	}
-	return parsed{robots: prev.robots, acap: t.resolveACAP(o, prev.acapPolicy(), dial, ua)}
+	return parsed{robots: prev.robots, acap: t.resolveACAP(o, prev.acapPolicy(), dial, ua), signals: prev.signals}
 }
 
 // keep builds o's state and holds it in memory, unless the cache policy

@@ -15,3 +15,9 @@ func (r *RobotsSignals) Evidence(agent, target string, c Category) []Evidence { 
 // contentUsageHeaderEvidence returns what the page's Content-Usage header
 // fields say of c.
 func contentUsageHeaderEvidence(p *Page, c Category) []Evidence { return nil }
+
+// Empty reports whether the file has no usage signal.
+func (r *RobotsSignals) Empty() bool { return true }
+
+// MemSize returns the memory r holds, in bytes, for cache bounds.
+func (r *RobotsSignals) MemSize() int { return 0 }

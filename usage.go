@@ -1,0 +1,135 @@
+package robotsguard
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/robotsguard/robotsguard/policy"
+	"github.com/robotsguard/robotsguard/usage"
+)
+
+// The usage signals: what a site says of the uses of its pages beyond
+// crawling them (search, snippets, archives, AI training, …), decided by
+// package usage from what the Transport holds.
+
+// tdmrepPath is where a site publishes its TDMRep file (TDMRep §3.1).
+const tdmrepPath = "/.well-known/tdmrep.json"
+
+// Usage answers whether the agent of req (UserAgent, or req's User-Agent)
+// may use req's URL for category c, by the signals of its site and, when
+// page is not nil, of the page itself (usage.ReadResponse reads them from
+// a response): see package usage for each signal and how they combine.
+//
+// The site's signals are those of its robots.txt, fetched and cached as
+// RoundTrip does, so a Transport that already holds the file asks the site
+// nothing: its rules (crawl), its Content-Usage and Content-Signal lines,
+// and, with ACAP set, its ACAP records. For tdm and train-ai, the site's
+// /.well-known/tdmrep.json is read too, fetched and cached as robots.txt
+// files are (a 4xx means the site has none); while it cannot be read, with
+// no copy to stand in, those uses are disallowed, as RFC 9309 treats a
+// robots.txt it cannot reach.
+//
+// For crawl, Usage gives the robots.txt's verdict; Check gives the
+// Transport's, which also weighs NormalizePaths and RefuseAboveMaxDelay.
+// Usage fails when req's URL has no robots.txt (ErrUnsupportedURL), when
+// c is not a category, or when req's context ends first.
+func (t *Transport) Usage(req *http.Request, c usage.Category, page *usage.Page) (usage.Decision, error) {
+	t.init()
+	if !c.Valid() {
+		return usage.Decision{}, fmt.Errorf("robotsguard: %q is not a usage category (%s)", c, categoryList())
+	}
+	if req.URL == nil {
+		return usage.Decision{}, unsupportedURL("the request has no URL")
+	}
+	o, dial, err := requestOrigin(req)
+	if err != nil {
+		return usage.Decision{}, err
+	}
+	ua := t.requestAgent(req)
+	now := t.now()
+	st, _, err := t.lookup(req.Context(), o, dial, ua, now)
+	if err != nil {
+		return usage.Decision{}, err
+	}
+	site := &usage.Site{RobotsURL: o.robotsURL(), Status: st.entry.Status}
+	switch t.access(st, now) {
+	case UseRules:
+		site.Rules, site.Robots = st.robots, st.signals
+		if st.acap != nil {
+			// The ACAP policy pools the conventional records, and
+			// decides crawling in their place, as RoundTrip does.
+			site.ACAP, site.Rules = st.acap.policy, nil
+		}
+	case AllowAll:
+		site.Unread = usage.Allowed
+	default:
+		site.Unread = usage.Disallowed
+	}
+	if c == usage.TDM || c == usage.TrainAI {
+		if err := t.tdmrep(o, dial, ua, site); err != nil {
+			d := usage.Decision{Category: c, Verdict: usage.Disallowed}
+			d.Decisive = usage.Evidence{Category: c, Verdict: usage.Disallowed, Source: usage.Source{
+				Signal: usage.TDMRep, Place: usage.InFile, URL: site.TDMRepURL,
+				Text: "unreachable: " + unprefixed(err)}}
+			d.Evidence = []usage.Evidence{d.Decisive}
+			return d, nil
+		}
+	}
+	target := req.URL.RequestURI()
+	if strings.HasPrefix(target, "//") {
+		target = req.URL.String()
+	}
+	return usage.Decide(usage.Query{Agent: t.agent(ua), URL: target, Category: c, Now: now}, site, page), nil
+}
+
+// tdmrep reads o's TDMRep file into site, from memory while fresh, else
+// from the Store or fetched as a robots.txt is. It leaves site.TDMRep nil
+// when the site has none (a status the StatusPolicy reads as unavailable),
+// and fails when the file cannot be read.
+func (t *Transport) tdmrep(o origin, dial, ua string, site *usage.Site) error {
+	u := &url.URL{Scheme: "http", Host: o.host, Path: tdmrepPath}
+	if o.https {
+		u.Scheme = "https"
+	}
+	site.TDMRepURL = o.String() + tdmrepPath
+	rs := t.reference(o, u, dial, ua, time.Now().Add(t.fetchTimeout()))
+	if rs.err != nil {
+		return rs.err
+	}
+	if t.statusPolicy()(rs.entry.Status) != UseRules {
+		return nil // no file
+	}
+	f, err := usage.ParseTDMRep(rs.entry.Body, site.TDMRepURL)
+	if err != nil {
+		return err
+	}
+	site.TDMRep = f
+	return nil
+}
+
+// robotsSignals returns the usage signals of o's robots.txt body, whose
+// rules are robots, or nil when it has none: the body is scanned again only
+// when robots holds a line with such a key.
+func robotsSignals(o origin, body []byte, robots *policy.Robots) *usage.RobotsSignals {
+	for _, d := range robots.Unknown() {
+		if strings.EqualFold(d.Key, "content-usage") || strings.EqualFold(d.Key, "content-signal") {
+			if s := usage.ParseRobots(body, o.robotsURL()); !s.Empty() {
+				return s
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// categoryList names the usage categories, for error messages.
+func categoryList() string {
+	var names []string
+	for _, c := range usage.Categories() {
+		names = append(names, string(c))
+	}
+	return strings.Join(names, ", ")
+}

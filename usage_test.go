@@ -1,0 +1,111 @@
+package robotsguard_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/robotsguard/robotsguard/usage"
+)
+
+// usageOf asks h's Transport about url's use for c.
+func (h *harness) usageOf(url string, c usage.Category, page *usage.Page) usage.Decision {
+	h.t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	d, err := h.tr.Usage(req, c, page)
+	if err != nil {
+		h.t.Fatalf("Usage(%s, %s): %v", url, c, err)
+	}
+	return d
+}
+
+func TestUsageCrawlAsTheRobotsTxtSays(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private/\n"))
+	h := newHarness(t)
+	if d := h.usageOf(s.URL+"/private/a", usage.Crawl, nil); d.Verdict != usage.Disallowed || d.Decisive.Source.Line != 2 || !strings.Contains(d.String(), "/robots.txt line 2") {
+		t.Errorf("crawl /private/a: %v", d)
+	}
+	if d := h.usageOf(s.URL+"/public", usage.Crawl, nil); d.Verdict != usage.Allowed {
+		t.Errorf("crawl /public: %v", d)
+	}
+	h.allowed(s.URL + "/public")
+	if n := s.count("/robots.txt"); n != 1 {
+		t.Errorf("robots.txt fetched %d times for two Usage calls and a request, want 1", n)
+	}
+	// The other categories are not the conventional rules' to decide.
+	if d := h.usageOf(s.URL+"/private/a", usage.Search, nil); d.Verdict != usage.Unknown {
+		t.Errorf("search by Disallow: %v", d)
+	}
+}
+
+func TestUsageCrawlWhenRobotsTxtUnread(t *testing.T) {
+	gone := newSite(t, status(http.StatusNotFound))
+	down := newSite(t, status(http.StatusServiceUnavailable))
+	h := newHarness(t)
+	if d := h.usageOf(gone.URL+"/a", usage.Crawl, nil); d.Verdict != usage.Allowed {
+		t.Errorf("404 robots.txt: %v", d)
+	}
+	if d := h.usageOf(down.URL+"/a", usage.Crawl, nil); d.Verdict != usage.Disallowed {
+		t.Errorf("503 robots.txt: %v", d)
+	}
+}
+
+func TestUsageReadsTDMRepOnce(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nAllow: /\n"))
+	s.pages = func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/.well-known/tdmrep.json" {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`[{"location": "/", "tdm-reservation": 1, "tdm-policy": "https://example.com/policy.json"}]`))
+			return
+		}
+		w.Write([]byte("ok"))
+	}
+	h := newHarness(t)
+	for range 3 {
+		h.usageOf(s.URL+"/a", usage.TDM, nil)
+	}
+	h.usageOf(s.URL+"/b", usage.TrainAI, nil)
+	h.usageOf(s.URL+"/b", usage.Search, nil)
+	if n := s.count("/.well-known/tdmrep.json"); n != 1 {
+		t.Errorf("tdmrep.json fetched %d times, want 1", n)
+	}
+}
+
+func TestUsageTDMRepUnreachableDisallows(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nAllow: /\n"))
+	s.pages = func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/.well-known/tdmrep.json" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte("ok"))
+	}
+	h := newHarness(t)
+	d := h.usageOf(s.URL+"/a", usage.TDM, nil)
+	if d.Verdict != usage.Disallowed || d.Decisive.Source.Signal != usage.TDMRep || !strings.Contains(d.String(), "tdmrep.json") {
+		t.Errorf("tdm with tdmrep.json unreachable: %v", d)
+	}
+	if d := h.usageOf(s.URL+"/a", usage.Search, nil); d.Verdict == usage.Disallowed {
+		t.Errorf("search disallowed by an unreachable tdmrep.json: %v", d)
+	}
+}
+
+func TestUsageTDMRepAbsent(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nAllow: /\n"))
+	s.pages = func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }
+	h := newHarness(t)
+	if d := h.usageOf(s.URL+"/a", usage.TDM, nil); d.Verdict != usage.Unknown || len(d.Evidence) != 0 {
+		t.Errorf("tdm without tdmrep.json: %v %v", d, d.Evidence)
+	}
+}
+
+func TestUsageRejectsUnknownCategory(t *testing.T) {
+	h := newHarness(t)
+	req, _ := http.NewRequest(http.MethodGet, "https://example.com/", nil)
+	if _, err := h.tr.Usage(req, "index", nil); err == nil || !strings.HasPrefix(err.Error(), "robotsguard: ") {
+		t.Errorf("Usage with category index: %v", err)
+	}
+}
