@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 
 	"github.com/robotsguard/robotsguard"
 	"github.com/robotsguard/robotsguard/acap"
 	"github.com/robotsguard/robotsguard/policy"
+	usagecat "github.com/robotsguard/robotsguard/usage"
 )
 
 // verdict is the decision on one URL, as check and diff print it.
@@ -19,8 +21,16 @@ type verdict struct {
 	Allowed bool   `json:"allowed"`
 	// Basis says what decided: "rule", "no-match", "no-group",
 	// "robots.txt", "unavailable", "unreachable", "status", "acap-field",
-	// "acap-none", "acap-conflict" or "acap-reference".
-	Basis      string   `json:"basis"`
+	// "acap-none", "acap-conflict" or "acap-reference"; with -usage,
+	// "usage-" and the signal that decided ("usage-robots-rules",
+	// "usage-acap", "usage-content-usage", "usage-content-signal",
+	// "usage-x-robots-tag", "usage-meta-robots", "usage-tdmrep"), or
+	// "usage-unknown" when no signal speaks of the use.
+	Basis string `json:"basis"`
+	// Usage is the verdict on the use with -usage: "allowed",
+	// "disallowed" or "unknown" (Allowed is then false only for
+	// "disallowed").
+	Usage      string   `json:"usage,omitempty"`
 	Rule       string   `json:"rule,omitempty"`
 	Line       int      `json:"line,omitempty"`
 	Group      string   `json:"group,omitempty"`
@@ -122,6 +132,15 @@ func (v verdict) why() string {
 	case "acap-reference":
 		return "unreadable " + v.Rule + ": " + v.Detail
 	}
+	if strings.HasPrefix(v.Basis, "usage-") {
+		switch {
+		case v.Detail != "":
+			return v.Detail
+		case v.Robots != "" && v.Line == 0:
+			return v.Robots + " " + v.Rule
+		}
+		return v.Rule
+	}
 	return v.Basis
 }
 
@@ -143,6 +162,9 @@ func (v verdict) groupCell() string {
 }
 
 func (v verdict) word() string {
+	if v.Usage != "" {
+		return v.Usage
+	}
 	if v.Allowed {
 		return "allowed"
 	}
@@ -154,6 +176,7 @@ type checkOutput struct {
 	Agent      string          `json:"agent"`
 	Dialect    string          `json:"dialect"`
 	ACAP       string          `json:"acap,omitempty"`
+	Usage      string          `json:"usage,omitempty"`
 	Robots     []robotsSummary `json:"robots"`
 	Results    []verdict       `json:"results"`
 	Disallowed int             `json:"disallowed"`
@@ -173,6 +196,8 @@ func cmdCheck(e *env, args []string) (int, error) {
 	agent := fs.String("agent", "*", "the crawler's product token or User-Agent (* follows the \"*\" group)")
 	dialectFlag := fs.String("dialect", "rfc9309", "how to read the file: rfc9309, google or koster1996")
 	usage := fs.String("acap", "", "decide by the file's ACAP 1.1 records for `USAGE` (crawl, index, present-snippet, …)")
+	category := fs.String("usage", "", "decide a use of each URL by every signal of its site: `CATEGORY` is "+categoryNames())
+	tdmFile := fs.String("tdmrep", "", "with -robots and -usage, read the site's tdmrep.json from `FILE`")
 	jsonOut := fs.Bool("json", false, "write JSON")
 	urlsFile := fs.String("urls", "", "read URLs from `FILE` (- for stdin), one a line, or the first URL of each line of a log")
 	if err := parseFlags(fs, args); err != nil {
@@ -195,8 +220,17 @@ func cmdCheck(e *env, args []string) (int, error) {
 	if u := strings.ToLower(*usage); u != "" && !acap.Usage(u).Valid() {
 		return 0, usagef("-acap %q is not an ACAP 1.1 usage type (crawl, follow, index, preserve, present, present-snippet, …, other)", *usage)
 	}
+	cat := usagecat.Category(strings.ToLower(*category))
+	switch {
+	case cat != "" && !cat.Valid():
+		return 0, usagef("-usage %q is not a usage category (%s)", *category, categoryNames())
+	case cat != "" && *usage != "":
+		return 0, usagef("-usage and -acap cannot be used together (-usage weighs the ACAP records too)")
+	case *tdmFile != "" && (cat == "" || *robotsFile == ""):
+		return 0, usagef("-tdmrep needs -robots and -usage")
+	}
 	p := policy.Parser{Dialect: dialect}
-	out := checkOutput{Agent: *agent, Dialect: dialectName(dialect), ACAP: strings.ToLower(*usage), Results: make([]verdict, 0, len(urls))}
+	out := checkOutput{Agent: *agent, Dialect: dialectName(dialect), ACAP: strings.ToLower(*usage), Usage: string(cat), Results: make([]verdict, 0, len(urls))}
 	prog := &progress{e: e, total: len(urls)}
 
 	if *robotsFile != "" {
@@ -213,10 +247,32 @@ func cmdCheck(e *env, args []string) (int, error) {
 		if out.ACAP != "" {
 			ap = acap.Parser{}.Parse(src.body)
 		}
+		var site *usagecat.Site
+		if cat != "" && src.snap == nil {
+			var tdm []byte
+			if *tdmFile != "" {
+				if tdm, err = os.ReadFile(*tdmFile); err != nil {
+					return 0, &failure{err}
+				}
+			}
+			if site, err = fileSite(src.Name, src.body, src.robots, tdm, *tdmFile); err != nil {
+				return 0, &failure{err}
+			}
+		}
 		g := src.robots.Group(*agent)
 		for i, u := range urls {
 			var v verdict
-			if src.snap != nil && (ap == nil || src.snap.Access != robotsguard.UseRules) {
+			if cat != "" && src.snap != nil {
+				pu, err := url.Parse(u)
+				if err != nil {
+					return 0, usagef("%q: %v", u, err)
+				}
+				if v, err = liveUsage(src.live, e, u, pu, cat, *agent); err != nil {
+					return 0, &failure{err}
+				}
+			} else if site != nil {
+				v = fromUsage(u, usagecat.Decide(usagecat.Query{Agent: *agent, URL: u, Category: cat}, site, nil))
+			} else if src.snap != nil && (ap == nil || src.snap.Access != robotsguard.UseRules) {
 				pu, err := url.Parse(u)
 				if err != nil {
 					return 0, usagef("%q: %v", u, err)
@@ -263,6 +319,9 @@ func cmdCheck(e *env, args []string) (int, error) {
 	if out.ACAP != "" {
 		what += ", ACAP usage " + out.ACAP
 	}
+	if out.Usage != "" {
+		what += ", usage " + out.Usage
+	}
 	kv(e.stdout, append(pairs, "agent", what)...)
 	fmt.Fprintln(e.stdout)
 	var t table
@@ -301,7 +360,7 @@ func checkLive(e *env, out *checkOutput, p policy.Parser, urls []string, prog *p
 			origins = append(origins, o)
 		}
 	}
-	l := newLive(out.Agent, p, out.ACAP != "")
+	l := newLive(out.Agent, p, out.ACAP != "" || out.Usage != "")
 	if err := l.t.Prefetch(e.ctx, origins...); err != nil {
 		return &failure{err}
 	}
@@ -318,7 +377,12 @@ func checkLive(e *env, out *checkOutput, p policy.Parser, urls []string, prog *p
 	for i, u := range parsed {
 		snap := snaps[u.Scheme+"://"+u.Host]
 		var v verdict
-		if out.ACAP != "" {
+		if out.Usage != "" {
+			var err error
+			if v, err = liveUsage(l, e, urls[i], u, usagecat.Category(out.Usage), out.Agent); err != nil {
+				return &failure{err}
+			}
+		} else if out.ACAP != "" {
 			ap, err := l.t.ACAPPolicy(e.ctx, u)
 			if err != nil {
 				v = verdict{URL: urls[i], Basis: "unreachable", Detail: err.Error(), Robots: snap.URL}

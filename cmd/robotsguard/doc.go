@@ -6,7 +6,7 @@
 //
 // Usage (flags come before arguments):
 //
-//	robotsguard check   [-robots FILE|-] [-agent NAME] [-dialect rfc9309|google|koster1996] [-acap USAGE] [-json] [-urls FILE] [URL...]
+//	robotsguard check   [-robots FILE|-] [-agent NAME] [-dialect rfc9309|google|koster1996] [-acap USAGE | -usage CATEGORY [-tdmrep FILE]] [-json] [-urls FILE] [URL...]
 //	robotsguard lint    [-json] FILE|URL
 //	robotsguard fetch   [-agent NAME] [-json] URL
 //	robotsguard diff    [-agent NAME] [-json] [-urls FILE] OLD NEW [URL...]
@@ -21,7 +21,14 @@
 // Transport's verdict (Transport.Check). With -robots, the file (or "-",
 // standard input) is parsed in the -dialect given and the URLs may be
 // paths. -acap USAGE decides by the file's ACAP 1.1 records instead, for
-// that usage (crawl, index, present-snippet, …). -urls reads URLs from a
+// that usage (crawl, index, present-snippet, …). -usage CATEGORY decides
+// a use of each URL by every signal of its site (package usage): the
+// robots.txt's rules, ACAP records, Content-Usage and Content-Signal
+// lines, and, for tdm and train-ai, the site's tdmrep.json (fetched live,
+// or read from -tdmrep FILE with -robots). CATEGORY is crawl, search,
+// snippet, archive, train-ai, ai-input or tdm; each URL's verdict is
+// allowed, disallowed or unknown (no signal speaks of the use), and check
+// exits 1 when the use is disallowed for any URL. -urls reads URLs from a
 // file, one a line, or from a crawl log: the request target of an
 // access-log line ("GET /a HTTP/1.1"), else the first http(s) URL of the
 // line (a line that starts with "/" is a path); it warns on standard
@@ -108,7 +115,7 @@
 // is a terminal and NO_COLOR is not set. With -json each command writes
 // one JSON object; its fields are stable (new ones may be added):
 //
-//	check  {"agent", "dialect", "acap"?, "robots": [{"source", "status"?, "access"?, "error"?}],
+//	check  {"agent", "dialect", "acap"?, "usage"?, "robots": [{"source", "status"?, "access"?, "error"?}],
 //	        "results": [verdict], "disallowed"}
 //	lint   {"source", "bytes", "findings": [{"line", "severity", "code", "message", "hint", "example"?}],
 //	        "errors", "warnings"}
@@ -119,11 +126,15 @@
 //	        "acap"?: {"version"?, "references"?, "actions"?, "problems"?}}
 //	diff   {"old", "new", "agents", "urls", "derived", "changes": [{"agent", "url", "old": verdict, "new": verdict}]}
 //
-// where a verdict is {"url", "allowed", "basis", "rule"?, "line"?, "group"?,
+// where a verdict is {"url", "allowed", "usage"?, "basis", "rule"?, "line"?, "group"?,
 // "group_line"?, "robots"?, "detail"?, "qualifiers"?} and basis is one of
 // "rule", "no-match", "no-group", "robots.txt" (always allowed),
 // "unavailable" (no robots.txt: everything allowed), "unreachable",
 // "status" (the status disallows everything), "acap-field", "acap-none",
 // "acap-conflict" or "acap-reference" (an unreadable permissions
-// reference). Fields marked ? are omitted when empty.
+// reference); with -usage, "usage" is "allowed", "disallowed" or "unknown",
+// "qualifiers" lists the conditions attached, and basis is "usage-" followed
+// by the signal that decided (robots-rules, acap, content-usage,
+// content-signal, tdmrep) or "usage-unknown". Fields marked ? are omitted
+// when empty.
 package main
