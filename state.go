@@ -518,6 +518,9 @@ type Snapshot struct {
 	// permissions references, when Transport.ACAP is set and the file has
 	// ACAP records; nil otherwise.
 	ACAP *acap.Policy
+	// Usage holds the file's Content-Usage and Content-Signal lines (see
+	// package usage and Transport.Usage); nil when it has none.
+	Usage *usage.RobotsSignals
 
 	st *originState
 }
@@ -556,6 +559,7 @@ func (t *Transport) Robots(ctx context.Context, u *url.URL) (*Snapshot, error) {
 		if st.acap != nil {
 			s.ACAP = st.acap.policy
 		}
+		s.Usage = st.signals
 	case AllowAll:
 		s.Delay, _ = t.interval(nil)
 	}
