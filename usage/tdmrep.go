@@ -324,21 +324,26 @@ func tdmHasPrefixFold(s, prefix string) bool {
 }
 
 // tdmPolicyURL returns the tdm-policy value s as a URL, resolved against
-// base when it is relative and base is absolute; "" when s is empty, too
-// long or not a URL.
+// base when it is relative and base is absolute; "" when s is empty, longer
+// than 4096 bytes, holds spaces or control characters, or is not an http or
+// https URL or a relative reference.
 func tdmPolicyURL(s, base string) string {
 	s = strings.TrimSpace(s)
-	if s == "" || len(s) > tdmMaxPolicyBytes {
+	if s == "" || len(s) > tdmMaxPolicyBytes || strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
 		return ""
 	}
 	u, err := url.Parse(s)
-	if err != nil {
+	switch {
+	case err != nil:
 		return ""
-	}
-	if !u.IsAbs() && base != "" {
-		if b, err := url.Parse(base); err == nil && b.IsAbs() {
-			return b.ResolveReference(u).String()
+	case u.IsAbs():
+		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return ""
 		}
+		return s
+	}
+	if b, err := url.Parse(base); err == nil && b.IsAbs() {
+		return b.ResolveReference(u).String()
 	}
 	return s
 }

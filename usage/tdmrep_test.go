@@ -104,7 +104,9 @@ func TestSecTDMPolicy(t *testing.T) {
 	f := tdmParse(t, `[
 		{"location": "/free/", "tdm-reservation": 0, "tdm-policy": "https://provider.com/p.json"},
 		{"location": "/rel/", "tdm-reservation": 1, "tdm-policy": "/policies/p.json"},
-		{"location": "/bad/", "tdm-reservation": 1, "tdm-policy": 7}
+		{"location": "/bad/", "tdm-reservation": 1, "tdm-policy": 7},
+		{"location": "/words/", "tdm-reservation": 1, "tdm-policy": "see our terms"},
+		{"location": "/js/", "tdm-reservation": 1, "tdm-policy": "javascript:alert(1)"}
 	]`)
 	if v, pol, _ := tdmVerdict(t, f, nil, "/free/a"); v != Allowed || pol != "" {
 		t.Errorf("reservation 0 with a policy: %v, policy %q; want allowed with no policy", v, pol)
@@ -115,8 +117,17 @@ func TestSecTDMPolicy(t *testing.T) {
 	if v, pol, _ := tdmVerdict(t, f, nil, "/bad/a"); v != Disallowed || pol != "" {
 		t.Errorf("policy not a string: %v, %q; want disallowed with no policy", v, pol)
 	}
-	if len(f.Problems()) != 1 || f.Problems()[0].Rule != 3 {
-		t.Errorf("problems %v, want one for rule 3", f.Problems())
+	for _, target := range []string{"/words/a", "/js/a"} {
+		if v, pol, _ := tdmVerdict(t, f, nil, target); v != Disallowed || pol != "" {
+			t.Errorf("%s: %v, %q; want disallowed with no policy", target, v, pol)
+		}
+	}
+	var rules []int
+	for _, p := range f.Problems() {
+		rules = append(rules, p.Rule)
+	}
+	if want := []int{3, 4, 5}; !equalInts(rules, want) {
+		t.Errorf("problems %v, want one for each of rules %v", f.Problems(), want)
 	}
 }
 
