@@ -1,8 +1,10 @@
 package usage
 
 import (
+	"bytes"
 	"errors"
 	"io"
+	"net/http"
 	"os"
 	"reflect"
 	"strings"
@@ -197,4 +199,59 @@ func TestReadHTMLError(t *testing.T) {
 	if want := []Meta{{"robots", "noindex"}}; p == nil || !reflect.DeepEqual(p.Meta, want) {
 		t.Errorf("page = %+v, want the meta tags read before the error", p)
 	}
+}
+
+func FuzzReadHTML(f *testing.F) {
+	for _, name := range []string{"testdata/xrobots/spec-robots-meta.html", "testdata/xrobots/googlebot-news.html"} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, uint16(0))
+		f.Add(b, uint16(100))
+	}
+	f.Add([]byte(`<html><head><meta name="googlebot" content="noindex"><meta name="googlebot-news" content="nosnippet"></head>`), uint16(50))
+	f.Add([]byte(`<meta name="robots" content="noindex"><script>"</head>"</script><meta name=googlebot content=nosnippet>`), uint16(0))
+	f.Fuzz(func(t *testing.T, data []byte, limit uint16) {
+		cr := &countingReader{r: bytes.NewReader(data)}
+		p, err := ReadHTML(cr, int64(limit))
+		if err != nil {
+			t.Fatal(err)
+		}
+		max := int64(limit)
+		if max == 0 {
+			max = DefaultMaxHTMLBytes
+		}
+		if cr.n > max {
+			t.Fatalf("read %d bytes, limit %d", cr.n, max)
+		}
+		if len(p.Meta) > maxHTMLMeta {
+			t.Fatalf("%d meta tags", len(p.Meta))
+		}
+		for _, m := range p.Meta {
+			if !signalMetaName(m.Name) || m.Name != strings.ToLower(m.Name) || len(m.Content) > maxHTMLContent {
+				t.Fatalf("meta %q", m)
+			}
+		}
+		// A naive reading: a document that opens with a robots meta tag
+		// has it first.
+		if bytes.HasPrefix(data, []byte(`<meta name="robots" content="noindex">`)) && (limit == 0 || limit >= 64) {
+			if len(p.Meta) == 0 || p.Meta[0] != (Meta{"robots", "noindex"}) {
+				t.Fatalf("leading robots tag not read: %q", p.Meta)
+			}
+		}
+		// ReadResponse puts back exactly what it read.
+		resp := &http.Response{Header: http.Header{"Content-Type": {"text/html"}}, Body: io.NopCloser(bytes.NewReader(data))}
+		p2, err := ReadResponse(resp, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := io.ReadAll(resp.Body)
+		if err != nil || !bytes.Equal(back, data) {
+			t.Fatalf("body read back differs (%v)", err)
+		}
+		if limit == 0 && !reflect.DeepEqual(p.Meta, p2.Meta) {
+			t.Fatalf("ReadHTML %q, ReadResponse %q", p.Meta, p2.Meta)
+		}
+	})
 }
