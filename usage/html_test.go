@@ -255,3 +255,17 @@ func FuzzReadHTML(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkReadHTML(b *testing.B) {
+	doc, err := os.ReadFile("testdata/xrobots/googlebot-news.html")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(doc)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ReadHTML(bytes.NewReader(doc), 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -79,13 +79,15 @@ const xrMaxItem = 256
 
 // xrScan calls yield with each directive of value, a comma-separated list,
 // with the agent it is addressed to ("" for all, else a lower-cased product
-// token) and its text as written. When prefixes is true (header fields), an
+// token), the agent's name as written, and the directive as written. When prefixes is true (header fields), an
 // item "AGENT: directive" addresses it and the items after it in value, up
 // to the next such prefix, to AGENT; the part before the first colon names an
 // agent when it is not a directive Google knows and is a product token. In
 // meta tags (prefixes false), the tag's name does that. Unknown directives
-// are passed with kind xrUnknown; scanning stops when yield returns false.
-func xrScan(value string, prefixes bool, yield func(agent, text string, d xrDirective) bool) {
+// are passed with kind xrUnknown, and so are dates of unavailable_after
+// unless dates is true (they cost the most to read and matter to Search
+// only); scanning stops when yield returns false.
+func xrScan(value string, prefixes, dates bool, yield func(agent, agentText, raw string, d xrDirective) bool) {
 	agent, agentText := "", ""
 	for value != "" {
 		var item string
@@ -112,15 +114,11 @@ func xrScan(value string, prefixes bool, yield func(agent, text string, d xrDire
 			val += "," + rest
 			raw = strings.TrimSpace(raw)
 		}
-		text := raw
-		if agent != "" {
-			text = agentText + ": " + raw
-		}
 		d := xrDirective{}
-		if len(raw) <= xrMaxItem {
+		if len(raw) <= xrMaxItem && (dates || k != "unavailable_after") {
 			d = xrParse(k, strings.TrimSpace(val), colon)
 		}
-		if !yield(agent, text, d) {
+		if !yield(agent, agentText, raw, d) {
 			return
 		}
 	}
@@ -254,9 +252,15 @@ func xRobotsEvidence(p *Page, agent string, c Category, now time.Time) []Evidenc
 	if p == nil {
 		return nil
 	}
+	switch c {
+	case Search, Snippet, AIInput, Archive, TrainAI:
+	default:
+		return nil // no directive speaks of crawling or of mining
+	}
 	token := strings.ToLower(policy.ProductToken(agent))
+	dates := c == Search
 	var out []Evidence
-	add := func(src Source, v Verdict, cond Conditions) {
+	add := func(src Source, agentText, raw string, v Verdict, cond Conditions) {
 		for _, e := range out {
 			if e.Verdict == v && e.Source.Place == src.Place && e.Source.Name == src.Name && xrSameConditions(e.Conditions, cond) {
 				return
@@ -272,16 +276,19 @@ func xRobotsEvidence(p *Page, agent string, c Category, now time.Time) []Evidenc
 				}
 			}
 		}
-		src.Text = xrCut(src.Text)
+		if agentText != "" {
+			raw = agentText + ": " + raw
+		}
+		src.Text = xrCut(raw)
 		out = append(out, Evidence{Category: c, Verdict: v, Conditions: cond, Source: src})
 	}
 	for _, value := range p.Header.Values("X-Robots-Tag") {
-		xrScan(value, true, func(a, text string, d xrDirective) bool {
+		xrScan(value, true, dates, func(a, agentText, raw string, d xrDirective) bool {
 			if a != "" && a != token {
 				return true
 			}
 			if v, cond, ok := xrJudge(d, c, now); ok {
-				add(Source{Signal: XRobotsTag, Place: InHeader, Name: "X-Robots-Tag", Text: text}, v, cond)
+				add(Source{Signal: XRobotsTag, Place: InHeader, Name: "X-Robots-Tag"}, agentText, raw, v, cond)
 			}
 			return true
 		})
@@ -290,9 +297,9 @@ func xRobotsEvidence(p *Page, agent string, c Category, now time.Time) []Evidenc
 		if m.Name != "robots" && (token == "" || !strings.EqualFold(m.Name, token)) {
 			continue
 		}
-		xrScan(m.Content, false, func(_, text string, d xrDirective) bool {
+		xrScan(m.Content, false, dates, func(_, _, raw string, d xrDirective) bool {
 			if v, cond, ok := xrJudge(d, c, now); ok {
-				add(Source{Signal: MetaRobots, Place: InMeta, Name: m.Name, Text: text}, v, cond)
+				add(Source{Signal: MetaRobots, Place: InMeta, Name: m.Name}, "", raw, v, cond)
 			}
 			return true
 		})

@@ -417,3 +417,16 @@ func FuzzXRobotsTag(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkXRobotsEvidence(b *testing.B) {
+	p := &Page{
+		Header: http.Header{"X-Robots-Tag": {"noarchive", "googlebot: max-snippet:50, max-image-preview:large, unavailable_after: 25 Jun 2030 15:00:00 PST"}},
+		Meta:   []Meta{{"viewport", "width=device-width"}, {"robots", "index, follow, max-video-preview:-1"}, {"googlebot", "nosnippet"}},
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, c := range Categories() {
+			xRobotsEvidence(p, googlebotUA, c, xrNow)
+		}
+	}
+}
