@@ -1,0 +1,169 @@
+package usage
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"github.com/robotsguard/robotsguard/policy"
+)
+
+// DefaultMaxHTMLBytes is the number of bytes of an HTML document ReadHTML and
+// ReadResponse read, at most, when given no limit: 256 KiB. The meta tags
+// that carry signals belong in the head, which ends long before that in
+// nearly every page; heads that run long do so with inline scripts, styles
+// and JSON-LD, which 256 KiB still covers in all but a few, while a crawler
+// holds no more than that per page in memory.
+const DefaultMaxHTMLBytes = 256 << 10
+
+// maxHTMLMeta is the number of meta tags a Page keeps, at most. A head that
+// holds more is cut there (Page.HTMLTruncated).
+const maxHTMLMeta = 1024
+
+// maxHTMLContent is the length a meta tag's content is cut at: no directive
+// list of any signal comes near it.
+const maxHTMLContent = 4 << 10
+
+// headElements are the elements that may stand in an HTML head (the "in
+// head" insertion mode of the HTML Standard, §13.2.6.4.4). The start tag of
+// any other element begins the body, and ends the head.
+var headElements = map[atom.Atom]bool{
+	atom.Html: true, atom.Head: true, atom.Title: true, atom.Base: true,
+	atom.Basefont: true, atom.Bgsound: true, atom.Link: true, atom.Meta: true,
+	atom.Noscript: true, atom.Noframes: true, atom.Style: true,
+	atom.Script: true, atom.Template: true,
+}
+
+// ReadHTML reads the meta tags of an HTML document's head from r and returns
+// them as a Page with no header fields (Page.Header is empty) and no URL.
+//
+// It keeps, in document order, the <meta name content> tags whose name
+// (trimmed, lower-cased) is "robots", "tdm-reservation", "tdm-policy", or a
+// product token such as "googlebot" (policy.ValidProductToken): the names that
+// may carry a usage signal. A meta tag without a content attribute is skipped,
+// and <meta http-equiv="X-Robots-Tag"> is not read: no search engine documents
+// it, and Google's and Bing's texts name only the header field and
+// <meta name>.
+//
+// ReadHTML reads no more than limit bytes from r (DefaultMaxHTMLBytes when
+// limit is 0 or less), and stops earlier at the end of the head: a </head>,
+// </body> or </html> end tag, or the start tag of <body> or of any element
+// that cannot stand in a head (such as <div> or <img>), as an HTML parser ends
+// the head there. Meta tags in the body are not signals. Text inside <script>,
+// <style>, <title>, <noscript> and the like is not markup. When limit cut the
+// document before the head's end, or the head held more than 1,024 signal meta
+// tags, Page.HTMLTruncated is set (also when a document of exactly limit bytes
+// ends before its head does: the two cannot be told apart without reading
+// past the bound). A content longer than 4 KiB is cut there.
+//
+// The document is read as bytes: the names and directives it looks for are
+// ASCII, which every encoding a web page is served in in practice (UTF-8, the
+// ISO 8859 and Windows code pages, Shift_JIS, EUC, GB 18030) writes as ASCII.
+// Content values are kept as written, and are not transcoded. A page in
+// UTF-16 is not read (no meta tag is found in it).
+//
+// A read error other than io.EOF is returned, wrapped, with the Page read so
+// far.
+func ReadHTML(r io.Reader, limit int64) (*Page, error) {
+	p := &Page{Header: http.Header{}}
+	err := readHTMLHead(p, r, limit)
+	return p, err
+}
+
+// readHTMLHead adds the signal meta tags of the head read from r to p.Meta;
+// see ReadHTML.
+func readHTMLHead(p *Page, r io.Reader, limit int64) error {
+	if limit <= 0 {
+		limit = DefaultMaxHTMLBytes
+	}
+	lr := &io.LimitedReader{R: r, N: limit}
+	z := html.NewTokenizer(lr)
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			err := z.Err()
+			if err == io.EOF {
+				// The limit reader reports io.EOF both at the document's end
+				// and at the bound: only the bound leaves N at 0.
+				if lr.N == 0 {
+					p.HTMLTruncated = true
+				}
+				return nil
+			}
+			if errors.Is(err, html.ErrBufferExceeded) {
+				p.HTMLTruncated = true
+				return nil
+			}
+			return fmt.Errorf("robotsguard: reading HTML head: %w", err)
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			switch atom.Lookup(name) {
+			case atom.Head, atom.Body, atom.Html:
+				return nil
+			}
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			a := atom.Lookup(name)
+			if !headElements[a] {
+				return nil
+			}
+			if a != atom.Meta || !hasAttr {
+				continue
+			}
+			m, ok := readHTMLMeta(z)
+			if !ok {
+				continue
+			}
+			if len(p.Meta) == maxHTMLMeta {
+				p.HTMLTruncated = true
+				return nil
+			}
+			p.Meta = append(p.Meta, m)
+		}
+	}
+}
+
+// readHTMLMeta reads the attributes of the meta tag z is at, and reports
+// whether it is a signal tag: one with a content attribute and a name
+// ReadHTML keeps.
+func readHTMLMeta(z *html.Tokenizer) (Meta, bool) {
+	var name, content string
+	var hasName, hasContent bool
+	for more := true; more; {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		// The tokenizer lower-cases attribute keys; the first of
+		// duplicate attributes wins, as in an HTML parser.
+		switch string(k) {
+		case "name":
+			if !hasName {
+				name, hasName = strings.ToLower(strings.TrimSpace(string(v))), true
+			}
+		case "content":
+			if !hasContent {
+				if len(v) > maxHTMLContent {
+					v = v[:maxHTMLContent]
+				}
+				content, hasContent = strings.TrimSpace(string(v)), true
+			}
+		}
+	}
+	if !hasContent || !signalMetaName(name) {
+		return Meta{}, false
+	}
+	return Meta{Name: name, Content: content}, true
+}
+
+// signalMetaName reports whether a lower-cased meta name may carry a signal.
+func signalMetaName(name string) bool {
+	switch name {
+	case "robots", "tdm-reservation", "tdm-policy":
+		return true
+	}
+	return policy.ValidProductToken(name)
+}
