@@ -15,9 +15,6 @@ import (
 // crawling them (search, snippets, archives, AI training, …), decided by
 // package usage from what the Transport holds.
 
-// tdmrepPath is where a site publishes its TDMRep file (TDMRep §3.1).
-const tdmrepPath = "/.well-known/tdmrep.json"
-
 // Usage answers whether the agent of req (UserAgent, or req's User-Agent)
 // may use req's URL for category c, by the signals of its site and, when
 // page is not nil, of the page itself (usage.ReadResponse reads them from
@@ -28,9 +25,10 @@ const tdmrepPath = "/.well-known/tdmrep.json"
 // nothing: its rules (crawl), its Content-Usage and Content-Signal lines,
 // and, with ACAP set, its ACAP records. For tdm and train-ai, the site's
 // /.well-known/tdmrep.json is read too, fetched and cached as robots.txt
-// files are (a 4xx means the site has none); while it cannot be read, with
-// no copy to stand in, those uses are disallowed, as RFC 9309 treats a
-// robots.txt it cannot reach.
+// files are. A site whose file cannot be had (a 4xx, or while it cannot be
+// reached and no copy stands in) does not use the protocol, as TDMRep
+// says; the decision then lists the failure as an evidence that decides
+// nothing.
 //
 // For crawl, Usage gives the robots.txt's verdict; Check gives the
 // Transport's, which also weighs NormalizePaths and RefuseAboveMaxDelay.
@@ -68,21 +66,21 @@ func (t *Transport) Usage(req *http.Request, c usage.Category, page *usage.Page)
 	default:
 		site.Unread = usage.Disallowed
 	}
+	var unread error
 	if c == usage.TDM || c == usage.TrainAI {
-		if err := t.tdmrep(o, dial, ua, site); err != nil {
-			d := usage.Decision{Category: c, Verdict: usage.Disallowed}
-			d.Decisive = usage.Evidence{Category: c, Verdict: usage.Disallowed, Source: usage.Source{
-				Signal: usage.TDMRep, Place: usage.InFile, URL: site.TDMRepURL,
-				Text: "unreachable: " + unprefixed(err)}}
-			d.Evidence = []usage.Evidence{d.Decisive}
-			return d, nil
-		}
+		unread = t.tdmrep(o, dial, ua, site)
 	}
 	target := req.URL.RequestURI()
 	if strings.HasPrefix(target, "//") {
 		target = req.URL.String()
 	}
-	return usage.Decide(usage.Query{Agent: t.agent(ua), URL: target, Category: c, Now: now}, site, page), nil
+	d := usage.Decide(usage.Query{Agent: t.agent(ua), URL: target, Category: c, Now: now}, site, page)
+	if unread != nil {
+		d.Evidence = append(d.Evidence, usage.Evidence{Category: c, Source: usage.Source{
+			Signal: usage.TDMRep, Place: usage.InFile, URL: site.TDMRepURL,
+			Text: clipText("cannot be read: " + unprefixed(unread))}})
+	}
+	return d, nil
 }
 
 // tdmrep reads o's TDMRep file into site, from memory while fresh, else
@@ -90,11 +88,11 @@ func (t *Transport) Usage(req *http.Request, c usage.Category, page *usage.Page)
 // when the site has none (a status the StatusPolicy reads as unavailable),
 // and fails when the file cannot be read.
 func (t *Transport) tdmrep(o origin, dial, ua string, site *usage.Site) error {
-	u := &url.URL{Scheme: "http", Host: o.host, Path: tdmrepPath}
+	u := &url.URL{Scheme: "http", Host: o.host, Path: usage.TDMRepPath}
 	if o.https {
 		u.Scheme = "https"
 	}
-	site.TDMRepURL = o.String() + tdmrepPath
+	site.TDMRepURL = o.String() + usage.TDMRepPath
 	rs := t.reference(o, u, dial, ua, time.Now().Add(t.fetchTimeout()))
 	if rs.err != nil {
 		return rs.err
@@ -123,6 +121,14 @@ func robotsSignals(o origin, body []byte, robots *policy.Robots) *usage.RobotsSi
 		}
 	}
 	return nil
+}
+
+// clipText cuts s to the 200 bytes a usage.Source's Text holds.
+func clipText(s string) string {
+	if len(s) > 200 {
+		return s[:200]
+	}
+	return s
 }
 
 // categoryList names the usage categories, for error messages.

@@ -65,7 +65,10 @@ func TestUsageReadsTDMRepOnce(t *testing.T) {
 	}
 	h := newHarness(t)
 	for range 3 {
-		h.usageOf(s.URL+"/a", usage.TDM, nil)
+		d := h.usageOf(s.URL+"/a", usage.TDM, nil)
+		if d.Verdict != usage.Disallowed || d.Decisive.Source.Signal != usage.TDMRep || d.Conditions.Policy != "https://example.com/policy.json" {
+			t.Fatalf("tdm reserved by tdmrep.json: %v %+v", d, d.Conditions)
+		}
 	}
 	h.usageOf(s.URL+"/b", usage.TrainAI, nil)
 	h.usageOf(s.URL+"/b", usage.Search, nil)
@@ -74,7 +77,7 @@ func TestUsageReadsTDMRepOnce(t *testing.T) {
 	}
 }
 
-func TestUsageTDMRepUnreachableDisallows(t *testing.T) {
+func TestUsageTDMRepUnreachableIsNoFile(t *testing.T) {
 	s := newSite(t, robotsTxt("User-agent: *\nAllow: /\n"))
 	s.pages = func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/.well-known/tdmrep.json" {
@@ -84,9 +87,16 @@ func TestUsageTDMRepUnreachableDisallows(t *testing.T) {
 		w.Write([]byte("ok"))
 	}
 	h := newHarness(t)
+	// TDMRep: "Failure to provide access to such a representation
+	// implies that the origin server does not implement this protocol."
 	d := h.usageOf(s.URL+"/a", usage.TDM, nil)
-	if d.Verdict != usage.Disallowed || d.Decisive.Source.Signal != usage.TDMRep || !strings.Contains(d.String(), "tdmrep.json") {
-		t.Errorf("tdm with tdmrep.json unreachable: %v", d)
+	if d.Verdict != usage.Unknown || len(d.Evidence) != 1 || !strings.Contains(d.Evidence[0].Source.String(), "tdmrep.json \"cannot be read") {
+		t.Errorf("tdm with tdmrep.json unreachable: %v %v", d, d.Evidence)
+	}
+	// The page's own reservation still counts.
+	page := usage.ReadHeader(http.Header{"Tdm-Reservation": {"1"}})
+	if d := h.usageOf(s.URL+"/a", usage.TDM, page); d.Verdict != usage.Disallowed || d.Decisive.Source.Place != usage.InHeader {
+		t.Errorf("tdm reserved by the header, tdmrep.json unreachable: %v", d)
 	}
 	if d := h.usageOf(s.URL+"/a", usage.Search, nil); d.Verdict == usage.Disallowed {
 		t.Errorf("search disallowed by an unreachable tdmrep.json: %v", d)

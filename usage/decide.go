@@ -84,7 +84,8 @@ func Decide(q Query, site *Site, page *Page) Decision {
 // combine sets d's verdict, decisive evidence and conditions from its
 // evidence: the most restrictive verdict wins (any Disallowed, else any
 // Allowed, else Unknown), and the conditions of every evidence that does
-// not disallow are merged, the most restrictive of each kind kept.
+// not disallow are merged, the most restrictive of each kind kept. A
+// disallowed use keeps only a Policy, which says how to get a licence.
 func combine(d *Decision) {
 	for _, e := range d.Evidence {
 		switch {
@@ -95,6 +96,13 @@ func combine(d *Decision) {
 		}
 	}
 	if d.Verdict == Disallowed {
+		// Where to get a licence matters most when the use is not free.
+		for _, e := range d.Evidence {
+			if e.Verdict == Disallowed && e.Conditions.Policy != "" {
+				d.Conditions.Policy = e.Conditions.Policy
+				break
+			}
+		}
 		return
 	}
 	for _, e := range d.Evidence {

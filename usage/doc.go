@@ -32,7 +32,7 @@
 //	                                                      currentcopy
 //	Content-Usage (aipref)               search                    train-ai
 //	Content-Signal                       search                    ai-train  ai-input
-//	X-Robots-Tag, robots meta            yes     yes      yes
+//	X-Robots-Tag, robots meta            yes     yes      yes      noai      nosnippet
 //	TDMRep                                                         yes                 yes
 //
 // # Combining
@@ -44,12 +44,14 @@
 //     Allowed allows, else the verdict is Unknown. Unknown is not Allowed:
 //     what to do when no signal speaks is the crawler's call;
 //   - except where a signal defines its own precedence, which is applied
-//     within the signal before the verdicts meet: TDMRep reads its file,
-//     else the page's header, else its meta tags; ACAP's records override
+//     within the signal before the verdicts meet: in TDMRep, the page's
+//     meta tags supersede its header fields, which supersede the site's
+//     file, so TDMRep gives one evidence at most; ACAP's records override
 //     one another as ACAP 1.1 says, giving one verdict per ACAP usage;
 //   - the conditions of every evidence that does not disallow are merged,
 //     the most restrictive of each kind kept (the shortest max-snippet, the
-//     smallest preview, the earliest end);
+//     smallest preview, the earliest end); a disallowed use keeps only the
+//     Policy (tdm-policy), which says how a licence can be had;
 //   - Decision.Decisive is the evidence the verdict rests on: the first
 //     that disallowed or, failing that, the first that allowed, in the
 //     order robots.txt rules, ACAP, robots.txt usage lines, page headers
@@ -63,4 +65,59 @@
 // The robots.txt's own status counts for crawl as RFC 9309 says (Site.Unread):
 // an unavailable file (4xx) allows crawling, an unreachable one (5xx,
 // network errors) disallows it.
+//
+// # X-Robots-Tag and robots meta tags
+//
+// Status: vendor convention: Google Search Central, "Robots meta tag,
+// data-nosnippet, and X-Robots-Tag specifications" (read 2025), followed by
+// Bing, which adds nocache; noai is a vendor convention (DeviantArt, 2022).
+//
+// X-Robots-Tag fields and <meta name="robots"> address every crawler;
+// "AGENT: rules" in a field, and <meta name="AGENT">, address the crawler
+// whose product token is AGENT (compared without regard to case). The part
+// before a colon names an agent when it is not a directive. All fields, tags
+// and comma-separated directives that address the agent combine; the most
+// restrictive applies (Google: "the sum of the negative rules").
+//
+//   - noindex, none: search disallowed
+//   - unavailable_after:DATE: search until DATE (Conditions.NotAfter), then
+//     disallowed; RFC 822, RFC 850, asctime and ISO 8601 dates, UTC when no
+//     zone is given; a date not read is ignored, as Google does
+//   - nofollow, noimageindex, notranslate, indexifembedded: search conditions
+//   - nosnippet, max-snippet:0: snippet and ai-input disallowed (Google applies
+//     snippet controls to its AI features); max-snippet:N: Conditions.MaxSnippet
+//   - max-image-preview, max-video-preview: search and snippet conditions
+//   - noarchive, nocache: archive disallowed; noai: train-ai disallowed
+//   - all, index, follow, unknown directives: no evidence
+//
+// The signal never allows outright. ReadHTML reads the head only (at most
+// DefaultMaxHTMLBytes, stopping at its end or at the first element that
+// cannot stand in a head); <meta http-equiv="X-Robots-Tag"> is not read, as
+// no engine documents it. ReadResponse reads a response's header fields and,
+// when asked, its HTML head, and puts the bytes it read back into the body.
+//
+// # TDMRep
+//
+// Status: community report: the TDM Reservation Protocol, a W3C Community
+// Group final report (TDMRep CG, 2024), not a W3C standard. A site declares
+// tdm-reservation (1: text and data mining rights are reserved, the opt-out
+// of Article 4 of EU Directive 2019/790; 0: they are not) and optionally
+// tdm-policy (the URL of the terms on which a licence can be had), in
+// /.well-known/tdmrep.json (ParseTDMRep), in tdm-reservation and tdm-policy
+// response header fields, and in HTML meta tags of the same names.
+//
+// A reservation of 1 disallows tdm, with Conditions.Policy set to the
+// tdm-policy; 0 allows it. By our reading it also speaks of train-ai, with
+// the same verdict: training is text and data mining in the sense of the
+// Directive, to which the AI Act (Regulation 2024/1689) refers. It says
+// nothing of the other categories.
+//
+// In the file, the first rule whose location matches the URL decides ("the
+// most specific match is the first in sequence"); locations are matched as
+// robots.txt patterns, as the report borrows them. Header fields supersede
+// the file and meta tags supersede both, property by property. A value other
+// than 0 or 1 is a protocol error: the reservation is unset there and
+// supersedes nothing. A file that cannot be had (any failure, as the report
+// says) means the site does not use the protocol. With no file, no matching
+// rule and no valid field or tag, TDMRep says nothing (Unknown).
 package usage

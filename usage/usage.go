@@ -170,8 +170,8 @@ func (s Source) String() string {
 	return b.String()
 }
 
-// Conditions are the terms attached to a use that is not disallowed. The zero
-// Conditions attach none.
+// Conditions are the terms attached to a use that is not disallowed (and
+// to a disallowed one, its Policy). The zero Conditions attach none.
 type Conditions struct {
 	// MaxSnippet is the longest text snippet allowed, in characters
 	// (max-snippet); 0 when none is set. A max-snippet of 0 disallows
@@ -195,7 +195,8 @@ type Conditions struct {
 	// despite noindex (indexifembedded).
 	NoImageIndex, NoTranslate, NoFollow, IndexIfEmbedded bool
 	// Policy is the URL of a licence or policy that sets the terms of the
-	// use (tdm-policy).
+	// use (tdm-policy): of a disallowed use too, since it says how a
+	// licence can be had.
 	Policy string
 	// ACAP holds the qualifiers of the ACAP permission that allowed the
 	// use; the crawler must honour them all. A time-limit counts from when
