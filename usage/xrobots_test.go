@@ -23,21 +23,6 @@ func metaPage(nameContent ...string) *Page {
 	return p
 }
 
-// verdictOf folds evidences as the most restrictive reading does: any
-// Disallowed wins, and Unknown stays Unknown.
-func verdictOf(ev []Evidence) Verdict {
-	v := Unknown
-	for _, e := range ev {
-		if e.Verdict == Disallowed {
-			return Disallowed
-		}
-		if e.Verdict == Allowed {
-			v = Allowed
-		}
-	}
-	return v
-}
-
 // condOf merges the conditions of evidences, the most restrictive of each.
 func condOf(ev []Evidence) Conditions {
 	var c Conditions
