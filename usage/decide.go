@@ -61,7 +61,7 @@ func Decide(q Query, site *Site, page *Page) Decision {
 	if site != nil {
 		ev = append(ev, site.rulesEvidence(q.Agent, q.URL, c)...)
 		ev = append(ev, site.acapEvidence(q.Agent, q.URL, c)...)
-		if site.Robots != nil {
+		if site.Robots != nil && site.crawlable(q.Agent, q.URL) {
 			ev = append(ev, site.Robots.Evidence(q.Agent, q.URL, c)...)
 		}
 	}
@@ -179,6 +179,13 @@ func (s *Site) rulesEvidence(agent, target string, c Category) []Evidence {
 		src.Line, src.Text = pd.GroupLine, fmt.Sprintf("no rule of group %q matches", pd.GroupAgent)
 	}
 	return []Evidence{{Category: Crawl, Verdict: v, Source: src}}
+}
+
+// crawlable reports whether the robots.txt's rules let agent crawl target:
+// its usage lines speak only of paths it does (draft-ietf-aipref-attach:
+// preferences attach to what a crawler may fetch).
+func (s *Site) crawlable(agent, target string) bool {
+	return s.Rules == nil || s.Rules.Decide(agent, target).Allowed
 }
 
 // acapUsages maps each category onto the ACAP usages that speak of it: all

@@ -139,3 +139,14 @@ func TestInvalidCategory(t *testing.T) {
 		t.Errorf("invalid category decided: %v", d)
 	}
 }
+
+func TestUsageLinesCoverCrawlablePathsOnly(t *testing.T) {
+	body := []byte("User-agent: *\nDisallow: /private/\nContent-Signal: ai-train=no\n")
+	s := &Site{RobotsURL: "https://example.com/robots.txt", Rules: policy.Parse(body), Robots: ParseRobots(body, "https://example.com/robots.txt")}
+	if d := Decide(Query{Agent: "a", URL: "/public", Category: TrainAI}, s, nil); d.Verdict != Disallowed || d.Decisive.Source.Line != 3 {
+		t.Errorf("train-ai on a crawlable path: %v", d)
+	}
+	if d := Decide(Query{Agent: "a", URL: "/private/x", Category: TrainAI}, s, nil); d.Verdict != Unknown {
+		t.Errorf("train-ai on a path the file disallows: %v", d)
+	}
+}

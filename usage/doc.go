@@ -66,6 +66,40 @@
 // an unavailable file (4xx) allows crawling, an unreachable one (5xx,
 // network errors) disallows it.
 //
+// # Content-Usage (IETF AI Preferences)
+//
+// Status: draft. The vocabulary is draft-ietf-aipref-vocab (the editor's
+// copy after the August 2026 revision, published as -08 on 13 September
+// 2026); the attachment is draft-ietf-aipref-attach (-04, October 2025, and
+// the editor's copy of -05, August 2026). Both may still change.
+//
+// A statement of preference is an RFC 9651 Dictionary such as
+// "train-ai=n, search=y", read by ParsePreferences. The vocabulary has three
+// labels, none inside another: train-ai (training generative AI models) is
+// train-ai, ai-use (input to a generative AI model) is ai-input, and search
+// is search. The Token y allows, n disallows, and anything else says
+// nothing. When a key appears twice, the last one counts. Unknown labels and
+// all parameters are ignored. A value that does not parse says nothing at
+// all. Labels of earlier drafts (all, bots, train-genai) are not mapped.
+//
+// The Content-Usage header field applies to the response's content; all its
+// fields form one Dictionary. In robots.txt, "Content-Usage: [path] prefs"
+// is a rule of its group, and the agent's groups are chosen as for Allow and
+// Disallow. The longest matching path decides, with its whole statement:
+// categories it does not mention stay unknown. Rules of equal length each
+// apply, and the most restrictive wins. Preferences cover only the paths
+// the file's rules let the agent crawl. The draft sets no precedence
+// between the header and the file: the most restrictive wins.
+//
+// # Content-Signal
+//
+// Status: vendor convention (contentsignals.org, Cloudflare's Content
+// Signals Policy, September 2025). "Content-Signal: search=yes,
+// ai-input=no, ai-train=no" is a rule of its group, chosen and matched like
+// Content-Usage (an optional leading path is read the same way). search is
+// search, ai-input is ai-input, ai-train is train-ai. A missing key says
+// nothing, and a key given twice disallows if either value is no.
+//
 // # X-Robots-Tag and robots meta tags
 //
 // Status: vendor convention: Google Search Central, "Robots meta tag,
