@@ -176,7 +176,7 @@ func (s *Site) rulesEvidence(agent, target string, c Category) []Evidence {
 	case policy.BasisNoGroup:
 		src.Text = "no group applies"
 	default:
-		src.Line, src.Text = pd.GroupLine, fmt.Sprintf("no rule of group %q matches", pd.GroupAgent)
+		src.Line, src.Text = pd.GroupLine, fmt.Sprintf("no rule of group %s matches", pd.GroupAgent)
 	}
 	return []Evidence{{Category: Crawl, Verdict: v, Source: src}}
 }

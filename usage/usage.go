@@ -2,6 +2,7 @@ package usage
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -204,6 +205,46 @@ type Conditions struct {
 	ACAP []acap.Qualifier
 }
 
+// Terms lists the conditions as the directives that set them, with
+// key=value for those that have a value: "max-snippet=120",
+// "max-image-preview=standard", "max-video-preview=0" (seconds),
+// "not-after=2099-12-31T00:00:00Z", "noimageindex", "notranslate",
+// "nofollow", "indexifembedded", "policy=URL", then the ACAP qualifiers.
+func (c Conditions) Terms() []string {
+	var out []string
+	add := func(k, v string) { out = append(out, k+"="+v) }
+	if c.MaxSnippet > 0 {
+		add("max-snippet", strconv.Itoa(c.MaxSnippet))
+	}
+	if c.MaxImagePreview != "" {
+		add("max-image-preview", c.MaxImagePreview)
+	}
+	if c.HasMaxVideoPreview {
+		add("max-video-preview", strconv.FormatInt(int64(c.MaxVideoPreview/time.Second), 10))
+	}
+	if !c.NotAfter.IsZero() {
+		add("not-after", c.NotAfter.UTC().Format(time.RFC3339))
+	}
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{c.NoImageIndex, "noimageindex"}, {c.NoTranslate, "notranslate"}, {c.NoFollow, "nofollow"}, {c.IndexIfEmbedded, "indexifembedded"}} {
+		if f.on {
+			out = append(out, f.name)
+		}
+	}
+	if c.Policy != "" {
+		add("policy", c.Policy)
+	}
+	for _, q := range c.ACAP {
+		out = append(out, q.String())
+	}
+	return out
+}
+
+// String returns the Terms separated by spaces.
+func (c Conditions) String() string { return strings.Join(c.Terms(), " ") }
+
 // IsZero reports whether c attaches no condition.
 func (c Conditions) IsZero() bool {
 	return c.MaxSnippet == 0 && c.MaxImagePreview == "" && !c.HasMaxVideoPreview &&
@@ -248,7 +289,7 @@ func (d Decision) Allowed() bool { return d.Verdict == Allowed }
 // `train-ai disallowed by https://example.com/robots.txt line 4 "Content-Signal: ai-train=no"`.
 func (d Decision) String() string {
 	if d.Verdict == Unknown {
-		return fmt.Sprintf("%s unknown: no signal speaks of it", d.Category)
+		return fmt.Sprintf("%s unknown: no signal allows or disallows it", d.Category)
 	}
 	return d.Decisive.String()
 }

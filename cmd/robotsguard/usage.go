@@ -3,9 +3,7 @@ package main
 import (
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/robotsguard/robotsguard/acap"
 	"github.com/robotsguard/robotsguard/policy"
@@ -29,7 +27,7 @@ func fromUsage(u string, d usage.Decision) verdict {
 		}
 	}
 	if d.Verdict != usage.Disallowed {
-		v.Qualifiers = conditionList(d.Conditions)
+		v.Qualifiers = d.Conditions.Terms()
 	}
 	return v
 }
@@ -53,39 +51,6 @@ func signalSlug(s usage.Signal) string {
 		return "tdmrep"
 	}
 	return "signal"
-}
-
-// conditionList writes conditions as key=value words.
-func conditionList(c usage.Conditions) []string {
-	var out []string
-	add := func(k, v string) { out = append(out, k+"="+v) }
-	if c.MaxSnippet > 0 {
-		add("max-snippet", strconv.Itoa(c.MaxSnippet))
-	}
-	if c.MaxImagePreview != "" {
-		add("max-image-preview", c.MaxImagePreview)
-	}
-	if c.HasMaxVideoPreview {
-		add("max-video-preview", strconv.Itoa(int(c.MaxVideoPreview/time.Second)))
-	}
-	if !c.NotAfter.IsZero() {
-		add("not-after", c.NotAfter.UTC().Format(time.RFC3339))
-	}
-	for _, f := range []struct {
-		on   bool
-		name string
-	}{{c.NoImageIndex, "noimageindex"}, {c.NoTranslate, "notranslate"}, {c.NoFollow, "nofollow"}, {c.IndexIfEmbedded, "indexifembedded"}} {
-		if f.on {
-			out = append(out, f.name)
-		}
-	}
-	if c.Policy != "" {
-		add("policy", c.Policy)
-	}
-	for _, q := range c.ACAP {
-		out = append(out, q.String())
-	}
-	return out
 }
 
 // fileSite returns the site-level signals of a robots.txt read from a
