@@ -1,9 +1,12 @@
 package robotsguard_test
 
 import (
+	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/robotsguard/robotsguard/usage"
 )
@@ -118,4 +121,75 @@ func TestUsageRejectsUnknownCategory(t *testing.T) {
 	if _, err := h.tr.Usage(req, "index", nil); err == nil || !strings.HasPrefix(err.Error(), "robotsguard: ") {
 		t.Errorf("Usage with category index: %v", err)
 	}
+}
+
+func TestUsageFromRobotsTxtLinesWithoutAnotherFetch(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nContent-Usage: train-ai=n, search=y\nContent-Usage: /open/ train-ai=y\nContent-Signal: ai-input=no\n", "Cache-Control: max-age=60"))
+	s.pages = func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == usage.TDMRepPath {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("X-Robots-Tag", "noindex")
+		w.Write([]byte("ok"))
+	}
+	h := newHarness(t)
+	resp, err := h.client.Get(s.URL + "/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	page, err := usage.ReadResponse(resp, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path string
+		c    usage.Category
+		page *usage.Page
+		want usage.Verdict
+		line int
+	}{
+		{"/a", usage.TrainAI, nil, usage.Disallowed, 2},
+		{"/open/a", usage.TrainAI, nil, usage.Allowed, 3},
+		{"/a", usage.Search, nil, usage.Allowed, 2},
+		{"/a", usage.Search, page, usage.Disallowed, 0}, // X-Robots-Tag: noindex
+		{"/a", usage.AIInput, nil, usage.Disallowed, 4},
+		{"/a", usage.Snippet, nil, usage.Unknown, 0},
+	} {
+		d := h.usageOf(s.URL+tc.path, tc.c, tc.page)
+		if d.Verdict != tc.want || d.Decisive.Source.Line != tc.line {
+			t.Errorf("%s %s: %v, want %v at line %d", tc.path, tc.c, d, tc.want, tc.line)
+		}
+	}
+	// Revalidated, the file's lines are still read.
+	h.clock.Advance(2 * time.Minute)
+	if d := h.usageOf(s.URL+"/a", usage.TrainAI, nil); d.Verdict != usage.Disallowed {
+		t.Errorf("after revalidation: %v", d)
+	}
+	if n := s.count("/robots.txt"); n != 2 {
+		t.Errorf("robots.txt fetched %d times, want 2 (once, then once revalidated)", n)
+	}
+	snap, err := h.tr.Robots(context.Background(), mustParse(t, s.URL))
+	if err != nil || snap.Usage.Empty() {
+		t.Errorf("Snapshot.Usage of a file with usage lines: %v %v", snap.Usage, err)
+	}
+}
+
+func TestSnapshotUsageNilWithoutLines(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /x\nX-Other: 1\n"))
+	h := newHarness(t)
+	snap, err := h.tr.Robots(context.Background(), mustParse(t, s.URL))
+	if err != nil || snap.Usage != nil {
+		t.Errorf("Snapshot.Usage of a file without usage lines: %v %v", snap.Usage, err)
+	}
+}
+
+func mustParse(t *testing.T, raw string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }
