@@ -51,10 +51,11 @@ var headElements = map[atom.Atom]bool{
 // <meta name>.
 //
 // ReadHTML reads no more than limit bytes from r (DefaultMaxHTMLBytes when
-// limit is 0 or less), and stops earlier at the end of the head: a </head>,
-// </body> or </html> end tag, or the start tag of <body> or of any element
-// that cannot stand in a head (such as <div> or <img>), as an HTML parser ends
-// the head there. Meta tags in the body are not signals. Text inside <script>,
+// limit is 0 or less), and stops earlier at the end of the head: a </body> or
+// </html> end tag, or the start tag of <body> or of any element that cannot
+// stand in a head (such as <div> or <img>), as an HTML parser ends the head
+// there. A meta tag between </head> and the body counts, as an HTML parser
+// moves it into the head. Meta tags in the body are not signals. Text inside <script>,
 // <style>, <title>, <noscript> and the like is not markup. When limit cut the
 // document before the head's end, or the head held more than 1,024 signal meta
 // tags, Page.HTMLTruncated is set (also when a document of exactly limit bytes
@@ -83,6 +84,11 @@ func readHTMLHead(p *Page, r io.Reader, limit int64) error {
 	}
 	lr := &io.LimitedReader{R: r, N: limit}
 	z := html.NewTokenizer(lr)
+	// afterHead: the head's end tag was seen. An HTML parser still puts
+	// the meta, link, script, style, title, base and template elements
+	// that follow it, up to the body, into the head (the "after head"
+	// insertion mode, §13.2.6.4.6).
+	afterHead := false
 	for {
 		switch z.Next() {
 		case html.ErrorToken:
@@ -103,13 +109,15 @@ func readHTMLHead(p *Page, r io.Reader, limit int64) error {
 		case html.EndTagToken:
 			name, _ := z.TagName()
 			switch atom.Lookup(name) {
-			case atom.Head, atom.Body, atom.Html:
+			case atom.Head:
+				afterHead = true
+			case atom.Body, atom.Html:
 				return nil
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
 			a := atom.Lookup(name)
-			if !headElements[a] {
+			if !headElements[a] || (afterHead && a == atom.Noscript) {
 				return nil
 			}
 			if a != atom.Meta || !hasAttr {

@@ -117,9 +117,27 @@ func TestReadHTMLNames(t *testing.T) {
 
 // The head ends at </head>, </body>, </html>, <body>, or the start tag of an
 // element that cannot stand in a head; nothing is read past it.
+// A meta tag between </head> and <body> is in the head of the document an
+// HTML parser builds (the "after head" insertion mode puts it there), and a
+// noscript or div there starts the body.
+func TestReadHTMLMetaAfterHeadEndTag(t *testing.T) {
+	for doc, want := range map[string][]Meta{
+		`<html><head><title>t</title></head><meta name="robots" content="noindex"><body><p>x`:                      {{"robots", "noindex"}},
+		`<head></head>` + "\n" + `<link rel=icon href=/i><meta name="googlebot" content="nosnippet"></head><body>`: {{"googlebot", "nosnippet"}},
+		`<head></head><noscript><meta name="robots" content="noindex"></noscript>`:                                 nil,
+		`<head></head><div><meta name="robots" content="noindex">`:                                                 nil,
+	} {
+		p := readHTMLString(t, doc, 0)
+		if !reflect.DeepEqual(p.Meta, want) {
+			t.Errorf("%s: Meta = %q, want %q", doc, p.Meta, want)
+		}
+	}
+}
+
 func TestReadHTMLStopsAtHeadEnd(t *testing.T) {
 	for _, head := range []string{
-		`<html><head><meta name="robots" content="noindex"></head>`,
+		`<html><head><meta name="robots" content="noindex"></head><body>`,
+		`<html><head><meta name="robots" content="noindex"></head></html>`,
 		`<meta name="robots" content="noindex"><body>`,
 		`<meta name="robots" content="noindex"><div>`,
 		`<meta name="robots" content="noindex"><img src=x>`,
