@@ -203,7 +203,9 @@ var acapUsages = map[Category][]acap.Usage{
 
 // acapEvidence returns what the ACAP records say of c: one evidence per
 // ACAP usage the category maps onto, when a field decides it (no evidence
-// when no field speaks of it, though ACAP then permits it).
+// when no field speaks of it, though ACAP then permits it). For crawl, when
+// the records stand in for the Allow and Disallow lines (s.Rules is nil),
+// a URL no field speaks of may be crawled, as under those lines.
 func (s *Site) acapEvidence(agent, target string, c Category) []Evidence {
 	if s.ACAP == nil || !s.ACAP.HasRecords() {
 		return nil
@@ -212,6 +214,14 @@ func (s *Site) acapEvidence(agent, target string, c Category) []Evidence {
 	for _, u := range acapUsages[c] {
 		ad := s.ACAP.Decide(acap.Query{Agent: agent, URL: target, Usage: u})
 		if ad.Basis == acap.BasisNone {
+			if c == Crawl && s.Rules == nil {
+				// The ACAP policy stands in for the Allow and Disallow
+				// lines (it pools them): what no field prohibits may
+				// be crawled, as RFC 9309 and ACAP 1.1 (section 2.4.3)
+				// both say.
+				ev = append(ev, Evidence{Category: c, Verdict: Allowed, Source: Source{
+					Signal: ACAP, Place: InFile, URL: s.RobotsURL, Text: "no ACAP field applies"}})
+			}
 			continue
 		}
 		e := Evidence{Category: c, Verdict: Disallowed, Source: Source{Signal: ACAP, Place: InFile, URL: s.RobotsURL}}

@@ -105,6 +105,29 @@ ACAP-disallow-preserve: /
 ACAP-disallow-other: /
 `
 
+// With ACAP records in place of the Allow and Disallow lines, a URL no
+// field speaks of may be crawled, as it may under those lines; the other
+// categories stay unknown.
+func TestACAPCrawlWithoutField(t *testing.T) {
+	body := []byte("User-agent: *\nDisallow: /private/\n\nACAP-crawler: *\nACAP-disallow-index: /drafts/\n")
+	s := &Site{RobotsURL: "https://example.com/robots.txt", ACAP: acap.Parse(body)}
+	for _, tc := range []struct {
+		c    Category
+		url  string
+		want Verdict
+	}{
+		{Crawl, "/a", Allowed},
+		{Crawl, "/private/a", Disallowed},
+		{Search, "/a", Unknown},
+		{Search, "/drafts/a", Disallowed},
+	} {
+		d := Decide(Query{Agent: "NewsBot/1.0", URL: tc.url, Category: tc.c}, s, nil)
+		if d.Verdict != tc.want {
+			t.Errorf("%s %s: %v (%s), want %v", tc.c, tc.url, d.Verdict, d, tc.want)
+		}
+	}
+}
+
 func TestACAPMapsOntoCategories(t *testing.T) {
 	s := &Site{RobotsURL: "https://example.com/robots.txt", ACAP: acap.Parse([]byte(acapSite))}
 	for _, tc := range []struct {
