@@ -72,12 +72,14 @@ var headElements = map[atom.Atom]bool{
 // far.
 func ReadHTML(r io.Reader, limit int64) (*Page, error) {
 	p := &Page{Header: http.Header{}}
-	err := readHTMLHead(p, r, limit)
-	return p, err
+	if err := readHTMLHead(p, r, limit); err != nil {
+		return p, fmt.Errorf("robotsguard: reading HTML head: %w", err)
+	}
+	return p, nil
 }
 
 // readHTMLHead adds the signal meta tags of the head read from r to p.Meta;
-// see ReadHTML.
+// see ReadHTML. It returns r's error as is, for its callers to wrap.
 func readHTMLHead(p *Page, r io.Reader, limit int64) error {
 	if limit <= 0 {
 		limit = DefaultMaxHTMLBytes
@@ -105,7 +107,7 @@ func readHTMLHead(p *Page, r io.Reader, limit int64) error {
 				p.HTMLTruncated = true
 				return nil
 			}
-			return fmt.Errorf("robotsguard: reading HTML head: %w", err)
+			return err
 		case html.EndTagToken:
 			name, _ := z.TagName()
 			switch atom.Lookup(name) {

@@ -126,7 +126,7 @@ func TestReadResponseBodyError(t *testing.T) {
 		Body:   io.NopCloser(&failAfter{data: data, err: errRead}),
 	}
 	p, err := ReadResponse(resp, true)
-	if !errors.Is(err, errRead) || !strings.HasPrefix(err.Error(), "robotsguard: ") {
+	if !errors.Is(err, errRead) || !strings.HasPrefix(err.Error(), "robotsguard: ") || strings.Count(err.Error(), "robotsguard:") != 1 {
 		t.Errorf("err = %v, want a robotsguard: error wrapping %v", err, errRead)
 	}
 	if want := []Meta{{"robots", "noarchive"}}; !reflect.DeepEqual(p.Meta, want) {
