@@ -3,7 +3,8 @@ package robotscolly
 import (
 	"bytes"
 	"context"
-	"mime"
+	"fmt"
+	"io"
 	"net/http"
 
 	"github.com/gocolly/colly/v2"
@@ -18,22 +19,22 @@ import (
 // head, read from the body colly holds. Call it from OnResponse or
 // OnScraped.
 func (g *Guard) Usage(r *colly.Response, c usage.Category) (usage.Decision, error) {
-	var h http.Header
+	h := http.Header{}
 	if r.Headers != nil {
-		h = *r.Headers
+		h = r.Headers.Clone()
 	}
-	page := usage.ReadHeader(h)
-	page.URL = r.Request.URL.String()
-	if mt, _, err := mime.ParseMediaType(h.Get("Content-Type")); err == nil && (mt == "text/html" || mt == "application/xhtml+xml") {
-		head, err := usage.ReadHTML(bytes.NewReader(r.Body), 0)
-		if err != nil {
-			return usage.Decision{}, err
-		}
-		page.Meta, page.HTMLTruncated = head.Meta, head.HTMLTruncated
-	}
-	req, err := http.NewRequestWithContext(context.Background(), r.Request.Method, r.Request.URL.String(), nil)
+	// colly has already decoded the gzip encoding it reports, so the body
+	// is read whatever the Content-Encoding says; the rest (which media
+	// types are HTML) is as usage.ReadResponse reads a response.
+	h.Del("Content-Encoding")
+	page, err := usage.ReadResponse(&http.Response{Header: h, Body: io.NopCloser(bytes.NewReader(r.Body))}, true)
 	if err != nil {
 		return usage.Decision{}, err
+	}
+	page.URL = r.Request.URL.String()
+	req, err := http.NewRequestWithContext(context.Background(), r.Request.Method, r.Request.URL.String(), nil)
+	if err != nil {
+		return usage.Decision{}, fmt.Errorf("robotsguard: %w", err)
 	}
 	if r.Request.Headers != nil {
 		req.Header = r.Request.Headers.Clone()

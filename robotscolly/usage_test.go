@@ -83,3 +83,35 @@ func TestUsageInCollyCrawl(t *testing.T) {
 		t.Errorf("robots.txt fetched %d times, want 1", hits["/robots.txt"])
 	}
 }
+
+// A page whose Content-Type has a malformed parameter is still HTML, as
+// usage.ReadResponse reads it: its robots meta tag counts.
+func TestUsageMalformedContentType(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			io.WriteString(w, "User-agent: *\nAllow: /\n")
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset")
+		io.WriteString(w, `<html><head><meta name="robots" content="noindex"></head><body></body></html>`)
+	}))
+	defer srv.Close()
+	c := colly.NewCollector()
+	g, err := robotscolly.Attach(c, &robotsguard.Transport{NoPacing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got usage.Decision
+	c.OnResponse(func(r *colly.Response) {
+		if got, err = g.Usage(r, usage.Search); err != nil {
+			t.Error(err)
+		}
+	})
+	if err := c.Visit(srv.URL + "/page"); err != nil {
+		t.Fatal(err)
+	}
+	c.Wait()
+	if got.Verdict != usage.Disallowed {
+		t.Errorf("search: %v, want disallowed by the meta tag", got)
+	}
+}
