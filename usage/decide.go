@@ -61,8 +61,17 @@ func Decide(q Query, site *Site, page *Page) Decision {
 	if site != nil {
 		ev = append(ev, site.rulesEvidence(q.Agent, q.URL, c)...)
 		ev = append(ev, site.acapEvidence(q.Agent, q.URL, c)...)
-		if site.Robots != nil && site.crawlable(q.Agent, q.URL) {
-			ev = append(ev, site.Robots.Evidence(q.Agent, q.URL, c)...)
+		if site.Robots != nil {
+			crawlable := site.crawlable(q.Agent, q.URL)
+			for _, e := range site.Robots.Evidence(q.Agent, q.URL, c) {
+				// The attach draft's rule that preferences cover only
+				// crawlable paths is Content-Usage's; a Content-Signal
+				// is a reservation of rights over the site's content,
+				// crawlable or not.
+				if crawlable || e.Source.Signal == ContentSignal {
+					ev = append(ev, e)
+				}
+			}
 		}
 	}
 	if page != nil && c != Crawl {
@@ -182,8 +191,9 @@ func (s *Site) rulesEvidence(agent, target string, c Category) []Evidence {
 }
 
 // crawlable reports whether the robots.txt's rules let agent crawl target:
-// its usage lines speak only of paths it does (draft-ietf-aipref-attach:
-// preferences attach to what a crawler may fetch).
+// its Content-Usage lines speak only of paths it does
+// (draft-ietf-aipref-attach: preferences attach to what a crawler may
+// fetch).
 func (s *Site) crawlable(agent, target string) bool {
 	return s.Rules == nil || s.Rules.Decide(agent, target).Allowed
 }

@@ -164,12 +164,25 @@ func TestInvalidCategory(t *testing.T) {
 }
 
 func TestUsageLinesCoverCrawlablePathsOnly(t *testing.T) {
-	body := []byte("User-agent: *\nDisallow: /private/\nContent-Signal: ai-train=no\n")
+	body := []byte("User-agent: *\nDisallow: /private/\nContent-Usage: train-ai=n\n")
 	s := &Site{RobotsURL: "https://example.com/robots.txt", Rules: policy.Parse(body), Robots: ParseRobots(body, "https://example.com/robots.txt")}
 	if d := Decide(Query{Agent: "a", URL: "/public", Category: TrainAI}, s, nil); d.Verdict != Disallowed || d.Decisive.Source.Line != 3 {
 		t.Errorf("train-ai on a crawlable path: %v", d)
 	}
 	if d := Decide(Query{Agent: "a", URL: "/private/x", Category: TrainAI}, s, nil); d.Verdict != Unknown {
 		t.Errorf("train-ai on a path the file disallows: %v", d)
+	}
+}
+
+// A Content-Signal reserves the rights over the site's content whether or
+// not the file lets the agent crawl it: a copy of a disallowed page
+// obtained elsewhere is still not to be trained on.
+func TestContentSignalCoversDisallowedPaths(t *testing.T) {
+	body := []byte("User-agent: *\nDisallow: /private/\nContent-Signal: ai-train=no\n")
+	s := &Site{RobotsURL: "https://example.com/robots.txt", Rules: policy.Parse(body), Robots: ParseRobots(body, "https://example.com/robots.txt")}
+	for _, u := range []string{"/public", "/private/x"} {
+		if d := Decide(Query{Agent: "a", URL: u, Category: TrainAI}, s, nil); d.Verdict != Disallowed || d.Decisive.Source.Line != 3 {
+			t.Errorf("train-ai on %s: %v", u, d)
+		}
 	}
 }

@@ -98,7 +98,11 @@
 // ai-input=no, ai-train=no" is a rule of its group, chosen and matched like
 // Content-Usage (an optional leading path is read the same way). search is
 // search, ai-input is ai-input, ai-train is train-ai. A missing key says
-// nothing, and a key given twice disallows if either value is no.
+// nothing, and a key given twice disallows if either value is no. Unlike
+// Content-Usage, a Content-Signal covers the paths the file disallows too:
+// the policy makes its signals reservations of rights over the site's
+// content (Article 4 of EU Directive 2019/790), which a copy obtained
+// elsewhere is still subject to.
 //
 // # X-Robots-Tag and robots meta tags
 //
