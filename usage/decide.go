@@ -85,6 +85,16 @@ func Decide(q Query, site *Site, page *Page) Decision {
 	if tdm != nil || page != nil {
 		ev = append(ev, tdmEvidence(tdm, page, q.URL, c)...)
 	}
+	if page != nil && page.HTMLTruncated && c != Crawl {
+		// Meta tags past the bound were not seen: say so, deciding
+		// nothing, so that an explanation does not pass over it.
+		sig := MetaRobots
+		if c == TDM {
+			sig = TDMRep
+		}
+		ev = append(ev, Evidence{Category: c, Source: Source{Signal: sig, Place: InMeta,
+			Text: "the head was not read whole: meta tags past the bound were not seen"}})
+	}
 	d.Evidence = ev
 	combine(&d)
 	return d

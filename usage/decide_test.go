@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -184,5 +185,23 @@ func TestContentSignalCoversDisallowedPaths(t *testing.T) {
 		if d := Decide(Query{Agent: "a", URL: u, Category: TrainAI}, s, nil); d.Verdict != Disallowed || d.Decisive.Source.Line != 3 {
 			t.Errorf("train-ai on %s: %v", u, d)
 		}
+	}
+}
+
+// A page whose head was cut leaves an evidence that says so, and decides
+// nothing: the meta tags not seen might have spoken.
+func TestTruncatedHeadIsInTheEvidence(t *testing.T) {
+	p := &Page{Header: http.Header{"X-Robots-Tag": {"noarchive"}}, HTMLTruncated: true}
+	for _, c := range []Category{Search, Archive, TDM} {
+		d := Decide(Query{Agent: "a", URL: "/x", Category: c}, nil, p)
+		if n := len(d.Evidence); n == 0 || d.Evidence[n-1].Source.Place != InMeta || d.Evidence[n-1].Verdict != Unknown {
+			t.Errorf("%s: evidence %v does not tell of the cut head", c, d.Evidence)
+		}
+		if want := map[Category]Verdict{Search: Unknown, Archive: Disallowed, TDM: Unknown}[c]; d.Verdict != want {
+			t.Errorf("%s: %v, want %v", c, d, want)
+		}
+	}
+	if d := Decide(Query{Agent: "a", URL: "/x", Category: Crawl}, nil, p); len(d.Evidence) != 0 {
+		t.Errorf("crawl: evidence %v", d.Evidence)
 	}
 }

@@ -133,6 +133,9 @@
 // cannot stand in a head); <meta http-equiv="X-Robots-Tag"> is not read, as
 // no engine documents it. ReadResponse reads a response's header fields and,
 // when asked, its HTML head, and puts the bytes it read back into the body.
+// When the head runs past the bound (Page.HTMLTruncated), Decide adds an
+// evidence that says so and decides nothing: the verdict stands on the
+// signals seen.
 //
 // # TDMRep
 //
