@@ -33,7 +33,11 @@ import (
 // For crawl, Usage gives the robots.txt's verdict; Check gives the
 // Transport's, which also weighs NormalizePaths and RefuseAboveMaxDelay.
 // Usage fails when req's URL has no robots.txt (ErrUnsupportedURL), when
-// c is not a category, or when req's context ends first.
+// c is not a category, or when req's context ends while it waits for the
+// robots.txt. The tdmrep.json fetch is bounded by FetchTimeout alone: an
+// http.Client with a Timeout ends the context of resp.Request when the body
+// is closed, and Usage(resp.Request, …) still answers then from the
+// robots.txt the request was sent under.
 func (t *Transport) Usage(req *http.Request, c usage.Category, page *usage.Page) (usage.Decision, error) {
 	t.init()
 	if !c.Valid() {

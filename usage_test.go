@@ -2,12 +2,15 @@ package robotsguard_test
 
 import (
 	"context"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/robotsguard/robotsguard"
 	"github.com/robotsguard/robotsguard/usage"
 )
 
@@ -192,4 +195,33 @@ func mustParse(t *testing.T, raw string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// A crawler asks about the pages it fetched after closing their bodies:
+// with an http.Client Timeout, the context of resp.Request has ended then,
+// and Usage still answers, fetching the tdmrep.json all the same.
+func TestUsageAfterClientTimeoutBodyClosed(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			w.Write([]byte("User-agent: *\nAllow: /\n"))
+		case usage.TDMRepPath:
+			w.Write([]byte(`[{"location":"/","tdm-reservation":1}]`))
+		default:
+			w.Write([]byte("page"))
+		}
+	}))
+	defer srv.Close()
+	tr := &robotsguard.Transport{NoPacing: true}
+	client := &http.Client{Timeout: 10 * time.Second, Transport: tr}
+	resp, err := client.Get(srv.URL + "/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.ReadAll(resp.Body)
+	resp.Body.Close()
+	d, err := tr.Usage(resp.Request, usage.TDM, nil)
+	if err != nil || d.Verdict != usage.Disallowed {
+		t.Errorf("tdm after the body was closed: %v, %v; want disallowed", d, err)
+	}
 }
