@@ -1,6 +1,7 @@
 package robotsguard
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -32,12 +33,11 @@ import (
 //
 // For crawl, Usage gives the robots.txt's verdict; Check gives the
 // Transport's, which also weighs NormalizePaths and RefuseAboveMaxDelay.
-// Usage fails when req's URL has no robots.txt (ErrUnsupportedURL), when
-// c is not a category, or when req's context ends while it waits for the
-// robots.txt. The tdmrep.json fetch is bounded by FetchTimeout alone: an
-// http.Client with a Timeout ends the context of resp.Request when the body
-// is closed, and Usage(resp.Request, …) still answers then from the
-// robots.txt the request was sent under.
+// Usage fails when req's URL has no robots.txt (ErrUnsupportedURL) or c is
+// not a category. It does not end with req's context: its fetches are
+// bounded by FetchTimeout alone, because an http.Client with a Timeout ends
+// the context of resp.Request when the body is closed, and
+// Usage(resp.Request, …) is the call a crawler makes then.
 func (t *Transport) Usage(req *http.Request, c usage.Category, page *usage.Page) (usage.Decision, error) {
 	t.init()
 	if !c.Valid() {
@@ -52,7 +52,7 @@ func (t *Transport) Usage(req *http.Request, c usage.Category, page *usage.Page)
 	}
 	ua := t.requestAgent(req)
 	now := t.now()
-	st, _, err := t.lookup(req.Context(), o, dial, ua, now)
+	st, _, err := t.lookup(context.WithoutCancel(req.Context()), o, dial, ua, now)
 	if err != nil {
 		return usage.Decision{}, err
 	}

@@ -225,3 +225,25 @@ func TestUsageAfterClientTimeoutBodyClosed(t *testing.T) {
 		t.Errorf("tdm after the body was closed: %v, %v; want disallowed", d, err)
 	}
 }
+
+// An http.Client with a Timeout ends the context of resp.Request when the
+// body is closed; asking about resp.Request once its robots.txt must be
+// fetched again still answers.
+func TestUsageOfAClosedResponsesRequestAfterExpiry(t *testing.T) {
+	s := newSite(t, robotsTxt("User-agent: *\nContent-Signal: ai-train=no\n", "Cache-Control: max-age=60"))
+	h := newHarness(t)
+	client := &http.Client{Transport: h.tr, Timeout: time.Minute}
+	resp, err := client.Get(s.URL + "/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	h.clock.Advance(2 * time.Minute)
+	d, err := h.tr.Usage(resp.Request, usage.Search, nil)
+	if err != nil || d.Verdict != usage.Unknown {
+		t.Fatalf("Usage(resp.Request) once the robots.txt is stale: %v %v", d, err)
+	}
+	if n := s.count("/robots.txt"); n != 2 {
+		t.Errorf("robots.txt fetched %d times, want 2", n)
+	}
+}

@@ -143,6 +143,9 @@ type Source struct {
 // `X-Robots-Tag header "googlebot: noindex"` or
 // `https://example.com/robots.txt line 4 "Content-Signal: ai-train=no"`.
 func (s Source) String() string {
+	if s == (Source{}) {
+		return "no source"
+	}
 	var b strings.Builder
 	switch s.Place {
 	case InFile:
