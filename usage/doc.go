@@ -66,6 +66,22 @@
 // an unavailable file (4xx) allows crawling, an unreachable one (5xx,
 // network errors) disallows it.
 //
+// # Robots.txt rules and ACAP
+//
+// Status: RFC 9309 (standard) for Allow and Disallow, which speak of crawl
+// only, read by package policy; a robots.txt that is unavailable (4xx)
+// allows crawling and one that is unreachable disallows it (Site.Unread).
+// ACAP 1.1 (an industry specification of 2009, no longer maintained) is read
+// by package acap; its usages map onto the categories as the table above
+// shows: crawl is crawl, index is search, present-snippet is snippet,
+// preserve and present-currentcopy are archive (both must be permitted),
+// and ACAP's "other" usage, which stands for every usage ACAP does not name,
+// is train-ai, ai-input and tdm (our reading: ACAP predates them). An ACAP
+// usage no field speaks of gives no evidence, except crawl, which ACAP then
+// permits. A permission's qualifiers are Conditions.ACAP. With ACAP records,
+// the ACAP policy, which pools the conventional records, decides crawl in
+// place of the Allow and Disallow lines, as the Transport does.
+//
 // # Content-Usage (IETF AI Preferences)
 //
 // Status: draft. The vocabulary is draft-ietf-aipref-vocab (the editor's
