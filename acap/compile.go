@@ -2,6 +2,7 @@ package acap
 
 import (
 	"bytes"
+	"encoding/binary"
 	"slices"
 	"strings"
 	"sync"
@@ -182,13 +183,39 @@ func globIndexSize(patterns []string) int {
 }
 
 // listIndex is the compiled form of a field list (a record's or a
-// sub-record's fields): the distinct patterns of its fields of one
-// pattern, and what each field reads.
+// sub-record's fields).
+//
+// Its fields fall in classes: those that name the same resources with the
+// same parts (usage, verdict, fallback and the very same qualifiers) say
+// the same of every query, and differ only in where they are written.
+// Decide reads the first field of each class, in file order; the others
+// only join the fields of a conflict that Decision.Conflict lists. A file
+// that repeats one field thousands of times costs a decision no more than
+// one that holds it once.
 type listIndex struct {
-	pats  *globIndex
-	npats int
-	pat   []int32    // per field: the position of its pattern, or -1 for a resource set
-	mask  []usageSet // per field: the usages of its parts
+	fields   []*field
+	pats     *globIndex   // the distinct patterns of the fields of one pattern
+	classes  []fieldClass // numbered in the order of their first fields
+	byPat    []int32      // the classes of each pattern: byPat[patStart[k]:patStart[k+1]]
+	patStart []int32
+	sets     []int32 // the classes of fields of resource sets
+	members  []int32 // the fields of each class, in file order
+}
+
+type fieldClass struct {
+	rep    int32    // the class's first field
+	mask   usageSet // the usages of its parts
+	lo, hi int32    // its fields, members[lo:hi]
+}
+
+// partKey is what of a part a decision reads: parts with the same key say
+// the same. Qualifiers are compared by identity (the same elements of the
+// same array), which parts that share a definition's qualifiers have.
+type partKey struct {
+	usage       Usage
+	allow, fell bool
+	quals       *Qualifier
+	n           int
 }
 
 // fieldList is a list of fields, compiled on first use.
@@ -198,35 +225,99 @@ type fieldList struct {
 }
 
 func (l *fieldList) index(fields []*field) *listIndex {
-	l.once.Do(func() {
-		x := &listIndex{pat: make([]int32, len(fields)), mask: make([]usageSet, len(fields))}
-		ids := map[*resources]int32{}
-		var pats []string
-		for i, f := range fields {
-			for _, pt := range f.parts {
-				x.mask[i] = x.mask[i].with(pt.usage)
-			}
+	l.once.Do(func() { l.idx = compileList(fields) })
+	return l.idx
+}
+
+func compileList(fields []*field) *listIndex {
+	x := &listIndex{fields: fields}
+	resIDs := map[*resources]int64{} // patterns from 0, sets from -1 down
+	partIDs := map[partKey]uint64{}
+	classIDs := map[string]int32{}
+	var pats []string
+	var members [][]int32
+	var key []byte
+	for i, f := range fields {
+		id, ok := resIDs[f.res]
+		if !ok {
 			if f.res.set {
-				x.pat[i] = -1
-				continue
-			}
-			id, ok := ids[f.res]
-			if !ok {
-				id = int32(len(pats))
-				ids[f.res] = id
+				id = -1 - int64(len(resIDs)-len(pats))
+			} else {
+				id = int64(len(pats))
 				pats = append(pats, f.res.patterns[0])
 			}
-			x.pat[i] = id
+			resIDs[f.res] = id
 		}
-		x.pats, x.npats = newGlobIndex(pats), len(pats)
-		l.idx = x
+		key = binary.AppendVarint(key[:0], id)
+		var mask usageSet
+		for _, pt := range f.parts {
+			mask = mask.with(pt.usage)
+			k := partKey{usage: pt.usage, allow: pt.allow, fell: pt.fellBack, n: len(pt.qualifiers)}
+			if k.n > 0 {
+				k.quals = &pt.qualifiers[0]
+			}
+			pid, ok := partIDs[k]
+			if !ok {
+				pid = uint64(len(partIDs))
+				partIDs[k] = pid
+			}
+			key = binary.AppendUvarint(key, pid)
+		}
+		c, ok := classIDs[string(key)]
+		if !ok {
+			c = int32(len(x.classes))
+			classIDs[string(key)] = c
+			x.classes = append(x.classes, fieldClass{rep: int32(i), mask: mask})
+			members = append(members, nil)
+		}
+		members[c] = append(members[c], int32(i))
+	}
+	// The classes of each pattern, and the members of each class, flat.
+	byPat := make([][]int32, len(pats))
+	x.members = make([]int32, 0, len(fields))
+	for c := range x.classes {
+		cl := &x.classes[c]
+		cl.lo = int32(len(x.members))
+		x.members = append(x.members, members[c]...)
+		cl.hi = int32(len(x.members))
+		if id := resIDs[fields[cl.rep].res]; id >= 0 {
+			byPat[id] = append(byPat[id], int32(c))
+		} else {
+			x.sets = append(x.sets, int32(c))
+		}
+	}
+	x.patStart = make([]int32, 0, len(pats)+1)
+	for _, cs := range byPat {
+		x.patStart = append(x.patStart, int32(len(x.byPat)))
+		x.byPat = append(x.byPat, cs...)
+	}
+	x.patStart = append(x.patStart, int32(len(x.byPat)))
+	x.pats = newGlobIndex(pats)
+	return x
+}
+
+// classesOf appends to cls the classes of the fields of x that may
+// concern usages written and that apply to path, in file order.
+func (d *decider) classesOf(x *listIndex, written usageSet, cls []int32) []int32 {
+	x.pats.each(d.path, func(id int32) {
+		for _, c := range x.byPat[x.patStart[id]:x.patStart[id+1]] {
+			if x.classes[c].mask&written != 0 {
+				cls = append(cls, c)
+			}
+		}
 	})
-	return l.idx
+	for _, c := range x.sets {
+		if x.classes[c].mask&written != 0 && len(d.setMatch(x.fields[x.classes[c].rep].res).all) > 0 {
+			cls = append(cls, c)
+		}
+	}
+	slices.Sort(cls)
+	return cls
 }
 
 // fieldListSize estimates the bytes the index of a field list takes.
 func fieldListSize(fields []*field) int {
-	n := 64 + 6*len(fields)
+	n := 96 + 40*len(fields) // a class and a member per field, at most
 	for _, f := range fields {
 		if !f.res.set {
 			n += 104 + len(f.res.patterns[0]) + 24*strings.Count(f.res.patterns[0], "*")

@@ -178,6 +178,8 @@ type entry struct {
 	crawler  string
 	purpose  string
 	ri       int32 // the position of rec among the records that apply
+	list     *listIndex
+	class    int32 // f's class in list
 	next     int32 // the next entry of its group, or -1
 	written  Usage // the part's usage, as written
 	usage    Usage // after the fallback
@@ -247,6 +249,8 @@ type decider struct {
 	entries []entry
 	groups  []group
 	es      []*entry
+	cls     []int32
+	dups    []entry // of a conflict
 	sets    map[*resources]*setMatch // the patterns of each resource set that match
 	fell    map[*part]fellBack       // the fallback of the parts of definitions
 
@@ -263,13 +267,15 @@ const maxScratch = 256
 // release clears d of what it refers to, and keeps it for another
 // decision unless its scratch space has grown large.
 func (d *decider) release() {
-	if cap(d.entries) > maxScratch || cap(d.groups) > maxScratch || cap(d.es) > maxScratch || cap(d.path) > 4096 {
+	if cap(d.entries) > maxScratch || cap(d.groups) > maxScratch || cap(d.es) > maxScratch ||
+		cap(d.cls) > maxScratch || cap(d.dups) > maxScratch || cap(d.path) > 4096 {
 		return
 	}
 	clear(d.entries)
 	clear(d.groups)
 	clear(d.es)
-	*d = decider{path: d.path[:0], entries: d.entries[:0], groups: d.groups[:0], es: d.es[:0]}
+	clear(d.dups)
+	*d = decider{path: d.path[:0], entries: d.entries[:0], groups: d.groups[:0], es: d.es[:0], cls: d.cls[:0], dups: d.dups[:0]}
 	deciderPool.Put(d)
 }
 
@@ -479,7 +485,9 @@ func (d *decider) collect() {
 		}
 	} else {
 		for _, src := range sources {
-			for _, f := range src.fields {
+			x := src.list.index(src.fields)
+			for _, c := range x.classes {
+				f := src.fields[c.rep]
 				for i := range f.parts {
 					pt := &f.parts[i]
 					_, usage, fellBack := d.fallback(pt, f.shared)
@@ -498,24 +506,9 @@ func (d *decider) collect() {
 			continue
 		}
 		x := src.list.index(src.fields)
-		// The patterns of the list that match, by position.
-		var matchedBuf [4]uint64
-		matched := matchedBuf[:]
-		if x.npats > 64*len(matchedBuf) {
-			matched = make([]uint64, (x.npats+63)/64)
-		}
-		x.pats.each(d.path, func(id int32) { matched[id>>6] |= 1 << (id & 63) })
-		for i, f := range src.fields {
-			if x.mask[i]&written == 0 {
-				continue
-			}
-			if id := x.pat[i]; id >= 0 {
-				if matched[id>>6]&(1<<(id&63)) == 0 {
-					continue
-				}
-			} else if len(d.setMatch(f.res).all) == 0 {
-				continue
-			}
+		d.cls = d.classesOf(x, written, d.cls[:0])
+		for _, c := range d.cls {
+			f := src.fields[x.classes[c].rep]
 			for j := range f.parts {
 				pt := &f.parts[j]
 				if !written.has(pt.usage) {
@@ -523,7 +516,7 @@ func (d *decider) collect() {
 				}
 				allow, usage, fellBack := d.fallback(pt, f.shared)
 				e := entry{
-					f: f, part: pt, rec: src.r, crawler: src.crawler, purpose: src.purpose, ri: src.ri, written: pt.usage,
+					f: f, part: pt, rec: src.r, crawler: src.crawler, purpose: src.purpose, ri: src.ri, list: x, class: c, written: pt.usage,
 					usage: usage, allow: allow, fellBack: fellBack, sub: src.sub, named: !src.r.any,
 				}
 				e.relevant, e.other = relevance(pt.usage, usage, fellBack)
@@ -607,9 +600,6 @@ func (d *decider) conventional() (entry, bool) {
 	}
 	var verdicts map[string]uint8 // ACAP crawl patterns: 1 permits, 2 prohibits
 	ignored := func(r policy.Rule) bool {
-		if len(d.entries) == 0 {
-			return false
-		}
 		if verdicts == nil {
 			verdicts = d.crawlVerdicts()
 		}
@@ -620,7 +610,7 @@ func (d *decider) conventional() (entry, bool) {
 		return verdicts[strings.ToLower(r.Pattern)]&want != 0
 	}
 	rule := dec.Rule
-	if ignored(rule) {
+	if len(d.entries) > 32 && ignored(rule) || len(d.entries) <= 32 && d.opposed(rule.Allow, d.plan.lower(rule)) {
 		// Decide again without the ignored rules: the longest match wins,
 		// an Allow a tie (RFC 9309 §2.2.2).
 		cased := policy.CanonicalPath(policy.PathOf(d.q.URL))
@@ -643,6 +633,26 @@ func (d *decider) conventional() (entry, bool) {
 		Pattern: d.plan.lower(rule), Crawler: g.Agent(), Conventional: true,
 	}
 	return entry{conv: &d.conv, rule: &d.convRule, written: Crawl, usage: Crawl, allow: rule.Allow, relevant: true}, true
+}
+
+// opposed reports whether an ACAP crawl field that applies has a pattern
+// that matched, with the verdict opposite to allow: what crawlVerdicts
+// tells of one rule, without building it, for a few entries.
+func (d *decider) opposed(allow bool, pattern string) bool {
+	for i := range d.entries {
+		e := &d.entries[i]
+		if e.disabled || e.usage != Crawl || e.allow == allow {
+			continue
+		}
+		pats := e.f.res.patterns
+		if e.f.res.set {
+			pats = d.setMatch(e.f.res).all
+		}
+		if slices.Contains(pats, pattern) {
+			return true
+		}
+	}
+	return false
 }
 
 // crawlVerdicts returns the patterns of the ACAP crawl fields that apply,
@@ -746,6 +756,7 @@ func (d *decider) decide(groups []group, winners []int32) Decision {
 		slices.SortStableFunc(es, compareEntries)
 	}
 	if allow && deny {
+		es = d.withDuplicates(es)
 		d := Decision{Basis: BasisConflict}
 		type key struct {
 			f     *field
@@ -806,6 +817,34 @@ func (d *decider) decide(groups []group, winners []int32) Decision {
 		}
 	}
 	return dec
+}
+
+// withDuplicates returns es, sorted, with the entries of the other
+// fields of the classes of its entries, as far as the fields a conflict
+// lists can reach: each field of a class follows the class's first.
+func (d *decider) withDuplicates(es []*entry) []*entry {
+	dups := d.dups[:0]
+	for _, e := range es {
+		if e.list == nil {
+			continue
+		}
+		c := &e.list.classes[e.class]
+		for _, fi := range e.list.members[c.lo+1 : min(c.hi, c.lo+1+maxConflict)] {
+			dup := *e
+			dup.f, dup.part = e.list.fields[fi], nil
+			dups = append(dups, dup)
+		}
+	}
+	d.dups = dups
+	if len(dups) == 0 {
+		return es
+	}
+	for i := range dups {
+		es = append(es, &dups[i])
+	}
+	slices.SortStableFunc(es, compareEntries)
+	d.es = es
+	return es
 }
 
 // narrowest appends to out the groups of narrowest scope (section 2.4.6),

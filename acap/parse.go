@@ -1031,9 +1031,20 @@ func (p *Policy) MemSize() int {
 	if p.conventional != nil {
 		n += p.conventional.MemSize()
 	}
+	var counted map[*Qualifier]bool // the qualifier arrays counted: parts share a definition's
 	parts := func(ps []part) {
 		for _, q := range ps {
 			n += 64
+			if len(q.qualifiers) == 0 {
+				continue
+			}
+			if counted == nil {
+				counted = map[*Qualifier]bool{}
+			}
+			if counted[&q.qualifiers[0]] {
+				continue
+			}
+			counted[&q.qualifiers[0]] = true
 			for _, x := range q.qualifiers {
 				n += 32 + len(x.Type) + len(x.Value)
 			}
