@@ -340,9 +340,11 @@ func (s *setIndex) index(res *resources) *globIndex {
 // agentPlan is what Decide reads of a Policy for one agent: the records
 // that apply to it, in file order, and its conventional group.
 type agentPlan struct {
-	agent string
-	recs  []planRecord
-	conv  *policy.Group
+	agent  string
+	recs   []planRecord
+	usages usageSet // of the parts of the records' fields (not of sub-records)
+	sets   usageSet // of the parts of the records' fields that name resource sets
+	conv   *policy.Group
 	// lowered holds the lower-case patterns of the conventional group's
 	// rules that have upper-case letters, by line.
 	lowered []loweredRule
@@ -387,6 +389,14 @@ func (p *Policy) newPlan(agent string) *agentPlan {
 	pl := &agentPlan{agent: agent}
 	for r, crawler := range p.recordsFor(agent) {
 		pl.recs = append(pl.recs, planRecord{r, crawler})
+		pl.usages |= r.usages
+		for _, f := range r.fields {
+			if f.res.set {
+				for _, pt := range f.parts {
+					pl.sets = pl.sets.with(pt.usage)
+				}
+			}
+		}
 	}
 	if p.conventional != nil && !p.ignoreConventional {
 		pl.conv = p.conventional.Group(agent)

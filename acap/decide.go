@@ -250,7 +250,7 @@ type decider struct {
 	groups  []group
 	es      []*entry
 	cls     []int32
-	dups    []entry // of a conflict
+	dups    []entry                  // of a conflict
 	sets    map[*resources]*setMatch // the patterns of each resource set that match
 	fell    map[*part]fellBack       // the fallback of the parts of definitions
 
@@ -317,6 +317,16 @@ func (p *Policy) Decide(q Query) Decision {
 	if !q.Usage.Valid() {
 		return Decision{Basis: BasisInvalidUsage}
 	}
+	if q.Purpose == "" && q.Honours == nil && q.Interprets == nil {
+		if dec, ok := p.decideFast(&q); ok {
+			return dec
+		}
+	}
+	return p.decideGeneral(q)
+}
+
+// decideGeneral decides q, whose usage is valid, in every case.
+func (p *Policy) decideGeneral(q Query) Decision {
 	d := deciderPool.Get().(*decider)
 	dec := d.run(p, q)
 	d.release()
