@@ -27,31 +27,14 @@ type glob struct {
 	need     byteSet  // the bytes of segs, which a path it matches holds
 }
 
-// A byteSet is a set of bytes.
-type byteSet [4]uint64
+// A byteSet is a set of bytes, by their low six bits: a byte is in it
+// when one with the same low bits was added.
+type byteSet uint64
 
-func (s *byteSet) add(c byte) { s[c>>6] |= 1 << (c & 63) }
+func (s *byteSet) add(c byte) { *s |= 1 << (c & 63) }
 
 // within reports whether every byte of s is in t.
-func (s *byteSet) within(t *byteSet) bool {
-	return s[0]&^t[0]|s[1]&^t[1]|s[2]&^t[2]|s[3]&^t[3] == 0
-}
-
-// pathBytes is the set of bytes of a path, computed when first needed.
-type pathBytes struct {
-	set  byteSet
-	done bool
-}
-
-func (pb *pathBytes) of(path []byte) *byteSet {
-	if !pb.done {
-		for _, c := range path {
-			pb.set.add(c)
-		}
-		pb.done = true
-	}
-	return &pb.set
-}
+func (s byteSet) within(t byteSet) bool { return s&^t == 0 }
 
 func compileGlob(pattern string) glob {
 	body, anchored := strings.CutSuffix(pattern, "$")
@@ -71,13 +54,13 @@ func compileGlob(pattern string) glob {
 }
 
 // matchRest reports whether the glob matches path, whose first
-// len(g.prefix) bytes are known to be its prefix, and whose bytes pb
+// len(g.prefix) bytes are known to be its prefix, and whose bytes have
 // holds.
-func (g *glob) matchRest(path []byte, pb *pathBytes) bool {
+func (g *glob) matchRest(path []byte, have byteSet) bool {
 	if !g.wild {
 		return !g.anchored || len(path) == len(g.prefix)
 	}
-	if !g.need.within(pb.of(path)) {
+	if !g.need.within(have) {
 		return false
 	}
 	pos, end := len(g.prefix), len(path)
@@ -129,17 +112,28 @@ func newGlobIndex(patterns []string) *globIndex {
 	return x
 }
 
+// smallIndex is the number of patterns up to which each tries them all.
+const smallIndex = 8
+
 // each calls fn with the position (in the list the index was built from)
-// of every pattern that matches path.
-func (x *globIndex) each(path []byte, fn func(id int32)) {
+// of every pattern that matches path, whose bytes have holds.
+func (x *globIndex) each(path []byte, have byteSet, fn func(id int32)) {
 	gs := x.globs
-	var pb pathBytes
+	if len(gs) <= smallIndex {
+		for i := range gs {
+			g := &gs[i]
+			if bytes.HasPrefix(path, g.prefix) && g.matchRest(path, have) {
+				fn(x.ids[i])
+			}
+		}
+		return
+	}
 	lo, hi := 0, len(gs)
 	for k := 0; ; k++ {
 		// gs[lo:hi] are the globs whose prefixes start with path[:k];
 		// those of length k, which path starts with, come first.
 		for lo < hi && len(gs[lo].prefix) == k {
-			if gs[lo].matchRest(path, &pb) {
+			if gs[lo].matchRest(path, have) {
 				fn(x.ids[lo])
 			}
 			lo++
@@ -299,7 +293,7 @@ func compileList(fields []*field) *listIndex {
 // classesOf appends to cls the classes of the fields of x that may
 // concern usages written and that apply to path, in file order.
 func (d *decider) classesOf(x *listIndex, written usageSet, cls []int32) []int32 {
-	x.pats.each(d.path, func(id int32) {
+	x.pats.each(d.path, d.bytes, func(id int32) {
 		for _, c := range x.byPat[x.patStart[id]:x.patStart[id+1]] {
 			if x.classes[c].mask&written != 0 {
 				cls = append(cls, c)
@@ -345,6 +339,9 @@ type agentPlan struct {
 	usages usageSet // of the parts of the records' fields (not of sub-records)
 	sets   usageSet // of the parts of the records' fields that name resource sets
 	conv   *policy.Group
+	// convRules: the conventional group has rules with a pattern,
+	// without which it decides nothing by a rule.
+	convRules bool
 	// lowered holds the lower-case patterns of the conventional group's
 	// rules that have upper-case letters, by line.
 	lowered []loweredRule
@@ -401,6 +398,10 @@ func (p *Policy) newPlan(agent string) *agentPlan {
 	if p.conventional != nil && !p.ignoreConventional {
 		pl.conv = p.conventional.Group(agent)
 		for _, r := range pl.conv.Rules() {
+			// An empty pattern matches nothing (RFC 9309 section 2.2.2).
+			pl.convRules = pl.convRules || r.Pattern != ""
+		}
+		for _, r := range pl.conv.Rules() {
 			if l := strings.ToLower(r.Pattern); l != r.Pattern {
 				pl.lowered = append(pl.lowered, loweredRule{r.Line, l})
 			}
@@ -410,14 +411,17 @@ func (p *Policy) newPlan(agent string) *agentPlan {
 	return pl
 }
 
-// appendLower appends s, lower-cased (ASCII), to b.
-func appendLower(b []byte, s string) []byte {
+// appendLower appends s, lower-cased (ASCII), to b, and returns the set
+// of its bytes too.
+func appendLower(b []byte, s string) ([]byte, byteSet) {
+	var set byteSet
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
+		set.add(c)
 		b = append(b, c)
 	}
-	return b
+	return b, set
 }

@@ -245,7 +245,8 @@ type decider struct {
 	p       *Policy
 	q       Query
 	plan    *agentPlan
-	path    []byte // canonical, lower-case
+	path    []byte  // canonical, lower-case
+	bytes   byteSet // of path
 	entries []entry
 	groups  []group
 	es      []*entry
@@ -336,7 +337,7 @@ func (p *Policy) decideGeneral(q Query) Decision {
 // run decides q, whose usage is valid.
 func (d *decider) run(p *Policy, q Query) Decision {
 	d.p, d.q, d.plan = p, q, p.planFor(q.Agent)
-	d.path = appendLower(d.path[:0], policy.CanonicalPath(policy.PathOf(q.URL)))
+	d.path, d.bytes = appendLower(d.path[:0], policy.CanonicalPath(policy.PathOf(q.URL)))
 	d.collect()
 	if q.Usage == Crawl && d.plan.conv != nil {
 		if e, ok := d.conventional(); ok {
@@ -547,7 +548,7 @@ func (d *decider) setMatch(res *resources) *setMatch {
 		d.sets = map[*resources]*setMatch{}
 	}
 	m := &setMatch{}
-	res.idx.index(res).each(d.path, func(id int32) { m.all = append(m.all, res.patterns[id]) })
+	res.idx.index(res).each(d.path, d.bytes, func(id int32) { m.all = append(m.all, res.patterns[id]) })
 	m.narrowest = narrowestPatterns(slices.Clone(m.all), nil)
 	d.sets[res] = m
 	return m

@@ -17,18 +17,27 @@ type fastEntry struct {
 	f        *field
 	pt       *part
 	ri       int32 // the position of the record among the plan's
-	usage    Usage
 	named    bool
 	other    bool // of usage other, for another usage
 	disabled bool
+	keep     bool // it counts: not disabled, and not of other when others apply
+}
+
+// pattern returns the pattern of the entry's field, or lower, that of the
+// conventional rule.
+func (e *fastEntry) pattern(lower string) string {
+	if e.f == nil {
+		return lower
+	}
+	return e.f.res.patterns[0]
 }
 
 // decideFast decides q, whose usage is valid and whose Purpose, Honours
 // and Interprets are unset, if it can (ok).
 func (p *Policy) decideFast(q *Query) (dec Decision, ok bool) {
 	pl := p.planFor(q.Agent)
-	var pathBuf [256]byte
-	path := appendLower(pathBuf[:0], policy.CanonicalPath(policy.PathOf(q.URL)))
+	var pathBuf [192]byte
+	path, have := appendLower(pathBuf[:0], policy.CanonicalPath(policy.PathOf(q.URL)))
 	written := relevantUsages(q.Usage) & pl.usages
 	var es [fastEntries + 1]fastEntry
 	n := 0
@@ -43,7 +52,7 @@ func (p *Policy) decideFast(q *Query) (dec Decision, ok bool) {
 				continue
 			}
 			x := r.list.index(r.fields)
-			cls, full := x.classesFast(path, written, clsBuf[:0])
+			cls, full := x.classesFast(path, have, written, clsBuf[:0])
 			if full {
 				return dec, false
 			}
@@ -57,7 +66,7 @@ func (p *Policy) decideFast(q *Query) (dec Decision, ok bool) {
 					if n == fastEntries {
 						return dec, false
 					}
-					es[n] = fastEntry{f: f, pt: pt, ri: int32(ri), usage: pt.usage, named: !r.any, other: !pt.usage.covers(q.Usage)}
+					es[n] = fastEntry{f: f, pt: pt, ri: int32(ri), named: !r.any, other: !pt.usage.covers(q.Usage)}
 					n++
 				}
 			}
@@ -67,26 +76,27 @@ func (p *Policy) decideFast(q *Query) (dec Decision, ok bool) {
 		var named usageSet
 		for i := range es[:n] {
 			if es[i].named {
-				named = named.with(es[i].usage)
+				named = named.with(es[i].pt.usage)
 			}
 		}
 		for i := range es[:n] {
-			es[i].disabled = !es[i].named && named.has(es[i].usage)
+			es[i].disabled = !es[i].named && named.has(es[i].pt.usage)
 		}
 	}
 	var rule policy.Rule
-	if q.Usage == Crawl && pl.conv != nil {
+	var lower string // the conventional rule's pattern, lower-case
+	if q.Usage == Crawl && pl.conv != nil && pl.convRules {
 		d := pl.conv.Decide(q.URL)
 		if d.Basis == policy.BasisRule {
 			rule = d.Rule
-			lower := pl.lower(rule)
+			lower = pl.lower(rule)
 			for i := range es[:n] {
 				e := &es[i]
-				if !e.disabled && e.usage == Crawl && e.pt.allow != rule.Allow && e.f.res.patterns[0] == lower {
+				if !e.disabled && e.pt.usage == Crawl && e.pt.allow != rule.Allow && e.f.res.patterns[0] == lower {
 					return dec, false // an ignored conventional rule
 				}
 			}
-			es[n] = fastEntry{usage: Crawl}
+			es[n] = fastEntry{}
 			n++
 		}
 	}
@@ -94,36 +104,28 @@ func (p *Policy) decideFast(q *Query) (dec Decision, ok bool) {
 	for i := range es[:n] {
 		direct = direct || !es[i].disabled && !es[i].other
 	}
-	// The groups: the entries that count, by the patterns they matched
-	// with. Each pattern is compared with the others.
-	var pats [fastEntries + 1]string
-	var keep [fastEntries + 1]bool
+	// The entries that count, by the patterns they matched with: each
+	// pattern is compared with the others.
 	any := false
 	for i := range es[:n] {
 		e := &es[i]
-		if e.disabled || direct && e.other {
-			continue
-		}
-		keep[i], any = true, true
-		if e.f == nil {
-			pats[i] = pl.lower(rule)
-		} else {
-			pats[i] = e.f.res.patterns[0]
-		}
+		e.keep = !e.disabled && !(direct && e.other)
+		any = any || e.keep
 	}
 	if !any {
 		return Decision{Permitted: true, Basis: BasisNone}, true
 	}
-	var win [fastEntries + 1]bool
 	allow, deny := false, false
 	best := -1 // the winning entry first in file order
 	for i := range es[:n] {
-		if !keep[i] {
+		e := &es[i]
+		if !e.keep {
 			continue
 		}
+		pat := e.pattern(lower)
 		narrowest := true
 		for j := range es[:n] {
-			if keep[j] && pats[j] != pats[i] && narrower(pats[j], pats[i]) {
+			if o := es[j].pattern(lower); es[j].keep && o != pat && narrower(o, pat) {
 				narrowest = false
 				break
 			}
@@ -131,8 +133,6 @@ func (p *Policy) decideFast(q *Query) (dec Decision, ok bool) {
 		if !narrowest {
 			continue
 		}
-		win[i] = true
-		e := &es[i]
 		a := rule.Allow
 		if e.f != nil {
 			a = e.pt.allow
@@ -153,14 +153,14 @@ func (p *Policy) decideFast(q *Query) (dec Decision, ok bool) {
 	if e.f == nil {
 		dec.Field = Field{
 			Line: rule.Line, Text: rule.String(), Permission: rule.Allow, Usage: Crawl,
-			Pattern: pats[best], Crawler: pl.conv.Agent(), Conventional: true,
+			Pattern: lower, Crawler: pl.conv.Agent(), Conventional: true,
 		}
 		return dec, true
 	}
 	pr := pl.recs[e.ri]
 	dec.Field = Field{
-		Source: pr.r.source, Line: e.f.line, Text: e.f.text, Permission: e.pt.allow, Usage: e.usage,
-		Pattern: pats[best], Crawler: pr.crawler, FellBack: e.pt.fellBack,
+		Source: pr.r.source, Line: e.f.line, Text: e.f.text, Permission: e.pt.allow, Usage: e.pt.usage,
+		Pattern: e.f.res.patterns[0], Crawler: pr.crawler, FellBack: e.pt.fellBack,
 	}
 	return dec, true
 }
@@ -191,10 +191,11 @@ func narrower(a, b string) bool {
 }
 
 // classesFast appends to cls the classes of the fields of x that may
-// concern usages written and that apply to path, in file order, unless
+// concern usages written and that apply to path (whose bytes have holds),
+// in file order, unless
 // there are more than cap(cls) (full), or fields of resource sets.
-func (x *listIndex) classesFast(path []byte, written usageSet, cls []int32) (out []int32, full bool) {
-	x.pats.each(path, func(id int32) {
+func (x *listIndex) classesFast(path []byte, have byteSet, written usageSet, cls []int32) (out []int32, full bool) {
+	x.pats.each(path, have, func(id int32) {
 		for _, c := range x.byPat[x.patStart[id]:x.patStart[id+1]] {
 			if x.classes[c].mask&written == 0 {
 				continue
