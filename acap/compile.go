@@ -342,23 +342,6 @@ type agentPlan struct {
 	// convRules: the conventional group has rules with a pattern,
 	// without which it decides nothing by a rule.
 	convRules bool
-	// lowered holds the lower-case patterns of the conventional group's
-	// rules that have upper-case letters, by line.
-	lowered []loweredRule
-}
-
-type loweredRule struct {
-	line    int
-	pattern string
-}
-
-// lower returns the pattern of a rule of the plan's conventional group,
-// lower-cased.
-func (pl *agentPlan) lower(r policy.Rule) string {
-	if i, ok := slices.BinarySearchFunc(pl.lowered, r.Line, func(l loweredRule, line int) int { return l.line - line }); ok {
-		return pl.lowered[i].pattern
-	}
-	return strings.ToLower(r.Pattern)
 }
 
 type planRecord struct {
@@ -366,19 +349,34 @@ type planRecord struct {
 	crawler string // the record's crawler name that the agent matched
 }
 
-// planCache keeps the plan of the agent last asked about, which is most
-// often the next one asked about.
-type planCache struct{ last atomic.Pointer[agentPlan] }
+// planCache keeps the plans of the agents last asked about, most recent
+// first: a crawler most often asks for one or two agents.
+type planCache struct {
+	last atomic.Pointer[[cachedPlans]*agentPlan]
+}
+
+// cachedPlans is the number of agents whose plans a Policy keeps.
+const cachedPlans = 2
 
 func (p *Policy) planFor(agent string) *agentPlan {
 	if p.plans == nil {
 		return p.newPlan(agent)
 	}
-	if pl := p.plans.last.Load(); pl != nil && pl.agent == agent {
-		return pl
+	old := p.plans.last.Load()
+	if old != nil {
+		for _, pl := range old {
+			if pl != nil && pl.agent == agent {
+				return pl
+			}
+		}
 	}
 	pl := p.newPlan(agent)
-	p.plans.last.Store(pl)
+	next := new([cachedPlans]*agentPlan)
+	next[0] = pl
+	if old != nil {
+		copy(next[1:], old[:])
+	}
+	p.plans.last.Store(next)
 	return pl
 }
 
@@ -401,12 +399,6 @@ func (p *Policy) newPlan(agent string) *agentPlan {
 			// An empty pattern matches nothing (RFC 9309 section 2.2.2).
 			pl.convRules = pl.convRules || r.Pattern != ""
 		}
-		for _, r := range pl.conv.Rules() {
-			if l := strings.ToLower(r.Pattern); l != r.Pattern {
-				pl.lowered = append(pl.lowered, loweredRule{r.Line, l})
-			}
-		}
-		slices.SortFunc(pl.lowered, func(a, b loweredRule) int { return a.line - b.line })
 	}
 	return pl
 }

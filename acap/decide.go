@@ -2,6 +2,7 @@ package acap
 
 import (
 	"fmt"
+	"hash/maphash"
 	"iter"
 	"slices"
 	"strings"
@@ -621,7 +622,7 @@ func (d *decider) conventional() (entry, bool) {
 		return verdicts[strings.ToLower(r.Pattern)]&want != 0
 	}
 	rule := dec.Rule
-	if len(d.entries) > 32 && ignored(rule) || len(d.entries) <= 32 && d.opposed(rule.Allow, d.plan.lower(rule)) {
+	if len(d.entries) > 32 && ignored(rule) || len(d.entries) <= 32 && d.opposed(rule.Allow, strings.ToLower(rule.Pattern)) {
 		// Decide again without the ignored rules: the longest match wins,
 		// an Allow a tie (RFC 9309 §2.2.2).
 		cased := policy.CanonicalPath(policy.PathOf(d.q.URL))
@@ -641,7 +642,7 @@ func (d *decider) conventional() (entry, bool) {
 	d.convRule = rule
 	d.conv = Field{
 		Line: rule.Line, Permission: rule.Allow, Usage: Crawl,
-		Pattern: d.plan.lower(rule), Crawler: g.Agent(), Conventional: true,
+		Pattern: strings.ToLower(rule.Pattern), Crawler: g.Agent(), Conventional: true,
 	}
 	return entry{conv: &d.conv, rule: &d.convRule, written: Crawl, usage: Crawl, allow: rule.Allow, relevant: true}, true
 }
@@ -787,41 +788,56 @@ func (d *decider) decide(groups []group, winners []int32) Decision {
 	}
 	dec := Decision{Permitted: allow, Basis: BasisField, Field: es[0].field(es[0].won)}
 	if allow {
-		// Each qualifier once, and each part of a definition (which many
-		// fields share) read once; by map when there are many.
-		var parts []*part
-		var seenPart map[*part]bool
-		var seen map[Qualifier]bool
+		// Each qualifier once, and each list of qualifiers (which the
+		// parts of many fields may share with a definition) read once;
+		// by map when there are many.
+		type list struct {
+			first *Qualifier
+			n     int
+		}
+		var lists []list
+		var seenList map[list]bool
+		var seen *qualifierSet
+		total := 0 // qualifiers, at most
+		for _, e := range es {
+			if e.part != nil {
+				total += len(e.part.qualifiers)
+			}
+		}
 		for _, e := range es {
 			if e.part == nil || len(e.part.qualifiers) == 0 {
 				continue
 			}
-			if seenPart != nil {
-				if seenPart[e.part] {
+			l := list{&e.part.qualifiers[0], len(e.part.qualifiers)}
+			if seenList != nil {
+				if seenList[l] {
 					continue
 				}
-				seenPart[e.part] = true
-			} else if slices.Contains(parts, e.part) {
+				seenList[l] = true
+			} else if slices.Contains(lists, l) {
 				continue
-			} else if parts = append(parts, e.part); len(parts) > 16 {
-				seenPart = map[*part]bool{}
-				for _, pt := range parts {
-					seenPart[pt] = true
+			} else if lists = append(lists, l); len(lists) > 16 {
+				seenList = make(map[list]bool, len(es))
+				for _, l := range lists {
+					seenList[l] = true
 				}
 			}
 			for _, q := range e.part.qualifiers {
 				if seen != nil {
-					if seen[q] {
+					if !seen.add(dec.Qualifiers, q) {
 						continue
 					}
-					seen[q] = true
 				} else if slices.Contains(dec.Qualifiers, q) {
 					continue
 				} else if len(dec.Qualifiers) >= 16 {
-					seen = map[Qualifier]bool{q: true}
-					for _, x := range dec.Qualifiers {
-						seen[x] = true
+					seen = newQualifierSet(total)
+					for i, x := range dec.Qualifiers {
+						seen.insert(x, i)
 					}
+					seen.add(dec.Qualifiers, q)
+				}
+				if dec.Qualifiers == nil {
+					dec.Qualifiers = make([]Qualifier, 0, total)
 				}
 				dec.Qualifiers = append(dec.Qualifiers, q)
 			}
@@ -856,6 +872,50 @@ func (d *decider) withDuplicates(es []*entry) []*entry {
 	slices.SortStableFunc(es, compareEntries)
 	d.es = es
 	return es
+}
+
+// qualifierSet is a set of the qualifiers of a list, by open addressing:
+// each slot holds the position in the list of a qualifier plus one, or 0.
+type qualifierSet struct {
+	slots []int32
+	mask  uint64
+}
+
+var qualifierSeed = maphash.MakeSeed()
+
+func newQualifierSet(n int) *qualifierSet {
+	size := 64
+	for size < 2*n {
+		size *= 2
+	}
+	return &qualifierSet{slots: make([]int32, size), mask: uint64(size - 1)}
+}
+
+func qualifierHash(q Qualifier) uint64 {
+	return maphash.String(qualifierSeed, q.Type)*31 ^ maphash.String(qualifierSeed, q.Value)
+}
+
+// add reports whether q is not in the set of the qualifiers of list, and
+// adds it as the one that comes next in list.
+func (s *qualifierSet) add(list []Qualifier, q Qualifier) bool {
+	for i := qualifierHash(q) & s.mask; ; i = (i + 1) & s.mask {
+		switch at := s.slots[i]; {
+		case at == 0:
+			s.slots[i] = int32(len(list)) + 1
+			return true
+		case list[at-1] == q:
+			return false
+		}
+	}
+}
+
+// insert adds q, at position i of a list, which holds no other equal to it.
+func (s *qualifierSet) insert(q Qualifier, i int) {
+	h := qualifierHash(q) & s.mask
+	for s.slots[h] != 0 {
+		h = (h + 1) & s.mask
+	}
+	s.slots[h] = int32(i) + 1
 }
 
 // narrowest appends to out the groups of narrowest scope (section 2.4.6),

@@ -1,6 +1,11 @@
 package acap
 
-import "github.com/robotsguard/robotsguard/policy"
+import (
+	"strings"
+
+	"github.com/robotsguard/robotsguard/internal/ascii"
+	"github.com/robotsguard/robotsguard/policy"
+)
 
 // This file decides the common queries (no usage purpose, no Honours or
 // Interprets) of the common files (no resource sets, a few fields that
@@ -23,11 +28,11 @@ type fastEntry struct {
 	keep     bool // it counts: not disabled, and not of other when others apply
 }
 
-// pattern returns the pattern of the entry's field, or lower, that of the
-// conventional rule.
-func (e *fastEntry) pattern(lower string) string {
+// pattern returns the pattern of the entry's field, or conv, that of the
+// conventional rule (as written: compared without regard to case).
+func (e *fastEntry) pattern(conv string) string {
 	if e.f == nil {
-		return lower
+		return conv
 	}
 	return e.f.res.patterns[0]
 }
@@ -84,15 +89,13 @@ func (p *Policy) decideFast(q *Query) (dec Decision, ok bool) {
 		}
 	}
 	var rule policy.Rule
-	var lower string // the conventional rule's pattern, lower-case
 	if q.Usage == Crawl && pl.conv != nil && pl.convRules {
 		d := pl.conv.Decide(q.URL)
 		if d.Basis == policy.BasisRule {
 			rule = d.Rule
-			lower = pl.lower(rule)
 			for i := range es[:n] {
 				e := &es[i]
-				if !e.disabled && e.pt.usage == Crawl && e.pt.allow != rule.Allow && e.f.res.patterns[0] == lower {
+				if !e.disabled && e.pt.usage == Crawl && e.pt.allow != rule.Allow && ascii.EqualFold(rule.Pattern, e.f.res.patterns[0]) {
 					return dec, false // an ignored conventional rule
 				}
 			}
@@ -122,10 +125,10 @@ func (p *Policy) decideFast(q *Query) (dec Decision, ok bool) {
 		if !e.keep {
 			continue
 		}
-		pat := e.pattern(lower)
+		pat := e.pattern(rule.Pattern)
 		narrowest := true
 		for j := range es[:n] {
-			if o := es[j].pattern(lower); es[j].keep && o != pat && narrower(o, pat) {
+			if o := es[j].pattern(rule.Pattern); es[j].keep && narrower(o, pat) {
 				narrowest = false
 				break
 			}
@@ -153,7 +156,7 @@ func (p *Policy) decideFast(q *Query) (dec Decision, ok bool) {
 	if e.f == nil {
 		dec.Field = Field{
 			Line: rule.Line, Text: rule.String(), Permission: rule.Allow, Usage: Crawl,
-			Pattern: lower, Crawler: pl.conv.Agent(), Conventional: true,
+			Pattern: strings.ToLower(rule.Pattern), Crawler: pl.conv.Agent(), Conventional: true,
 		}
 		return dec, true
 	}
@@ -173,7 +176,8 @@ func earlier(pl *agentPlan, a, b *fastEntry) bool {
 }
 
 // narrower reports whether pattern a is narrower than b (section 2.4.6),
-// as narrowestPatterns compares them: where they first differ, a pattern
+// as narrowestPatterns compares them, lower-cased: where they first
+// differ, a pattern
 // that has run out is wider than any other, a final '$' wider than
 // anything else, and '*' wider than a literal character; two different
 // literal characters leave neither narrower.
@@ -181,6 +185,7 @@ func narrower(a, b string) bool {
 	for i := 0; ; i++ {
 		ka, ca := class(a, i)
 		kb, cb := class(b, i)
+		ca, cb = ascii.Lower(ca), ascii.Lower(cb)
 		switch {
 		case ka != kb:
 			return ka < kb

@@ -38,7 +38,7 @@ type Policy struct {
 
 	problems []Problem
 
-	plans *planCache // the records that apply to the agent last asked about
+	plans *planCache // the records that apply to the agents last asked about
 }
 
 // part is a standard usage with qualifiers: what a permission or
@@ -1079,7 +1079,7 @@ func (p *Policy) MemSize() int {
 			n += 64 + len(a.Path)
 		}
 	}
-	n += 64 + 24*len(p.records) // the plan of the agent last asked about
+	n += cachedPlans * (96 + 24*len(p.records)) // the plans of the agents last asked about
 	for name, set := range p.sets {
 		n += 64 + len(name) + globIndexSize(set.patterns)
 		for _, pat := range set.patterns {
