@@ -1,6 +1,7 @@
 package acap
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -126,4 +127,46 @@ func FuzzFastPath(f *testing.F) {
 		p := Parse([]byte(body))
 		checkFast(t, p, Query{Agent: agent, URL: url, Usage: fastUsages[int(u)%len(fastUsages)]})
 	})
+}
+
+// TestConcurrentDecide checks that a Policy compiled by the decisions of
+// several goroutines at once decides as one compiled by a single one.
+func TestConcurrentDecide(t *testing.T) {
+	type query struct {
+		agent, url string
+		u          Usage
+	}
+	var qs []query
+	for _, agent := range fastAgents {
+		for _, url := range fastURLs {
+			qs = append(qs, query{agent, url, Crawl}, query{agent, url, PresentSnippet})
+		}
+	}
+	for _, body := range fastBodies {
+		want := make([]Decision, len(qs))
+		serial := Parse([]byte(body))
+		for i, q := range qs {
+			want[i] = serial.Decide(Query{Agent: q.agent, URL: q.url, Usage: q.u})
+		}
+		p := Parse([]byte(body))
+		errs := make(chan string, 4)
+		for g := range 4 {
+			go func() {
+				for i := range qs {
+					i := (i + g*len(qs)/4) % len(qs) // each from another query
+					q := qs[i]
+					if d := p.Decide(Query{Agent: q.agent, URL: q.url, Usage: q.u}); !reflect.DeepEqual(d, want[i]) {
+						errs <- fmt.Sprintf("%+v: %v, want %v", q, d, want[i])
+						return
+					}
+				}
+				errs <- ""
+			}()
+		}
+		for range 4 {
+			if e := <-errs; e != "" {
+				t.Error(e)
+			}
+		}
+	}
 }
