@@ -315,9 +315,11 @@ type setMatch struct{ all, narrowest []string }
 // literal prefix the path starts with, and allocates nothing unless a
 // field of a resource set, a conflict or qualifiers are involved.
 func (p *Policy) Decide(q Query) Decision {
-	q.Usage = Usage(strings.ToLower(string(q.Usage)))
-	if !q.Usage.Valid() {
-		return Decision{Basis: BasisInvalidUsage}
+	if !standard(q.Usage) {
+		q.Usage = Usage(strings.ToLower(string(q.Usage)))
+		if !q.Usage.Valid() {
+			return Decision{Basis: BasisInvalidUsage}
+		}
 	}
 	if q.Purpose == "" && q.Honours == nil && q.Interprets == nil {
 		if dec, ok := p.decideFast(&q); ok {
@@ -325,6 +327,17 @@ func (p *Policy) Decide(q Query) Decision {
 		}
 	}
 	return p.decideGeneral(q)
+}
+
+// standard reports whether u is a usage type of ACAP 1.1 as the constants
+// spell it, in lower case.
+func standard(u Usage) bool {
+	switch u {
+	case Crawl, Follow, Index, Preserve, Present, Other, PresentOriginal, PresentCurrentCopy, PresentOldCopy,
+		PresentSnippet, PresentThumbnail, PresentOldSnippet, PresentOldThumbnail, PresentLink:
+		return true
+	}
+	return false
 }
 
 // decideGeneral decides q, whose usage is valid, in every case.
