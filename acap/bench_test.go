@@ -74,6 +74,8 @@ func BenchmarkDecideCrawl(b *testing.B) {
 			})
 			b.Run(name+"/engine=acap", func(b *testing.B) {
 				p := acap.Parse(f.body)
+				// The first decision for an agent compiles what it reads.
+				p.Decide(acap.Query{Agent: agent, URL: f.urls[0], Usage: acap.Crawl})
 				b.ReportAllocs()
 				i := 0
 				for b.Loop() {
@@ -104,6 +106,8 @@ func BenchmarkAdversarial(b *testing.B) {
 				path = "/" + strings.Repeat("a", 2000)
 			}
 			honours := func(acap.Qualifier) bool { return true }
+			// The first decision for an agent compiles what it reads.
+			p.Decide(acap.Query{Agent: "bot", URL: path, Usage: acap.Crawl, Honours: honours})
 			b.ReportAllocs()
 			for b.Loop() {
 				p.Decide(acap.Query{Agent: "bot", URL: path, Usage: acap.Crawl, Honours: honours})
