@@ -243,18 +243,21 @@ type group struct {
 // decider holds the state of one Decide call. Its slices are scratch
 // space that deciders kept in deciderPool reuse.
 type decider struct {
-	p       *Policy
-	q       Query
-	plan    *agentPlan
-	path    []byte  // canonical, lower-case
-	bytes   byteSet // of path
-	entries []entry
-	groups  []group
-	es      []*entry
-	cls     []int32
-	dups    []entry                  // of a conflict
-	sets    map[*resources]*setMatch // the patterns of each resource set that match
-	fell    map[*part]fellBack       // the fallback of the parts of definitions
+	p        *Policy
+	q        Query
+	plan     *agentPlan
+	path     []byte  // canonical, lower-case
+	bytes    byteSet // of path
+	entries  []entry
+	groups   []group
+	es       []*entry
+	cls      []int32
+	dups     []entry // of a conflict
+	cands    []candidate
+	pats     []string
+	groupMap map[*resources]int32
+	sets     map[*resources]*setMatch // the patterns of each resource set that match
+	fell     map[*part]fellBack       // the fallback of the parts of definitions
 
 	conv     Field       // the conventional rule's entry's
 	convRule policy.Rule // the conventional rule
@@ -270,14 +273,19 @@ const maxScratch = 256
 // decision unless its scratch space has grown large.
 func (d *decider) release() {
 	if cap(d.entries) > maxScratch || cap(d.groups) > maxScratch || cap(d.es) > maxScratch ||
-		cap(d.cls) > maxScratch || cap(d.dups) > maxScratch || cap(d.path) > 4096 {
+		cap(d.cls) > maxScratch || cap(d.dups) > maxScratch || cap(d.path) > 4096 ||
+		cap(d.cands) > maxScratch || cap(d.pats) > maxScratch || len(d.groupMap) > maxScratch {
 		return
 	}
 	clear(d.entries)
 	clear(d.groups)
 	clear(d.es)
 	clear(d.dups)
-	*d = decider{path: d.path[:0], entries: d.entries[:0], groups: d.groups[:0], es: d.es[:0], cls: d.cls[:0], dups: d.dups[:0]}
+	clear(d.cands)
+	clear(d.pats)
+	clear(d.groupMap)
+	*d = decider{path: d.path[:0], entries: d.entries[:0], groups: d.groups[:0], es: d.es[:0], cls: d.cls[:0], dups: d.dups[:0],
+		cands: d.cands[:0], pats: d.pats[:0], groupMap: d.groupMap}
 	deciderPool.Put(d)
 }
 
@@ -322,11 +330,14 @@ func (p *Policy) Decide(q Query) Decision {
 		}
 	}
 	if q.Purpose == "" && q.Honours == nil && q.Interprets == nil {
-		if dec, ok := p.decideFast(&q); ok {
+		var pathBuf [192]byte
+		path, have := appendLower(pathBuf[:0], policy.CanonicalPath(policy.PathOf(q.URL)))
+		if dec, ok := p.decideFast(&q, path, have); ok {
 			return dec
 		}
+		return p.decideGeneral(q, path, have)
 	}
-	return p.decideGeneral(q)
+	return p.decideGeneral(q, nil, 0)
 }
 
 // standard reports whether u is a usage type of ACAP 1.1 as the constants
@@ -341,17 +352,23 @@ func standard(u Usage) bool {
 }
 
 // decideGeneral decides q, whose usage is valid, in every case.
-func (p *Policy) decideGeneral(q Query) Decision {
+// path, if not nil, is the canonical lower-case path of q.URL, and have
+// the set of its bytes.
+func (p *Policy) decideGeneral(q Query, path []byte, have byteSet) Decision {
 	d := deciderPool.Get().(*decider)
+	if path != nil {
+		d.path, d.bytes = append(d.path[:0], path...), have
+	} else {
+		d.path, d.bytes = appendLower(d.path[:0], policy.CanonicalPath(policy.PathOf(q.URL)))
+	}
 	dec := d.run(p, q)
 	d.release()
 	return dec
 }
 
-// run decides q, whose usage is valid.
+// run decides q, whose usage is valid, and whose path d holds.
 func (d *decider) run(p *Policy, q Query) Decision {
 	d.p, d.q, d.plan = p, q, p.planFor(q.Agent)
-	d.path, d.bytes = appendLower(d.path[:0], policy.CanonicalPath(policy.PathOf(q.URL)))
 	d.collect()
 	if q.Usage == Crawl && d.plan.conv != nil {
 		if e, ok := d.conventional(); ok {
@@ -397,7 +414,10 @@ func (d *decider) run(p *Policy, q Query) Decision {
 					groups[res] = gi
 				}
 			} else if len(order) > 8 {
-				groups = make(map[*resources]int32, 2*len(order))
+				if d.groupMap == nil {
+					d.groupMap = make(map[*resources]int32, 2*len(order))
+				}
+				groups = d.groupMap
 				for j, g := range order {
 					if g.res != nil {
 						groups[g.res] = int32(j)
@@ -931,6 +951,12 @@ func (s *qualifierSet) insert(q Qualifier, i int) {
 	s.slots[h] = int32(i) + 1
 }
 
+// candidate is a pattern of a group that may be of narrowest scope.
+type candidate struct {
+	pat string
+	g   int32
+}
+
 // narrowest appends to out the groups of narrowest scope (section 2.4.6),
 // by position: those with a pattern that no other pattern is narrower
 // than.
@@ -940,12 +966,7 @@ func (d *decider) narrowest(groups []group, out []int32) []int32 {
 		g.won = d.patternsOf(g)[0]
 		return append(out, 0)
 	}
-	type candidate struct {
-		pat string
-		g   int32
-	}
-	var candBuf [8]candidate
-	cands := candBuf[:0]
+	cands := d.cands[:0]
 	for i := range groups {
 		for _, pat := range d.patternsOf(&groups[i]) {
 			cands = append(cands, candidate{pat, int32(i)})
@@ -954,8 +975,7 @@ func (d *decider) narrowest(groups []group, out []int32) []int32 {
 	// Sorted by pattern, the candidates of each winning pattern are found
 	// by binary search, and the patterns come sorted to narrowestPatterns.
 	slices.SortFunc(cands, func(a, b candidate) int { return strings.Compare(a.pat, b.pat) })
-	var patBuf [8]string
-	pats := patBuf[:0]
+	pats := d.pats[:0]
 	for i, c := range cands {
 		if i == 0 || c.pat != cands[i-1].pat {
 			pats = append(pats, c.pat)

@@ -39,10 +39,10 @@ func (e *fastEntry) pattern(conv string) string {
 
 // decideFast decides q, whose usage is valid and whose Purpose, Honours
 // and Interprets are unset, if it can (ok).
-func (p *Policy) decideFast(q *Query) (dec Decision, ok bool) {
+// path is the canonical lower-case path of q.URL, and have the set of its
+// bytes.
+func (p *Policy) decideFast(q *Query, path []byte, have byteSet) (dec Decision, ok bool) {
 	pl := p.planFor(q.Agent)
-	var pathBuf [192]byte
-	path, have := appendLower(pathBuf[:0], policy.CanonicalPath(policy.PathOf(q.URL)))
 	written := relevantUsages(q.Usage) & pl.usages
 	var es [fastEntries + 1]fastEntry
 	n := 0

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/robotsguard/robotsguard/policy"
 )
 
 // fastBodies are files that exercise what the fast path decides and what
@@ -72,11 +74,12 @@ var fastUsages = []Usage{Crawl, Follow, Index, Preserve, Present, Other, Present
 // the general path's.
 func checkFast(t *testing.T, p *Policy, q Query) (decided bool) {
 	t.Helper()
-	fast, ok := p.decideFast(&q)
+	path, have := appendLower(nil, policy.CanonicalPath(policy.PathOf(q.URL)))
+	fast, ok := p.decideFast(&q, path, have)
 	if !ok {
 		return false
 	}
-	if general := p.decideGeneral(q); !reflect.DeepEqual(fast, general) {
+	if general := p.decideGeneral(q, nil, 0); !reflect.DeepEqual(fast, general) {
 		t.Fatalf("%+v:\nfast    %#v\ngeneral %#v", q, fast, general)
 	}
 	return true
