@@ -406,14 +406,17 @@ func (p *Policy) newPlan(agent string) *agentPlan {
 // appendLower appends s, lower-cased (ASCII), to b, and returns the set
 // of its bytes too.
 func appendLower(b []byte, s string) ([]byte, byteSet) {
-	var set byteSet
-	for i := 0; i < len(s); i++ {
+	n := len(b)
+	b = slices.Grow(b, len(s))[:n+len(s)]
+	dst := b[n:]
+	var set uint64
+	for i := range dst {
 		c := s[i]
-		if 'A' <= c && c <= 'Z' {
+		if c-'A' < 26 {
 			c += 'a' - 'A'
 		}
-		set.add(c)
-		b = append(b, c)
+		set |= 1 << (c & 63)
+		dst[i] = c
 	}
-	return b, set
+	return b, byteSet(set)
 }
