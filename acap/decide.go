@@ -2,9 +2,11 @@ package acap
 
 import (
 	"fmt"
+	"hash/maphash"
 	"iter"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/robotsguard/robotsguard/policy"
 )
@@ -172,9 +174,14 @@ type entry struct {
 	f        *field // nil for the conventional rule
 	part     *part
 	rec      *record
-	conv     *Field // the conventional rule
+	conv     *Field       // the conventional rule, without its Text
+	rule     *policy.Rule // the conventional rule
 	crawler  string
 	purpose  string
+	ri       int32 // the position of rec among the records that apply
+	list     *listIndex
+	class    int32 // f's class in list
+	next     int32 // the next entry of its group, or -1
 	written  Usage // the part's usage, as written
 	usage    Usage // after the fallback
 	allow    bool  // after the fallback
@@ -191,7 +198,9 @@ type entry struct {
 // that matched.
 func (e *entry) field(pattern string) Field {
 	if e.conv != nil {
-		return *e.conv
+		f := *e.conv
+		f.Text = e.rule.String()
+		return f
 	}
 	return Field{
 		Source: e.rec.source, Line: e.f.line, Text: e.f.text, Permission: e.allow, Usage: e.usage,
@@ -221,23 +230,63 @@ func compareEntries(a, b *entry) int {
 }
 
 // group is the entries whose patterns are the same resources: those of
-// one field, or of every field that names one resource set.
+// the fields that name one pattern or one resource set, or the
+// conventional rule.
 type group struct {
-	res     *resources
-	entries []*entry
-	won     string // the narrowest pattern it won with
-	winner  bool   // of narrowest scope
-	buf     [2]*entry
+	res         *resources // nil for the conventional rule
+	first, last int32      // its entries, linked by entry.next
+	won         string     // the narrowest pattern it won with
+	winner      bool       // of narrowest scope
+	conv        [1]string  // the pattern of the conventional rule
 }
 
-// decider holds the state of one Decide call.
+// decider holds the state of one Decide call. Its slices are scratch
+// space that deciders kept in deciderPool reuse.
 type decider struct {
-	p       *Policy
-	q       Query
-	path    string // canonical, lower-case
-	entries []*entry
-	sets    map[*resources]*setMatch // the patterns of each resource set that match
-	fell    map[*part]fellBack       // the fallback of the parts of definitions
+	p        *Policy
+	q        Query
+	plan     *agentPlan
+	path     []byte  // canonical, lower-case
+	bytes    byteSet // of path
+	entries  []entry
+	groups   []group
+	es       []*entry
+	cls      []int32
+	dups     []entry // of a conflict
+	cands    []candidate
+	pats     []string
+	groupMap map[*resources]int32
+	sets     map[*resources]*setMatch // the patterns of each resource set that match
+	fell     map[*part]fellBack       // the fallback of the parts of definitions
+
+	conv     Field       // the conventional rule's entry's
+	convRule policy.Rule // the conventional rule
+}
+
+var deciderPool = sync.Pool{New: func() any { return new(decider) }}
+
+// maxScratch is the number of entries beyond which a decider's scratch
+// space is not kept for the next decision.
+const maxScratch = 256
+
+// release clears d of what it refers to, and keeps it for another
+// decision unless its scratch space has grown large.
+func (d *decider) release() {
+	if cap(d.entries) > maxScratch || cap(d.groups) > maxScratch || cap(d.es) > maxScratch ||
+		cap(d.cls) > maxScratch || cap(d.dups) > maxScratch || cap(d.path) > 4096 ||
+		cap(d.cands) > maxScratch || cap(d.pats) > maxScratch || len(d.groupMap) > maxScratch {
+		return
+	}
+	clear(d.entries)
+	clear(d.groups)
+	clear(d.es)
+	clear(d.dups)
+	clear(d.cands)
+	clear(d.pats)
+	clear(d.groupMap)
+	*d = decider{path: d.path[:0], entries: d.entries[:0], groups: d.groups[:0], es: d.es[:0], cls: d.cls[:0], dups: d.dups[:0],
+		cands: d.cands[:0], pats: d.pats[:0], groupMap: d.groupMap}
+	deciderPool.Put(d)
 }
 
 // fellBack is a part after the fallback.
@@ -267,96 +316,191 @@ type setMatch struct{ all, narrowest []string }
 // only when no field of the usage asked about applies.
 //
 // q.Usage is read without regard to case.
+//
+// The patterns of each record are compiled on the first decision that
+// reads them, and the records that apply to an agent found once for the
+// agent last asked about: a decision tries only the patterns whose
+// literal prefix the path starts with, and allocates nothing unless a
+// field of a resource set, a conflict or qualifiers are involved.
 func (p *Policy) Decide(q Query) Decision {
-	q.Usage = Usage(strings.ToLower(string(q.Usage)))
-	if !q.Usage.Valid() {
-		return Decision{Basis: BasisInvalidUsage}
+	if !standard(q.Usage) {
+		q.Usage = Usage(strings.ToLower(string(q.Usage)))
+		if !q.Usage.Valid() {
+			return Decision{Basis: BasisInvalidUsage}
+		}
 	}
-	d := decider{p: p, q: q, path: strings.ToLower(policy.CanonicalPath(policy.PathOf(q.URL)))}
+	if q.Purpose == "" && q.Honours == nil && q.Interprets == nil {
+		var pathBuf [192]byte
+		path, have := appendLower(pathBuf[:0], policy.CanonicalPath(policy.PathOf(q.URL)))
+		if dec, ok := p.decideFast(&q, path, have); ok {
+			return dec
+		}
+		return p.decideGeneral(q, path, have)
+	}
+	return p.decideGeneral(q, nil, 0)
+}
+
+// standard reports whether u is a usage type of ACAP 1.1 as the constants
+// spell it, in lower case.
+func standard(u Usage) bool {
+	switch u {
+	case Crawl, Follow, Index, Preserve, Present, Other, PresentOriginal, PresentCurrentCopy, PresentOldCopy,
+		PresentSnippet, PresentThumbnail, PresentOldSnippet, PresentOldThumbnail, PresentLink:
+		return true
+	}
+	return false
+}
+
+// decideGeneral decides q, whose usage is valid, in every case.
+// path, if not nil, is the canonical lower-case path of q.URL, and have
+// the set of its bytes.
+func (p *Policy) decideGeneral(q Query, path []byte, have byteSet) Decision {
+	d := deciderPool.Get().(*decider)
+	if path != nil {
+		d.path, d.bytes = append(d.path[:0], path...), have
+	} else {
+		d.path, d.bytes = appendLower(d.path[:0], policy.CanonicalPath(policy.PathOf(q.URL)))
+	}
+	dec := d.run(p, q)
+	d.release()
+	return dec
+}
+
+// run decides q, whose usage is valid, and whose path d holds.
+func (d *decider) run(p *Policy, q Query) Decision {
+	d.p, d.q, d.plan = p, q, p.planFor(q.Agent)
 	d.collect()
-	if q.Usage == Crawl && !p.ignoreConventional && p.conventional != nil {
-		if e := d.conventional(); e != nil {
+	if q.Usage == Crawl && d.plan.conv != nil {
+		if e, ok := d.conventional(); ok {
 			d.entries = append(d.entries, e)
 		}
 	}
 	// Fields of usage other count only when nothing else does.
 	direct := false
-	for _, e := range d.entries {
+	for i := range d.entries {
+		e := &d.entries[i]
 		direct = direct || !e.disabled && e.relevant && !e.other
 	}
-	var groups map[*resources]*group // when there are many
-	var order []*group
-	for _, e := range d.entries {
+	order := d.groups[:0]
+	var groups map[*resources]int32 // when there are many
+	for i := range d.entries {
+		e := &d.entries[i]
 		if e.disabled || !e.relevant || direct && e.other {
 			continue
 		}
-		res := d.resourcesOf(e)
-		var g *group
-		if groups != nil {
-			g = groups[res]
-		} else if i := slices.IndexFunc(order, func(g *group) bool { return g.res == res }); i >= 0 {
-			g = order[i]
+		e.next = -1
+		var res *resources // the conventional rule is a group of its own
+		if e.conv == nil {
+			res = e.f.res
 		}
-		if g == nil {
-			g = &group{res: res}
-			g.entries = g.buf[:0]
-			order = append(order, g)
-			if groups != nil {
-				groups[res] = g
-			} else if len(order) > 8 {
-				groups = make(map[*resources]*group, 2*len(order))
-				for _, g := range order {
-					groups[g.res] = g
+		gi := int32(-1)
+		if groups != nil {
+			if j, ok := groups[res]; ok {
+				gi = j
+			}
+		} else if res != nil {
+			for j := range order {
+				if order[j].res == res {
+					gi = int32(j)
+					break
 				}
 			}
 		}
-		g.entries = append(g.entries, e)
+		if gi < 0 {
+			gi = int32(len(order))
+			order = append(order, group{res: res, first: int32(i), last: int32(i)})
+			if groups != nil {
+				if res != nil {
+					groups[res] = gi
+				}
+			} else if len(order) > 8 {
+				if d.groupMap == nil {
+					d.groupMap = make(map[*resources]int32, 2*len(order))
+				}
+				groups = d.groupMap
+				for j, g := range order {
+					if g.res != nil {
+						groups[g.res] = int32(j)
+					}
+				}
+			}
+			continue
+		}
+		g := &order[gi]
+		d.entries[g.last].next = int32(i)
+		g.last = int32(i)
 	}
+	d.groups = order
 	if len(order) == 0 {
 		return Decision{Permitted: true, Basis: BasisNone}
 	}
-	return decide(d.narrowest(order))
+	var winBuf [8]int32
+	return d.decide(order, d.narrowest(order, winBuf[:0]))
 }
 
-// resourcesOf returns the resources whose patterns e matched with.
-func (d *decider) resourcesOf(e *entry) *resources {
-	if e.conv != nil {
-		return &resources{patterns: []string{e.conv.Pattern}}
+// patternsOf returns the patterns of a group that match the path and may
+// be narrowest.
+func (d *decider) patternsOf(g *group) []string {
+	if g.res == nil {
+		g.conv[0] = d.entries[g.first].conv.Pattern
+		return g.conv[:]
 	}
-	return e.f.res
+	if !g.res.set {
+		return g.res.patterns
+	}
+	return d.setMatch(g.res).narrowest
+}
+
+// relevantUsages returns the usages as written whose fields concern a
+// query for usage u, without the fallback: u, present for a present-*
+// usage, and other for any usage but other.
+func relevantUsages(u Usage) usageSet { return relevant[u.index()] }
+
+// relevant holds relevantUsages by usage index.
+var relevant = func() (out [len(usageList)]usageSet) {
+	for i, u := range usageList {
+		for _, w := range usageList {
+			if w.covers(u) || w == Other && u != Other {
+				out[i] = out[i].with(w)
+			}
+		}
+	}
+	return out
+}()
+
+// source is a field list that applies to the agent and purpose.
+type source struct {
+	ri      int32
+	r       *record
+	crawler string
+	fields  []*field
+	list    *fieldList
+	usages  usageSet
+	sub     bool
+	purpose string
 }
 
 // collect gathers the entries of the fields that apply to the query's
 // resource, and applies the overrides and the fallback.
 //
 // It keeps the entries that concern the query, and those that may override
-// them: of the same usage as written. So it reads the fields twice: once to
-// learn those usages, then to keep the entries of those usages that match
-// the resource, which are few.
+// them: of the same usage as written. So it learns those usages first,
+// then keeps the entries of those usages that match the resource, which
+// are few.
 func (d *decider) collect() {
 	q, purpose := &d.q, strings.ToLower(d.q.Purpose)
-	var written [len(usageList)]bool // usages as written of the relevant parts
-	keep := false
-	// The field lists that apply to the agent and purpose.
-	type source struct {
-		r       *record
-		crawler string
-		fields  []*field
-		usages  usageSet
-		sub     bool
-		purpose string
-	}
 	var buf [8]source
 	sources := buf[:0]
-	for r, crawler := range d.p.recordsFor(q.Agent) {
-		sources = append(sources, source{r, crawler, r.fields, r.usages, false, ""})
+	for ri, pr := range d.plan.recs {
+		r := pr.r
+		sources = append(sources, source{int32(ri), r, pr.crawler, r.fields, &r.list, r.usages, false, ""})
 		if purpose == "" {
 			continue
 		}
 		for _, s := range r.subs {
 			for _, pp := range s.purposes {
 				if policy.PatternMatches(pp, purpose) {
-					sources = append(sources, source{r, crawler, s.fields, s.usages, true, pp})
+					sources = append(sources, source{int32(ri), r, pr.crawler, s.fields, &s.list, s.usages, true, pp})
 					break
 				}
 			}
@@ -375,49 +519,49 @@ func (d *decider) collect() {
 		}
 		return false, false
 	}
-	static := q.Honours == nil && q.Interprets == nil
-	for _, src := range sources {
-		if static {
-			// Without the fallback, each part concerns the query by its
-			// usage alone.
-			for i, u := range usageList {
-				if rel, _ := relevance(u, u, false); rel && src.usages&(1<<i) != 0 {
-					written[i], keep = true, true
-				}
-			}
-			continue
+	var written usageSet // usages as written of the relevant parts
+	if q.Interprets == nil {
+		// Without the fallback to other usages, each part concerns the
+		// query by its usage alone: a permission that falls back for
+		// its qualifiers keeps its usage.
+		rel := relevantUsages(q.Usage)
+		for _, src := range sources {
+			written |= src.usages & rel
 		}
-		for _, f := range src.fields {
-			for i := range f.parts {
-				pt := &f.parts[i]
-				_, usage, fellBack := d.fallback(pt, f.shared)
-				if rel, _ := relevance(pt.usage, usage, fellBack); rel {
-					written[pt.usage.index()] = true
-					keep = true
+	} else {
+		for _, src := range sources {
+			x := src.list.index(src.fields)
+			for _, c := range x.classes {
+				f := src.fields[c.rep]
+				for i := range f.parts {
+					pt := &f.parts[i]
+					_, usage, fellBack := d.fallback(pt, f.shared)
+					if rel, _ := relevance(pt.usage, usage, fellBack); rel {
+						written = written.with(pt.usage)
+					}
 				}
 			}
 		}
 	}
-	if !keep {
+	if written == 0 {
 		return
 	}
 	for _, src := range sources {
-		for _, f := range src.fields {
-			matched := false
-			for i := range f.parts {
-				pt := &f.parts[i]
-				if !written[pt.usage.index()] {
+		if src.usages&written == 0 {
+			continue
+		}
+		x := src.list.index(src.fields)
+		d.cls = d.classesOf(x, written, d.cls[:0])
+		for _, c := range d.cls {
+			f := src.fields[x.classes[c].rep]
+			for j := range f.parts {
+				pt := &f.parts[j]
+				if !written.has(pt.usage) {
 					continue
 				}
-				if !matched {
-					if !d.matches(f.res) {
-						break
-					}
-					matched = true
-				}
 				allow, usage, fellBack := d.fallback(pt, f.shared)
-				e := &entry{
-					f: f, part: pt, rec: src.r, crawler: src.crawler, purpose: src.purpose, written: pt.usage,
+				e := entry{
+					f: f, part: pt, rec: src.r, crawler: src.crawler, purpose: src.purpose, ri: src.ri, list: x, class: c, written: pt.usage,
 					usage: usage, allow: allow, fellBack: fellBack, sub: src.sub, named: !src.r.any,
 				}
 				e.relevant, e.other = relevance(pt.usage, usage, fellBack)
@@ -425,15 +569,7 @@ func (d *decider) collect() {
 			}
 		}
 	}
-	override(d.entries)
-}
-
-// matches reports whether a pattern of res matches the path.
-func (d *decider) matches(res *resources) bool {
-	if !res.set {
-		return policy.PatternMatches(res.patterns[0], d.path)
-	}
-	return len(d.setMatch(res).all) > 0
+	override(d.entries, len(d.plan.recs))
 }
 
 // setMatch returns the patterns of a resource set that match the path, and
@@ -446,23 +582,10 @@ func (d *decider) setMatch(res *resources) *setMatch {
 		d.sets = map[*resources]*setMatch{}
 	}
 	m := &setMatch{}
-	for _, pat := range res.patterns {
-		if policy.PatternMatches(pat, d.path) {
-			m.all = append(m.all, pat)
-		}
-	}
-	m.narrowest = narrowestPatterns(slices.Clone(m.all))
+	res.idx.index(res).each(d.path, d.bytes, func(id int32) { m.all = append(m.all, res.patterns[id]) })
+	m.narrowest = narrowestPatterns(slices.Clone(m.all), nil)
 	d.sets[res] = m
 	return m
-}
-
-// patternsOf returns the patterns of res that match the path and may be
-// narrowest.
-func (d *decider) patternsOf(res *resources) []string {
-	if !res.set {
-		return res.patterns
-	}
-	return d.setMatch(res).narrowest
 }
 
 // fallback is the package-level fallback for the query, computed once per
@@ -511,15 +634,14 @@ func fallback(q *Query, pt *part) (allow bool, u Usage, fellBack bool) {
 }
 
 // conventional returns the conventional rule that decides crawling the
-// URL for the agent, as an entry (section 2.10.2), or nil. A conventional
-// rule whose pattern is that of an ACAP field for crawl with the opposite
-// verdict is ignored, and the decision taken without it.
-func (d *decider) conventional() *entry {
-	p := d.p
-	g := p.conventional.Group(d.q.Agent)
+// URL for the agent, as an entry (section 2.10.2), if there is one. A
+// conventional rule whose pattern is that of an ACAP field for crawl with
+// the opposite verdict is ignored, and the decision taken without it.
+func (d *decider) conventional() (entry, bool) {
+	g := d.plan.conv
 	dec := g.Decide(d.q.URL)
 	if dec.Basis != policy.BasisRule {
-		return nil
+		return entry{}, false
 	}
 	var verdicts map[string]uint8 // ACAP crawl patterns: 1 permits, 2 prohibits
 	ignored := func(r policy.Rule) bool {
@@ -533,7 +655,7 @@ func (d *decider) conventional() *entry {
 		return verdicts[strings.ToLower(r.Pattern)]&want != 0
 	}
 	rule := dec.Rule
-	if ignored(rule) {
+	if len(d.entries) > 32 && ignored(rule) || len(d.entries) <= 32 && d.opposed(rule.Allow, strings.ToLower(rule.Pattern)) {
 		// Decide again without the ignored rules: the longest match wins,
 		// an Allow a tie (RFC 9309 §2.2.2).
 		cased := policy.CanonicalPath(policy.PathOf(d.q.URL))
@@ -547,16 +669,35 @@ func (d *decider) conventional() *entry {
 			}
 		}
 		if !found {
-			return nil
+			return entry{}, false
 		}
 	}
-	return &entry{
-		conv: &Field{
-			Line: rule.Line, Text: rule.String(), Permission: rule.Allow, Usage: Crawl,
-			Pattern: strings.ToLower(rule.Pattern), Crawler: g.Agent(), Conventional: true,
-		},
-		written: Crawl, usage: Crawl, allow: rule.Allow, relevant: true,
+	d.convRule = rule
+	d.conv = Field{
+		Line: rule.Line, Permission: rule.Allow, Usage: Crawl,
+		Pattern: strings.ToLower(rule.Pattern), Crawler: g.Agent(), Conventional: true,
 	}
+	return entry{conv: &d.conv, rule: &d.convRule, written: Crawl, usage: Crawl, allow: rule.Allow, relevant: true}, true
+}
+
+// opposed reports whether an ACAP crawl field that applies has a pattern
+// that matched, with the verdict opposite to allow: what crawlVerdicts
+// tells of one rule, without building it, for a few entries.
+func (d *decider) opposed(allow bool, pattern string) bool {
+	for i := range d.entries {
+		e := &d.entries[i]
+		if e.disabled || e.usage != Crawl || e.allow == allow {
+			continue
+		}
+		pats := e.f.res.patterns
+		if e.f.res.set {
+			pats = d.setMatch(e.f.res).all
+		}
+		if slices.Contains(pats, pattern) {
+			return true
+		}
+	}
+	return false
 }
 
 // crawlVerdicts returns the patterns of the ACAP crawl fields that apply,
@@ -568,7 +709,8 @@ func (d *decider) crawlVerdicts() map[string]uint8 {
 		allow bool
 	}
 	done := map[key]bool{}
-	for _, e := range d.entries {
+	for i := range d.entries {
+		e := &d.entries[i]
 		if e.disabled || e.usage != Crawl || done[key{e.f.res, e.allow}] {
 			continue
 		}
@@ -597,29 +739,37 @@ func (d *decider) crawlVerdicts() map[string]uint8 {
 // is more specific than in both respects. A named record-level field
 // against a sub-record field of a record for any crawler overrides neither
 // (reading 3). Every entry applies to the resource, so "matching the same
-// resource" holds for each pair (reading 2).
-func override(entries []*entry) {
-	type recUsage struct {
-		r *record
-		u Usage
-	}
-	type levelUsage struct {
-		sub bool
-		u   Usage
-	}
-	subs := map[recUsage]bool{}
-	named := map[levelUsage]bool{}
-	for _, e := range entries {
+// resource" holds for each pair (reading 2). records is the number of
+// records that apply, which entry.ri counts.
+func override(entries []entry, records int) {
+	var subsBuf [8]usageSet
+	subs := subsBuf[:0]   // by record: the usages of its sub-record entries
+	var named [2]usageSet // by level (sub-record or not): the usages of named entries
+	any := false
+	for i := range entries {
+		e := &entries[i]
 		if e.sub {
-			subs[recUsage{e.rec, e.written}] = true
+			if len(subs) == 0 {
+				if records <= len(subsBuf) {
+					subs = subsBuf[:records]
+				} else {
+					subs = make([]usageSet, records)
+				}
+			}
+			subs[e.ri] = subs[e.ri].with(e.written)
 		}
 		if e.named {
-			named[levelUsage{e.sub, e.written}] = true
+			named[boolInt(e.sub)] = named[boolInt(e.sub)].with(e.written)
+			any = true
 		}
 	}
-	for _, e := range entries {
-		byNamed := named[levelUsage{e.sub, e.written}] || !e.sub && named[levelUsage{true, e.written}]
-		if !e.sub && subs[recUsage{e.rec, e.written}] || !e.named && byNamed {
+	if len(subs) == 0 && !any {
+		return
+	}
+	for i := range entries {
+		e := &entries[i]
+		byNamed := named[boolInt(e.sub)].has(e.written) || !e.sub && named[1].has(e.written)
+		if !e.sub && len(subs) > 0 && subs[e.ri].has(e.written) || !e.named && byNamed {
 			e.disabled = true
 		}
 	}
@@ -628,20 +778,30 @@ func override(entries []*entry) {
 // maxConflict is the number of fields a Decision lists in Conflict.
 const maxConflict = 16
 
-// decide gives the verdict of the groups of narrowest scope.
-func decide(winners []*group) Decision {
-	var es []*entry
+// decide gives the verdict of the groups of narrowest scope, winners (by
+// position in groups).
+func (d *decider) decide(groups []group, winners []int32) Decision {
+	es := d.es[:0]
 	allow, deny := false, false
-	for _, g := range winners {
-		for _, e := range g.entries {
+	for _, gi := range winners {
+		g := &groups[gi]
+		for i := g.first; i >= 0; i = d.entries[i].next {
+			e := &d.entries[i]
 			es = append(es, e)
 			e.won = g.won
 			allow = allow || e.allow
 			deny = deny || !e.allow
+			if i == g.last {
+				break
+			}
 		}
 	}
-	slices.SortStableFunc(es, compareEntries)
+	d.es = es
+	if !slices.IsSortedFunc(es, compareEntries) {
+		slices.SortStableFunc(es, compareEntries)
+	}
 	if allow && deny {
+		es = d.withDuplicates(es)
 		d := Decision{Basis: BasisConflict}
 		type key struct {
 			f     *field
@@ -659,92 +819,182 @@ func decide(winners []*group) Decision {
 		}
 		return d
 	}
-	d := Decision{Permitted: allow, Basis: BasisField, Field: es[0].field(es[0].won)}
+	dec := Decision{Permitted: allow, Basis: BasisField, Field: es[0].field(es[0].won)}
 	if allow {
-		// Each qualifier once, and each part of a definition (which many
-		// fields share) read once; by map when there are many.
-		var parts []*part
-		var seenPart map[*part]bool
-		var seen map[Qualifier]bool
+		// Each qualifier once, and each list of qualifiers (which the
+		// parts of many fields may share with a definition) read once;
+		// by map when there are many.
+		type list struct {
+			first *Qualifier
+			n     int
+		}
+		var lists []list
+		var seenList map[list]bool
+		var seen *qualifierSet
+		total := 0 // qualifiers, at most
+		for _, e := range es {
+			if e.part != nil {
+				total += len(e.part.qualifiers)
+			}
+		}
 		for _, e := range es {
 			if e.part == nil || len(e.part.qualifiers) == 0 {
 				continue
 			}
-			if seenPart != nil {
-				if seenPart[e.part] {
+			l := list{&e.part.qualifiers[0], len(e.part.qualifiers)}
+			if seenList != nil {
+				if seenList[l] {
 					continue
 				}
-				seenPart[e.part] = true
-			} else if slices.Contains(parts, e.part) {
+				seenList[l] = true
+			} else if slices.Contains(lists, l) {
 				continue
-			} else if parts = append(parts, e.part); len(parts) > 16 {
-				seenPart = map[*part]bool{}
-				for _, pt := range parts {
-					seenPart[pt] = true
+			} else if lists = append(lists, l); len(lists) > 16 {
+				seenList = make(map[list]bool, len(es))
+				for _, l := range lists {
+					seenList[l] = true
 				}
 			}
 			for _, q := range e.part.qualifiers {
 				if seen != nil {
-					if seen[q] {
+					if !seen.add(dec.Qualifiers, q) {
 						continue
 					}
-					seen[q] = true
-				} else if slices.Contains(d.Qualifiers, q) {
+				} else if slices.Contains(dec.Qualifiers, q) {
 					continue
-				} else if len(d.Qualifiers) >= 16 {
-					seen = map[Qualifier]bool{q: true}
-					for _, x := range d.Qualifiers {
-						seen[x] = true
+				} else if len(dec.Qualifiers) >= 16 {
+					seen = newQualifierSet(total)
+					for i, x := range dec.Qualifiers {
+						seen.insert(x, i)
 					}
+					seen.add(dec.Qualifiers, q)
 				}
-				d.Qualifiers = append(d.Qualifiers, q)
+				if dec.Qualifiers == nil {
+					dec.Qualifiers = make([]Qualifier, 0, total)
+				}
+				dec.Qualifiers = append(dec.Qualifiers, q)
 			}
 		}
 	}
-	return d
+	return dec
 }
 
-// narrowest returns the groups of narrowest scope (section 2.4.6): those
-// with a pattern that no other pattern is narrower than.
-func (d *decider) narrowest(groups []*group) []*group {
+// withDuplicates returns es, sorted, with the entries of the other
+// fields of the classes of its entries, as far as the fields a conflict
+// lists can reach: each field of a class follows the class's first.
+func (d *decider) withDuplicates(es []*entry) []*entry {
+	dups := d.dups[:0]
+	for _, e := range es {
+		if e.list == nil {
+			continue
+		}
+		c := &e.list.classes[e.class]
+		for _, fi := range e.list.members[c.lo+1 : min(c.hi, c.lo+1+maxConflict)] {
+			dup := *e
+			dup.f, dup.part = e.list.fields[fi], nil
+			dups = append(dups, dup)
+		}
+	}
+	d.dups = dups
+	if len(dups) == 0 {
+		return es
+	}
+	for i := range dups {
+		es = append(es, &dups[i])
+	}
+	slices.SortStableFunc(es, compareEntries)
+	d.es = es
+	return es
+}
+
+// qualifierSet is a set of the qualifiers of a list, by open addressing:
+// each slot holds the position in the list of a qualifier plus one, or 0.
+type qualifierSet struct {
+	slots []int32
+	mask  uint64
+}
+
+var qualifierSeed = maphash.MakeSeed()
+
+func newQualifierSet(n int) *qualifierSet {
+	size := 64
+	for size < 2*n {
+		size *= 2
+	}
+	return &qualifierSet{slots: make([]int32, size), mask: uint64(size - 1)}
+}
+
+func qualifierHash(q Qualifier) uint64 {
+	return maphash.String(qualifierSeed, q.Type)*31 ^ maphash.String(qualifierSeed, q.Value)
+}
+
+// add reports whether q is not in the set of the qualifiers of list, and
+// adds it as the one that comes next in list.
+func (s *qualifierSet) add(list []Qualifier, q Qualifier) bool {
+	for i := qualifierHash(q) & s.mask; ; i = (i + 1) & s.mask {
+		switch at := s.slots[i]; {
+		case at == 0:
+			s.slots[i] = int32(len(list)) + 1
+			return true
+		case list[at-1] == q:
+			return false
+		}
+	}
+}
+
+// insert adds q, at position i of a list, which holds no other equal to it.
+func (s *qualifierSet) insert(q Qualifier, i int) {
+	h := qualifierHash(q) & s.mask
+	for s.slots[h] != 0 {
+		h = (h + 1) & s.mask
+	}
+	s.slots[h] = int32(i) + 1
+}
+
+// candidate is a pattern of a group that may be of narrowest scope.
+type candidate struct {
+	pat string
+	g   int32
+}
+
+// narrowest appends to out the groups of narrowest scope (section 2.4.6),
+// by position: those with a pattern that no other pattern is narrower
+// than.
+func (d *decider) narrowest(groups []group, out []int32) []int32 {
 	if len(groups) == 1 {
-		g := groups[0]
-		g.won = d.patternsOf(g.res)[0]
-		return groups
+		g := &groups[0]
+		g.won = d.patternsOf(g)[0]
+		return append(out, 0)
 	}
-	type candidate struct {
-		pat string
-		g   *group
-	}
-	var cands []candidate
-	for _, g := range groups {
-		for _, pat := range d.patternsOf(g.res) {
-			cands = append(cands, candidate{pat, g})
+	cands := d.cands[:0]
+	for i := range groups {
+		for _, pat := range d.patternsOf(&groups[i]) {
+			cands = append(cands, candidate{pat, int32(i)})
 		}
 	}
 	// Sorted by pattern, the candidates of each winning pattern are found
 	// by binary search, and the patterns come sorted to narrowestPatterns.
 	slices.SortFunc(cands, func(a, b candidate) int { return strings.Compare(a.pat, b.pat) })
-	pats := make([]string, 0, len(cands))
+	pats := d.pats[:0]
 	for i, c := range cands {
 		if i == 0 || c.pat != cands[i-1].pat {
 			pats = append(pats, c.pat)
 		}
 	}
-	var out []*group
-	for _, pat := range narrowestPatterns(pats) {
+	var winBuf [8]string
+	for _, pat := range narrowestPatterns(pats, winBuf[:0]) {
 		i, _ := slices.BinarySearchFunc(cands, pat, func(c candidate, pat string) int { return strings.Compare(c.pat, pat) })
 		for ; i < len(cands) && cands[i].pat == pat; i++ {
-			if g := cands[i].g; !g.winner {
+			if g := &groups[cands[i].g]; !g.winner {
 				g.winner, g.won = true, pat
-				out = append(out, g)
+				out = append(out, cands[i].g)
 			}
 		}
 	}
 	return out
 }
 
-// narrowestPatterns returns the distinct patterns of pats that no other is
+// narrowestPatterns appends to out the distinct patterns of pats that no other is
 // narrower than (section 2.4.6). Patterns are compared character by
 // character; where they first differ, a pattern that has run out is wider
 // than any other, a final '$' wider than anything else, and '*' wider than
@@ -753,16 +1003,16 @@ func (d *decider) narrowest(groups []*group) []*group {
 //
 // The patterns are sorted and walked as a trie, always into the narrowest
 // branches, so the cost is that of the sort.
-func narrowestPatterns(pats []string) []string {
+func narrowestPatterns(pats, out []string) []string {
 	slices.Sort(pats)
 	pats = slices.Compact(pats)
 	if len(pats) <= 1 {
-		return pats
+		return append(out, pats...)
 	}
 	type span struct{ lo, hi, depth int }
-	var out []string
-	var next []span
-	stack := []span{{0, len(pats), 0}}
+	var nextBuf, stackBuf [8]span
+	next := nextBuf[:0]
+	stack := append(stackBuf[:0], span{0, len(pats), 0})
 	for len(stack) > 0 {
 		s := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]

@@ -37,6 +37,8 @@ type Policy struct {
 	conventional *policy.Robots // the conventional records, outside ACAP records
 
 	problems []Problem
+
+	plans *planCache // the records that apply to the agents last asked about
 }
 
 // part is a standard usage with qualifiers: what a permission or
@@ -56,6 +58,7 @@ type part struct {
 type resources struct {
 	patterns []string // canonical and lower-case
 	set      bool     // a resource set
+	idx      setIndex // of a set's patterns, built on first use
 }
 
 type record struct {
@@ -70,12 +73,14 @@ type record struct {
 	usages    usageSet // of the parts of fields
 	subs      []*subrecord
 	actions   []Action
+	list      fieldList // fields, compiled on first use
 }
 
 type subrecord struct {
 	purposes []string // lower-case patterns
 	fields   []*field
-	usages   usageSet // of the parts of fields
+	usages   usageSet  // of the parts of fields
+	list     fieldList // fields, compiled on first use
 }
 
 // field is a permission or prohibition field.
@@ -254,7 +259,7 @@ func (ps Parser) Parse(body []byte) *Policy { return ps.ParseAlong(body, nil) }
 //	r := b.Robots()
 func (ps Parser) ParseAlong(body []byte, also policy.LineHandler) *Policy {
 	p := &Policy{
-		maxSize:   ps.MaxSize,
+		maxSize: ps.MaxSize, plans: &planCache{},
 		qualified: map[string][]part{}, composite: map[string][]part{}, sets: map[string]*resources{},
 	}
 	conv := convPool.Get().(*policy.Builder)
@@ -327,6 +332,7 @@ func (p *Policy) Include(ref Reference, body []byte) *Policy {
 		return p
 	}
 	n := *p
+	n.plans = &planCache{}
 	n.records = slices.Clone(p.records)
 	n.problems = slices.Clone(p.problems)
 	n.qualified, n.composite, n.sets = maps.Clone(p.qualified), maps.Clone(p.composite), maps.Clone(p.sets)
@@ -458,6 +464,10 @@ type parser struct {
 	// the file's directives; nil when reading a referenced resource.
 	conv *policy.Builder
 	also policy.LineHandler // fed every callback too; may be nil
+
+	// singles holds the resources of the patterns named so far, which
+	// the fields that name the same pattern share.
+	singles map[string]*resources
 }
 
 func (pr *parser) problem(line int, text string, kind ProblemKind, reason string) {
@@ -889,7 +899,7 @@ func (pr *parser) permission(line int, text, key, value string) {
 		why  string
 	}
 	var notes []note // why a prohibition is read otherwise than written
-	res := p.resources(words[0])
+	res := pr.resources(words[0])
 	if res == nil {
 		// A set that is not defined has no members: the field applies
 		// to no resource (reading 18), whatever its verdict.
@@ -998,11 +1008,20 @@ func (pr *parser) permission(line int, text, key, value string) {
 // resources returns what a resource specification names: a resource path
 // pattern, or the-acap:resource-set:name (section 2.4.4); nil for a set
 // that is not defined.
-func (p *Policy) resources(spec string) *resources {
+func (pr *parser) resources(spec string) *resources {
 	if name, ok := ascii.CutPrefixFold(spec, "the-acap:resource-set:"); ok {
-		return p.sets[strings.ToLower(name)]
+		return pr.p.sets[strings.ToLower(name)]
 	}
-	return &resources{patterns: []string{canonicalPattern(spec)}}
+	pat := canonicalPattern(spec)
+	if res := pr.singles[pat]; res != nil {
+		return res
+	}
+	if pr.singles == nil {
+		pr.singles = map[string]*resources{}
+	}
+	res := &resources{patterns: []string{pat}}
+	pr.singles[pat] = res
+	return res
 }
 
 // MemSize estimates the bytes of memory p holds, for caches that bound
@@ -1012,15 +1031,27 @@ func (p *Policy) MemSize() int {
 	if p.conventional != nil {
 		n += p.conventional.MemSize()
 	}
+	var counted map[*Qualifier]bool // the qualifier arrays counted: parts share a definition's
 	parts := func(ps []part) {
 		for _, q := range ps {
 			n += 64
+			if len(q.qualifiers) == 0 {
+				continue
+			}
+			if counted == nil {
+				counted = map[*Qualifier]bool{}
+			}
+			if counted[&q.qualifiers[0]] {
+				continue
+			}
+			counted[&q.qualifiers[0]] = true
 			for _, x := range q.qualifiers {
 				n += 32 + len(x.Type) + len(x.Value)
 			}
 		}
 	}
 	fields := func(fs []*field) {
+		n += fieldListSize(fs) // the index Decide builds
 		for _, f := range fs {
 			n += 96 + len(f.text)
 			if !f.res.set {
@@ -1048,8 +1079,9 @@ func (p *Policy) MemSize() int {
 			n += 64 + len(a.Path)
 		}
 	}
+	n += cachedPlans * (96 + 24*len(p.records)) // the plans of the agents last asked about
 	for name, set := range p.sets {
-		n += 64 + len(name)
+		n += 64 + len(name) + globIndexSize(set.patterns)
 		for _, pat := range set.patterns {
 			n += 16 + len(pat)
 		}

@@ -1,0 +1,422 @@
+package acap
+
+import (
+	"bytes"
+	"encoding/binary"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/robotsguard/robotsguard/policy"
+)
+
+// This file compiles what Decide reads of a Policy, once: the patterns of
+// each field list and resource set, indexed by their literal prefixes, and
+// the records that apply to the agent last asked about.
+
+// glob is a compiled resource path pattern: a literal prefix, then, if
+// the pattern holds a '*', the literals between (and after) its stars.
+// It matches as policy.PatternMatches does: greedily, each literal at its
+// leftmost place, in time linear in the lengths.
+type glob struct {
+	prefix   []byte   // the literal before the first '*' (the whole body without one)
+	segs     [][]byte // the literals after each '*'; nil without a '*'
+	anchored bool     // the pattern ended with '$'
+	wild     bool     // the pattern holds a '*'
+	need     byteSet  // the bytes of segs, which a path it matches holds
+}
+
+// A byteSet is a set of bytes, by their low six bits: a byte is in it
+// when one with the same low bits was added.
+type byteSet uint64
+
+func (s *byteSet) add(c byte) { *s |= 1 << (c & 63) }
+
+// within reports whether every byte of s is in t.
+func (s byteSet) within(t byteSet) bool { return s&^t == 0 }
+
+func compileGlob(pattern string) glob {
+	body, anchored := strings.CutSuffix(pattern, "$")
+	b := []byte(body)
+	star := bytes.IndexByte(b, '*')
+	if star < 0 {
+		return glob{prefix: b, anchored: anchored}
+	}
+	g := glob{prefix: b[:star], anchored: anchored, wild: true}
+	for _, s := range bytes.Split(b[star+1:], []byte("*")) {
+		g.segs = append(g.segs, s)
+		for _, c := range s {
+			g.need.add(c)
+		}
+	}
+	return g
+}
+
+// matchRest reports whether the glob matches path, whose first
+// len(g.prefix) bytes are known to be its prefix, and whose bytes have
+// holds.
+func (g *glob) matchRest(path []byte, have byteSet) bool {
+	if !g.wild {
+		return !g.anchored || len(path) == len(g.prefix)
+	}
+	if !g.need.within(have) {
+		return false
+	}
+	pos, end := len(g.prefix), len(path)
+	last := len(g.segs) - 1
+	tail := g.segs[last]
+	if g.anchored {
+		if end-len(tail) < pos || !bytes.HasSuffix(path, tail) {
+			return false
+		}
+		end -= len(tail)
+	}
+	for _, seg := range g.segs[:last] {
+		if len(seg) == 0 {
+			continue
+		}
+		k := bytes.Index(path[pos:end], seg)
+		if k < 0 {
+			return false
+		}
+		pos += k + len(seg)
+	}
+	if g.anchored {
+		return pos <= end
+	}
+	return bytes.Contains(path[pos:], tail)
+}
+
+// globIndex finds the patterns of a list that match a path: they are
+// sorted by literal prefix, so those whose prefix the path starts with are
+// found by narrowing a range of them, one byte of the path at a time; only
+// they are tried further.
+type globIndex struct {
+	globs []glob
+	ids   []int32 // the position of each glob in the list it was built from
+}
+
+func newGlobIndex(patterns []string) *globIndex {
+	x := &globIndex{globs: make([]glob, len(patterns)), ids: make([]int32, len(patterns))}
+	for i, p := range patterns {
+		x.globs[i] = compileGlob(p)
+		x.ids[i] = int32(i)
+	}
+	slices.SortStableFunc(x.ids, func(a, b int32) int { return bytes.Compare(x.globs[a].prefix, x.globs[b].prefix) })
+	sorted := make([]glob, len(x.globs))
+	for i, id := range x.ids {
+		sorted[i] = x.globs[id]
+	}
+	x.globs = sorted
+	return x
+}
+
+// smallIndex is the number of patterns up to which each tries them all.
+const smallIndex = 8
+
+// each calls fn with the position (in the list the index was built from)
+// of every pattern that matches path, whose bytes have holds.
+func (x *globIndex) each(path []byte, have byteSet, fn func(id int32)) {
+	gs := x.globs
+	if len(gs) <= smallIndex {
+		for i := range gs {
+			g := &gs[i]
+			if bytes.HasPrefix(path, g.prefix) && g.matchRest(path, have) {
+				fn(x.ids[i])
+			}
+		}
+		return
+	}
+	lo, hi := 0, len(gs)
+	for k := 0; ; k++ {
+		// gs[lo:hi] are the globs whose prefixes start with path[:k];
+		// those of length k, which path starts with, come first.
+		for lo < hi && len(gs[lo].prefix) == k {
+			if gs[lo].matchRest(path, have) {
+				fn(x.ids[lo])
+			}
+			lo++
+		}
+		if lo == hi || k == len(path) {
+			return
+		}
+		c := path[k]
+		// The first glob of the range with byte c at k, then the first
+		// with a greater byte.
+		a, b := lo, hi
+		for a < b {
+			m := int(uint(a+b) >> 1)
+			if gs[m].prefix[k] < c {
+				a = m + 1
+			} else {
+				b = m
+			}
+		}
+		lo = a
+		b = hi
+		for a < b {
+			m := int(uint(a+b) >> 1)
+			if gs[m].prefix[k] <= c {
+				a = m + 1
+			} else {
+				b = m
+			}
+		}
+		hi = a
+	}
+}
+
+// memSize estimates the bytes an index of patterns takes.
+func globIndexSize(patterns []string) int {
+	n := 48
+	for _, p := range patterns {
+		n += 104 + len(p) + 24*strings.Count(p, "*")
+	}
+	return n
+}
+
+// listIndex is the compiled form of a field list (a record's or a
+// sub-record's fields).
+//
+// Its fields fall in classes: those that name the same resources with the
+// same parts (usage, verdict, fallback and the very same qualifiers) say
+// the same of every query, and differ only in where they are written.
+// Decide reads the first field of each class, in file order; the others
+// only join the fields of a conflict that Decision.Conflict lists. A file
+// that repeats one field thousands of times costs a decision no more than
+// one that holds it once.
+type listIndex struct {
+	fields   []*field
+	pats     *globIndex   // the distinct patterns of the fields of one pattern
+	classes  []fieldClass // numbered in the order of their first fields
+	byPat    []int32      // the classes of each pattern: byPat[patStart[k]:patStart[k+1]]
+	patStart []int32
+	sets     []int32 // the classes of fields of resource sets
+	members  []int32 // the fields of each class, in file order
+}
+
+type fieldClass struct {
+	rep    int32    // the class's first field
+	mask   usageSet // the usages of its parts
+	lo, hi int32    // its fields, members[lo:hi]
+}
+
+// partKey is what of a part a decision reads: parts with the same key say
+// the same. Qualifiers are compared by identity (the same elements of the
+// same array), which parts that share a definition's qualifiers have.
+type partKey struct {
+	usage       Usage
+	allow, fell bool
+	quals       *Qualifier
+	n           int
+}
+
+// fieldList is a list of fields, compiled on first use.
+type fieldList struct {
+	once sync.Once
+	idx  *listIndex
+}
+
+func (l *fieldList) index(fields []*field) *listIndex {
+	l.once.Do(func() { l.idx = compileList(fields) })
+	return l.idx
+}
+
+func compileList(fields []*field) *listIndex {
+	x := &listIndex{fields: fields}
+	resIDs := map[*resources]int64{} // patterns from 0, sets from -1 down
+	partIDs := map[partKey]uint64{}
+	classIDs := map[string]int32{}
+	var pats []string
+	var members [][]int32
+	var key []byte
+	for i, f := range fields {
+		id, ok := resIDs[f.res]
+		if !ok {
+			if f.res.set {
+				id = -1 - int64(len(resIDs)-len(pats))
+			} else {
+				id = int64(len(pats))
+				pats = append(pats, f.res.patterns[0])
+			}
+			resIDs[f.res] = id
+		}
+		key = binary.AppendVarint(key[:0], id)
+		var mask usageSet
+		for _, pt := range f.parts {
+			mask = mask.with(pt.usage)
+			k := partKey{usage: pt.usage, allow: pt.allow, fell: pt.fellBack, n: len(pt.qualifiers)}
+			if k.n > 0 {
+				k.quals = &pt.qualifiers[0]
+			}
+			pid, ok := partIDs[k]
+			if !ok {
+				pid = uint64(len(partIDs))
+				partIDs[k] = pid
+			}
+			key = binary.AppendUvarint(key, pid)
+		}
+		c, ok := classIDs[string(key)]
+		if !ok {
+			c = int32(len(x.classes))
+			classIDs[string(key)] = c
+			x.classes = append(x.classes, fieldClass{rep: int32(i), mask: mask})
+			members = append(members, nil)
+		}
+		members[c] = append(members[c], int32(i))
+	}
+	// The classes of each pattern, and the members of each class, flat.
+	byPat := make([][]int32, len(pats))
+	x.members = make([]int32, 0, len(fields))
+	for c := range x.classes {
+		cl := &x.classes[c]
+		cl.lo = int32(len(x.members))
+		x.members = append(x.members, members[c]...)
+		cl.hi = int32(len(x.members))
+		if id := resIDs[fields[cl.rep].res]; id >= 0 {
+			byPat[id] = append(byPat[id], int32(c))
+		} else {
+			x.sets = append(x.sets, int32(c))
+		}
+	}
+	x.patStart = make([]int32, 0, len(pats)+1)
+	for _, cs := range byPat {
+		x.patStart = append(x.patStart, int32(len(x.byPat)))
+		x.byPat = append(x.byPat, cs...)
+	}
+	x.patStart = append(x.patStart, int32(len(x.byPat)))
+	x.pats = newGlobIndex(pats)
+	return x
+}
+
+// classesOf appends to cls the classes of the fields of x that may
+// concern usages written and that apply to path, in file order.
+func (d *decider) classesOf(x *listIndex, written usageSet, cls []int32) []int32 {
+	x.pats.each(d.path, d.bytes, func(id int32) {
+		for _, c := range x.byPat[x.patStart[id]:x.patStart[id+1]] {
+			if x.classes[c].mask&written != 0 {
+				cls = append(cls, c)
+			}
+		}
+	})
+	for _, c := range x.sets {
+		if x.classes[c].mask&written != 0 && len(d.setMatch(x.fields[x.classes[c].rep].res).all) > 0 {
+			cls = append(cls, c)
+		}
+	}
+	slices.Sort(cls)
+	return cls
+}
+
+// fieldListSize estimates the bytes the index of a field list takes.
+func fieldListSize(fields []*field) int {
+	n := 96 + 40*len(fields) // a class and a member per field, at most
+	for _, f := range fields {
+		if !f.res.set {
+			n += 104 + len(f.res.patterns[0]) + 24*strings.Count(f.res.patterns[0], "*")
+		}
+	}
+	return n
+}
+
+// setIndex is the compiled form of a resource set, built on first use.
+type setIndex struct {
+	once sync.Once
+	idx  *globIndex
+}
+
+func (s *setIndex) index(res *resources) *globIndex {
+	s.once.Do(func() { s.idx = newGlobIndex(res.patterns) })
+	return s.idx
+}
+
+// agentPlan is what Decide reads of a Policy for one agent: the records
+// that apply to it, in file order, and its conventional group.
+type agentPlan struct {
+	agent  string
+	recs   []planRecord
+	usages usageSet // of the parts of the records' fields (not of sub-records)
+	sets   usageSet // of the parts of the records' fields that name resource sets
+	conv   *policy.Group
+	// convRules: the conventional group has rules with a pattern,
+	// without which it decides nothing by a rule.
+	convRules bool
+}
+
+type planRecord struct {
+	r       *record
+	crawler string // the record's crawler name that the agent matched
+}
+
+// planCache keeps the plans of the agents last asked about, most recent
+// first: a crawler most often asks for one or two agents.
+type planCache struct {
+	last atomic.Pointer[[cachedPlans]*agentPlan]
+}
+
+// cachedPlans is the number of agents whose plans a Policy keeps.
+const cachedPlans = 2
+
+func (p *Policy) planFor(agent string) *agentPlan {
+	if p.plans == nil {
+		return p.newPlan(agent)
+	}
+	old := p.plans.last.Load()
+	if old != nil {
+		for _, pl := range old {
+			if pl != nil && pl.agent == agent {
+				return pl
+			}
+		}
+	}
+	pl := p.newPlan(agent)
+	next := new([cachedPlans]*agentPlan)
+	next[0] = pl
+	if old != nil {
+		copy(next[1:], old[:])
+	}
+	p.plans.last.Store(next)
+	return pl
+}
+
+func (p *Policy) newPlan(agent string) *agentPlan {
+	pl := &agentPlan{agent: agent}
+	for r, crawler := range p.recordsFor(agent) {
+		pl.recs = append(pl.recs, planRecord{r, crawler})
+		pl.usages |= r.usages
+		for _, f := range r.fields {
+			if f.res.set {
+				for _, pt := range f.parts {
+					pl.sets = pl.sets.with(pt.usage)
+				}
+			}
+		}
+	}
+	if p.conventional != nil && !p.ignoreConventional {
+		pl.conv = p.conventional.Group(agent)
+		for _, r := range pl.conv.Rules() {
+			// An empty pattern matches nothing (RFC 9309 section 2.2.2).
+			pl.convRules = pl.convRules || r.Pattern != ""
+		}
+	}
+	return pl
+}
+
+// appendLower appends s, lower-cased (ASCII), to b, and returns the set
+// of its bytes too.
+func appendLower(b []byte, s string) ([]byte, byteSet) {
+	n := len(b)
+	b = slices.Grow(b, len(s))[:n+len(s)]
+	dst := b[n:]
+	var set uint64
+	for i := range dst {
+		c := s[i]
+		if c-'A' < 26 {
+			c += 'a' - 'A'
+		}
+		set |= 1 << (c & 63)
+		dst[i] = c
+	}
+	return b, byteSet(set)
+}

@@ -1,0 +1,225 @@
+package acap
+
+import (
+	"strings"
+
+	"github.com/robotsguard/robotsguard/internal/ascii"
+	"github.com/robotsguard/robotsguard/policy"
+)
+
+// This file decides the common queries (no usage purpose, no Honours or
+// Interprets) of the common files (no resource sets, a few fields that
+// apply, no conflict, no qualifiers) as Decide's general path does, on the
+// stack. Anything else it leaves to the general path, which
+// TestFastPathAgrees checks it against.
+
+// fastEntries is the number of entries the fast path holds.
+const fastEntries = 8
+
+// fastEntry is an entry of the fast path: a part of a field that applies,
+// or the conventional rule (f nil).
+type fastEntry struct {
+	f        *field
+	pt       *part
+	ri       int32 // the position of the record among the plan's
+	named    bool
+	other    bool // of usage other, for another usage
+	disabled bool
+	keep     bool // it counts: not disabled, and not of other when others apply
+}
+
+// pattern returns the pattern of the entry's field, or conv, that of the
+// conventional rule (as written: compared without regard to case).
+func (e *fastEntry) pattern(conv string) string {
+	if e.f == nil {
+		return conv
+	}
+	return e.f.res.patterns[0]
+}
+
+// decideFast decides q, whose usage is valid and whose Purpose, Honours
+// and Interprets are unset, if it can (ok).
+// path is the canonical lower-case path of q.URL, and have the set of its
+// bytes.
+func (p *Policy) decideFast(q *Query, path []byte, have byteSet) (dec Decision, ok bool) {
+	pl := p.planFor(q.Agent)
+	written := relevantUsages(q.Usage) & pl.usages
+	var es [fastEntries + 1]fastEntry
+	n := 0
+	if written != 0 {
+		if pl.sets&written != 0 {
+			return dec, false
+		}
+		var clsBuf [fastEntries]int32
+		for ri, pr := range pl.recs {
+			r := pr.r
+			if r.usages&written == 0 {
+				continue
+			}
+			x := r.list.index(r.fields)
+			cls, full := x.classesFast(path, have, written, clsBuf[:0])
+			if full {
+				return dec, false
+			}
+			for _, c := range cls {
+				f := r.fields[x.classes[c].rep]
+				for j := range f.parts {
+					pt := &f.parts[j]
+					if !written.has(pt.usage) {
+						continue
+					}
+					if n == fastEntries {
+						return dec, false
+					}
+					es[n] = fastEntry{f: f, pt: pt, ri: int32(ri), named: !r.any, other: !pt.usage.covers(q.Usage)}
+					n++
+				}
+			}
+		}
+		// Without sub-records, a record naming the crawler overrides one
+		// for any crawler, for the same usage as written.
+		var named usageSet
+		for i := range es[:n] {
+			if es[i].named {
+				named = named.with(es[i].pt.usage)
+			}
+		}
+		for i := range es[:n] {
+			es[i].disabled = !es[i].named && named.has(es[i].pt.usage)
+		}
+	}
+	var rule policy.Rule
+	if q.Usage == Crawl && pl.conv != nil && pl.convRules {
+		d := pl.conv.Decide(q.URL)
+		if d.Basis == policy.BasisRule {
+			rule = d.Rule
+			for i := range es[:n] {
+				e := &es[i]
+				if !e.disabled && e.pt.usage == Crawl && e.pt.allow != rule.Allow && ascii.EqualFold(rule.Pattern, e.f.res.patterns[0]) {
+					return dec, false // an ignored conventional rule
+				}
+			}
+			es[n] = fastEntry{}
+			n++
+		}
+	}
+	direct := false
+	for i := range es[:n] {
+		direct = direct || !es[i].disabled && !es[i].other
+	}
+	// The entries that count, by the patterns they matched with: each
+	// pattern is compared with the others.
+	any := false
+	for i := range es[:n] {
+		e := &es[i]
+		e.keep = !e.disabled && !(direct && e.other)
+		any = any || e.keep
+	}
+	if !any {
+		return Decision{Permitted: true, Basis: BasisNone}, true
+	}
+	allow, deny := false, false
+	best := -1 // the winning entry first in file order
+	for i := range es[:n] {
+		e := &es[i]
+		if !e.keep {
+			continue
+		}
+		pat := e.pattern(rule.Pattern)
+		narrowest := true
+		for j := range es[:n] {
+			if o := es[j].pattern(rule.Pattern); es[j].keep && narrower(o, pat) {
+				narrowest = false
+				break
+			}
+		}
+		if !narrowest {
+			continue
+		}
+		a := rule.Allow
+		if e.f != nil {
+			a = e.pt.allow
+			if a && len(e.pt.qualifiers) > 0 {
+				return dec, false
+			}
+		}
+		allow, deny = allow || a, deny || !a
+		if best < 0 || e.f != nil && (es[best].f == nil || earlier(pl, e, &es[best])) {
+			best = i
+		}
+	}
+	if allow && deny {
+		return dec, false
+	}
+	e := &es[best]
+	dec = Decision{Permitted: allow, Basis: BasisField}
+	if e.f == nil {
+		dec.Field = Field{
+			Line: rule.Line, Text: rule.String(), Permission: rule.Allow, Usage: Crawl,
+			Pattern: strings.ToLower(rule.Pattern), Crawler: pl.conv.Agent(), Conventional: true,
+		}
+		return dec, true
+	}
+	pr := pl.recs[e.ri]
+	dec.Field = Field{
+		Source: pr.r.source, Line: e.f.line, Text: e.f.text, Permission: e.pt.allow, Usage: e.pt.usage,
+		Pattern: e.f.res.patterns[0], Crawler: pr.crawler, FellBack: e.pt.fellBack,
+	}
+	return dec, true
+}
+
+// earlier reports whether the field of a is before that of b: in an
+// earlier source, or on an earlier line.
+func earlier(pl *agentPlan, a, b *fastEntry) bool {
+	as, bs := pl.recs[a.ri].r.source, pl.recs[b.ri].r.source
+	return as < bs || as == bs && a.f.line < b.f.line
+}
+
+// narrower reports whether pattern a is narrower than b (section 2.4.6),
+// as narrowestPatterns compares them, lower-cased: where they first
+// differ, a pattern
+// that has run out is wider than any other, a final '$' wider than
+// anything else, and '*' wider than a literal character; two different
+// literal characters leave neither narrower.
+func narrower(a, b string) bool {
+	for i := 0; ; i++ {
+		ka, ca := class(a, i)
+		kb, cb := class(b, i)
+		ca, cb = ascii.Lower(ca), ascii.Lower(cb)
+		switch {
+		case ka != kb:
+			return ka < kb
+		case ka == classEnd, ka == classLiteral && ca != cb:
+			return false
+		}
+	}
+}
+
+// classesFast appends to cls the classes of the fields of x that may
+// concern usages written and that apply to path (whose bytes have holds),
+// in file order, unless
+// there are more than cap(cls) (full), or fields of resource sets.
+func (x *listIndex) classesFast(path []byte, have byteSet, written usageSet, cls []int32) (out []int32, full bool) {
+	x.pats.each(path, have, func(id int32) {
+		for _, c := range x.byPat[x.patStart[id]:x.patStart[id+1]] {
+			if x.classes[c].mask&written == 0 {
+				continue
+			}
+			if len(cls) == cap(cls) {
+				full = true
+				return
+			}
+			cls = append(cls, c)
+		}
+	})
+	if full {
+		return nil, true
+	}
+	// Insertion sort: they are few.
+	for i := 1; i < len(cls); i++ {
+		for j := i; j > 0 && cls[j] < cls[j-1]; j-- {
+			cls[j], cls[j-1] = cls[j-1], cls[j]
+		}
+	}
+	return cls, false
+}
