@@ -22,6 +22,9 @@ func (t *Transport) robotsTxt(req *http.Request) (*http.Response, error) {
 		req.Header.Get("If-None-Match") != "" || req.Header.Get("If-Modified-Since") != "" {
 		return t.base().RoundTrip(t.outgoing(req))
 	}
+	if !t.servesRobots.Load() {
+		t.servesRobots.Store(true) // from now on, states keep the files whole
+	}
 	ua := t.requestAgent(req)
 	now := t.now()
 	st, waited, err := t.lookup(req.Context(), o, dial, ua, now)
@@ -32,8 +35,8 @@ func (t *Transport) robotsTxt(req *http.Request) (*http.Response, error) {
 	if waited {
 		now = t.now()
 	}
-	e := st.entry
-	if e.Status == 0 || e.Failures > 0 || !now.Before(st.until) || len(e.Body) >= t.maxSize() || e.Status/100 == 3 {
+	e, whole := st.whole()
+	if !whole || e.Status == 0 || e.Failures > 0 || !now.Before(st.until) || len(e.Body) >= t.maxSize() || e.Status/100 == 3 {
 		return t.base().RoundTrip(t.outgoing(req)) // not held whole and fresh
 	}
 	closeBody(req)

@@ -58,25 +58,118 @@ type held interface{ memSize() int64 }
 
 // originState is what the Transport knows of an origin's robots.txt. It is
 // immutable: a fetch replaces it.
+//
+// It holds the entry the fetch produced, compactly unless the Transport
+// keeps entries whole (see keepWhole): its caching fields packed in one
+// string, and without its body, which the parsed rules stand for.
 type originState struct {
-	origin  origin
-	name    string // origin.String(), for the Pacer
-	entry   *cache.Entry
+	origin  origin         // its host is part of name
+	name    string         // origin.String(), for the Pacer
+	entry   cache.Entry    // without Header when hdr holds it, without Body when bodyless
+	hdr     string         // entry's header fields, packed (see packHeader)
 	err     error          // why the last fetch failed, when it did
-	access  Access         // what entry's status means, when it has one
 	robots  *policy.Robots // the parsed body; empty unless access is UseRules
-	parsed  bool           // robots was parsed from entry's body
 	group   *policy.Group  // the group of the Transport's UserAgent
-	every   time.Duration  // the interval that group asks for, capped
-	over    bool           // the group asks for more than MaxDelay
 	decider decider        // decides requests when access is UseRules
 	acap    *acapState     // with ACAP on, for a file with ACAP records
 	until   time.Time      // used without a new fetch until then
+	every   time.Duration  // the interval that group asks for, capped
 	size    int64          // memory held, for the cache bound
 	strikes atomic.Int32   // 429 and 503 answers in a row, for the back-off
+	access  Access         // what entry's status means, when it has one
+	parsed  bool           // robots was parsed from entry's body
+	over    bool           // the group asks for more than MaxDelay
+	// bodyless: entry's body was dropped; robots (if parsed) stands for
+	// it.
+	bodyless bool
+	// staleOK: the response's directives let it stand in for the file
+	// while it is unreachable (a Strict policy reads must-revalidate).
+	staleOK bool
 }
 
 func (st *originState) memSize() int64 { return st.size }
+
+// full returns the entry as it was fetched, its header unpacked; its body
+// stays dropped when it was (bodyless).
+func (st *originState) full() *cache.Entry {
+	if st.hdr == "" {
+		return &st.entry
+	}
+	e := st.entry
+	e.Header = unpackHeader(st.hdr)
+	return &e
+}
+
+// whole returns the entry with its body and header, and whether the state
+// holds them.
+func (st *originState) whole() (cache.Entry, bool) {
+	return st.entry, !st.bodyless && st.hdr == ""
+}
+
+// usableStale reports whether st's response, stale, may stand in for its
+// robots.txt at now (see cache.Policy.UsableStale).
+func (t *Transport) usableStale(st *originState, now time.Time) bool {
+	return st.staleOK && t.cachePolicy().UsableStale(&st.entry, now)
+}
+
+// keepWhole reports whether states keep their entries whole, body and
+// header: to share them through a Store (a revalidated entry is stored
+// again), or to answer requests for /robots.txt from memory, once one was
+// made (see robotsTxt). Otherwise the parsed rules stand for the body.
+func (t *Transport) keepWhole() bool {
+	return t.Store != nil || t.servesRobots.Load()
+}
+
+// Memory charged to the cache bound per origin, besides what a state holds
+// in strings, its entry's body and its parsed rules: the state, the cache's
+// item and map slot, and the LocalPacer's state of the origin, when pacing
+// is on and local. TestStateOverhead measures them.
+const (
+	stateOverhead = 512
+	paceOverhead  = 192
+	wholeHeader   = 512 // an entry's header map, when the entry is kept whole
+)
+
+// packHeader packs the fields of h, a few short caching fields, into one
+// string of names and values, each followed by a NUL, and reports whether
+// it could: a field that holds a NUL is not packed.
+func packHeader(h http.Header) (string, bool) {
+	n := 0
+	for k, vs := range h {
+		if strings.IndexByte(k, 0) >= 0 {
+			return "", false
+		}
+		for _, v := range vs {
+			if strings.IndexByte(v, 0) >= 0 {
+				return "", false
+			}
+			n += len(k) + len(v) + 2
+		}
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for k, vs := range h {
+		for _, v := range vs {
+			b.WriteString(k)
+			b.WriteByte(0)
+			b.WriteString(v)
+			b.WriteByte(0)
+		}
+	}
+	return b.String(), true
+}
+
+// unpackHeader returns the header that packHeader packed into s.
+func unpackHeader(s string) http.Header {
+	h := http.Header{}
+	for s != "" {
+		k, rest, _ := strings.Cut(s, "\x00")
+		v, rest, _ := strings.Cut(rest, "\x00")
+		h[k] = append(h[k], v)
+		s = rest
+	}
+	return h
+}
 
 // emptyRobots is the rules of a file without any: everything is allowed.
 var emptyRobots = policy.Parse(nil)
@@ -102,7 +195,10 @@ func (rulesDecider) decide(u *url.URL, _ string, g *policy.Group) *DisallowedErr
 // newState builds the state of origin o from entry e, the failure err of
 // the fetch that produced it (if any), and the ACAP state of the file.
 func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *originState {
-	st := &originState{origin: o, name: o.String(), entry: e, err: err, robots: emptyRobots, decider: rulesDecider{}}
+	st := &originState{origin: o, name: o.String(), entry: *e, err: err, robots: emptyRobots, decider: rulesDecider{}}
+	if strings.HasSuffix(st.name, o.host) {
+		st.origin.host = st.name[len(st.name)-len(o.host):] // one string for both
+	}
 	if err == nil && e.Err != "" {
 		st.err = errors.New(e.Err) // a failure loaded from a Store
 	}
@@ -120,10 +216,15 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 		st.group.Allowed("/") // build its matcher now, to count it
 		st.every, st.over = t.interval(st.group)
 	}
-	// The body is kept (to revalidate and share the entry) besides its
-	// parsed form, counted with UserAgent's matcher, built above. Matchers
-	// built later, for other agents, are not counted.
-	st.size = int64(len(e.Body)) + 1024
+	// The parsed body is counted with UserAgent's matcher, built above.
+	// Matchers built later, for other agents, are not counted.
+	st.size = stateOverhead + int64(len(st.name)+len(e.Err))
+	if err != nil && err.Error() != e.Err {
+		st.size += int64(len(err.Error()))
+	}
+	if !t.NoPacing && t.Pacer == nil {
+		st.size += paceOverhead
+	}
 	if p.robots != nil {
 		st.size += int64(p.robots.MemSize())
 	}
@@ -140,6 +241,32 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 	}
 	if p.acap != nil && !p.acap.until.IsZero() && p.acap.until.Before(st.until) {
 		st.until = p.acap.until
+	}
+	st.staleOK = t.cachePolicy().UsableStale(e, e.Received) // its directives; the time is usableStale's
+	if t.keepWhole() {
+		st.size += int64(len(e.Body))
+		for k, vs := range e.Header {
+			st.size += int64(len(k))
+			for _, v := range vs {
+				st.size += int64(len(v)) + 16
+			}
+		}
+		if e.Header != nil {
+			st.size += wholeHeader
+		}
+		return st
+	}
+	if e.Body != nil {
+		st.entry.Body, st.bodyless = nil, true
+	}
+	if len(e.Header) > 0 {
+		if hdr, ok := packHeader(e.Header); ok {
+			st.hdr, st.entry.Header = hdr, nil
+		}
+	}
+	st.size += int64(len(st.hdr))
+	if st.entry.Header != nil {
+		st.size += wholeHeader
 	}
 	return st
 }
@@ -186,22 +313,75 @@ func (t *Transport) lookup(ctx context.Context, o origin, dial, ua string, now t
 		return st, false, nil
 	}
 	t.counters.misses.Add(1)
-	// The fetch outlives the request that started it, as others may wait
-	// on it, so it takes neither its cancellation nor its values (such as
-	// an httptrace.ClientTrace that belongs to that request).
-	ch := t.flight.DoChan(k.storeURL(), func() (any, error) {
-		return t.refresh(k, dial, ua), nil
-	})
-	timer := time.NewTimer(t.fetchBudget())
-	defer timer.Stop()
+	f := t.join(k, dial, ua)
+	timer := getTimer(t.fetchBudget())
+	defer putTimer(timer)
 	select {
-	case r := <-ch:
-		return r.Val.(*originState), true, nil
+	case <-f.done:
+		return f.st, true, nil
 	case <-ctx.Done():
 		return nil, true, fmt.Errorf("robotsguard: waiting for %s: %w", o.robotsURL(), ctx.Err())
 	case <-timer.C:
 		return t.stuck(k), true, nil
 	}
+}
+
+// A flight is a refresh of an origin's state under way, which every request
+// that needs the state waits for.
+type flight struct {
+	done chan struct{} // closed once st is set
+	st   *originState
+}
+
+// join returns the flight that refreshes the state k names, starting it
+// (fetching from host dial, if not empty, as agent ua) unless one is under
+// way. The fetch outlives the request that started it, as others may wait
+// on it, so it takes neither its cancellation nor its values (such as an
+// httptrace.ClientTrace that belongs to that request).
+func (t *Transport) join(k stateKey, dial, ua string) *flight {
+	t.flightMu.Lock()
+	f := t.flights[k]
+	if f != nil {
+		t.flightMu.Unlock()
+		return f
+	}
+	if t.flights == nil {
+		t.flights = map[stateKey]*flight{}
+	}
+	f = &flight{done: make(chan struct{})}
+	t.flights[k] = f
+	t.flightMu.Unlock()
+	go t.fly(k, f, dial, ua)
+	return f
+}
+
+// fly runs flight f.
+func (t *Transport) fly(k stateKey, f *flight, dial, ua string) {
+	defer func() {
+		t.flightMu.Lock()
+		delete(t.flights, k)
+		t.flightMu.Unlock()
+		close(f.done)
+	}()
+	f.st = t.refresh(k, dial, ua)
+}
+
+// timers holds stopped timers, for the waits of lookup.
+var timers sync.Pool
+
+// getTimer returns a timer that fires after d; putTimer stops it and keeps
+// it for another.
+func getTimer(d time.Duration) *time.Timer {
+	if tm, ok := timers.Get().(*time.Timer); ok {
+		tm.Reset(d) // a stopped timer's channel is empty (Go 1.23)
+		return tm
+	}
+	return time.NewTimer(d)
+}
+
+func putTimer(tm *time.Timer) {
+	tm.Stop()
+	timers.Put(tm)
 }
 
 // fetchBudget is the longest a request waits for a fetch of a robots.txt:
@@ -223,7 +403,7 @@ var errStuck = errors.New("robotsguard: the fetch outlasted FetchTimeout: Base o
 func (t *Transport) stuck(k stateKey) *originState {
 	o := k.origin
 	now := t.now()
-	if prev := t.cached(k); prev != nil && prev.entry.Status != 0 && t.cachePolicy().UsableStale(prev.entry, now) {
+	if prev := t.cached(k); prev != nil && prev.entry.Status != 0 && t.usableStale(prev, now) {
 		return prev
 	}
 	err := &FetchError{URL: o.robotsURL(), Err: errStuck}
@@ -244,14 +424,18 @@ func (t *Transport) refresh(k stateKey, dial, ua string) (st *originState) {
 	}
 	var old *cache.Entry
 	if prev != nil {
-		old = prev.entry
+		old = prev.full()
 	}
 	defer func() {
 		if v := recover(); v != nil {
 			st = t.panicked(k, prev, old, &FetchError{URL: o.robotsURL(), Err: &PanicError{Value: v, Stack: debug.Stack()}})
 		}
 	}()
-	res := t.obtain(o, k.storeURL(), start, time.Now().Add(t.fetchTimeout()), old, func(ctx context.Context, old *cache.Entry) fetchResult {
+	var url string // the Store's key, and the events'
+	if t.Store != nil || t.observed() {
+		url = k.storeURL()
+	}
+	res := t.obtain(o, url, start, time.Now().Add(t.fetchTimeout()), old, func(ctx context.Context, old *cache.Entry) fetchResult {
 		return t.fetch(ctx, o, dial, ua, old)
 	})
 	return t.keep(k, res.entry, res.err, t.parseFor(o, res.entry, prev, dial, ua))
@@ -270,7 +454,7 @@ func (t *Transport) panicked(k stateKey, prev *originState, old *cache.Entry, er
 	res := t.failed(old, nil, err)
 	e := res.entry
 	p := parsed{}
-	if prev != nil && prev.parsed && sameBody(e, prev.entry) {
+	if prev != nil && prev.parsed && prev.sameBody(e) {
 		p = parsed{robots: prev.robots, acap: prev.acap}
 	} else if e.Status != 0 {
 		n := *e
@@ -315,7 +499,11 @@ func (t *Transport) obtain(o origin, url string, start, deadline time.Time, old 
 		}
 	}
 	res := fetch(ctx, old)
-	t.fetched(t.fetchEvent(url, o, res.outcome, res.entry, res.err, t.now().Sub(start)))
+	if t.observed() {
+		t.fetched(t.fetchEvent(url, o, res.outcome, res.entry, res.err, t.now().Sub(start)))
+	} else {
+		t.fetched(FetchEvent{Outcome: res.outcome}) // the counters alone
+	}
 	if t.Store == nil || !t.cachePolicy().Storable(res.entry) {
 		return res
 	}
@@ -427,11 +615,27 @@ func sameBody(a, b *cache.Entry) bool {
 	return a.Status/100 == b.Status/100 && bytes.Equal(a.Body, b.Body)
 }
 
+// sameBody reports whether e, the result of a fetch, holds st's body.
+// When st dropped its body, e holds it when it comes from st's entry (a
+// revalidation, a failure that keeps it): then it has no body either, as
+// no fetch or Store returns a 2xx without one.
+func (st *originState) sameBody(e *cache.Entry) bool {
+	if st.bodyless {
+		return e.Body == nil && e.Status/100 == st.entry.Status/100
+	}
+	return sameBody(e, &st.entry)
+}
+
+// observed reports whether fetches are told to an Observer or a Logger.
+func (t *Transport) observed() bool {
+	return t.Observer != nil && t.Observer.Fetched != nil || t.Logger != nil
+}
+
 // parseFor parses e for o as parse does, reusing the parse of prev when e
 // holds the same body (a revalidation, a copy standing in for a failure):
 // only the permissions references are read again.
 func (t *Transport) parseFor(o origin, e *cache.Entry, prev *originState, dial, ua string) parsed {
-	if prev == nil || !prev.parsed || e.Status == 0 || !sameBody(e, prev.entry) {
+	if prev == nil || !prev.parsed || e.Status == 0 || !prev.sameBody(e) {
 		return t.parse(o, e, dial, ua)
 	}
 	return parsed{robots: prev.robots, acap: t.resolveACAP(o, prev.acapPolicy(), dial, ua)}
@@ -442,6 +646,7 @@ func (t *Transport) parseFor(o origin, e *cache.Entry, prev *originState, dial, 
 func (t *Transport) keep(k stateKey, e *cache.Entry, err error, p parsed) *originState {
 	st := t.newState(k.origin, e, err, p)
 	if t.cachePolicy().Storable(e) {
+		k.origin = st.origin // the key holds no other string
 		t.states.Set(k, st)
 	} else {
 		t.states.Delete(k)

@@ -239,9 +239,14 @@ type Transport struct {
 	token      string                     // product token of UserAgent
 	storeSlots chan struct{}              // one per Store call under way
 	states     *lru.Cache[stateKey, held] // origin states and ACAP references
-	flight     singleflight.Group
-	pacer      LocalPacer
-	counters   counters
+	flight     singleflight.Group         // ACAP permissions references being read
+	flightMu   sync.Mutex
+	flights    map[stateKey]*flight // robots.txt states being refreshed
+	// servesRobots: a request for /robots.txt was answered, or tried
+	// to be, from memory: states keep their entries whole.
+	servesRobots atomic.Bool
+	pacer        LocalPacer
+	counters     counters
 
 	fetchOnce  sync.Once
 	fetchRT    http.RoundTripper              // fetches robots.txt files (see fetchBase)
@@ -583,8 +588,8 @@ func (t *Transport) agent(ua string) string {
 // the cache policy lets a copy stand in; Unreachable without one; and
 // AllowAll after a long time unreachable (RFC 9309 §2.3.1.4).
 func (t *Transport) access(st *originState, now time.Time) Access {
-	e := st.entry
-	if e.Status != 0 && (e.Failures == 0 || t.cachePolicy().UsableStale(e, now)) {
+	e := &st.entry
+	if e.Status != 0 && (e.Failures == 0 || t.usableStale(st, now)) {
 		return st.access
 	}
 	if !t.DisallowWhileUnreachable && t.cachePolicy().LongUnreachable(e, now) {
