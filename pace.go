@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 )
@@ -294,7 +295,7 @@ func (lp *LocalPacer) wait(ctx context.Context, sh *paceShard, r PaceRequest, p 
 	leave := func() int {
 		sh.mu.Lock()
 		if i := indexOf(p.queue, w); i >= 0 {
-			p.queue = append(p.queue[:i], p.queue[i+1:]...)
+			p.queue = slices.Delete(p.queue, i, i+1) // clears the tail: w is not kept
 			sh.mu.Unlock()
 			return i
 		}
@@ -411,7 +412,7 @@ func (p *pace) end(h *hold, now time.Time, sent bool) {
 	}
 	h.done = true
 	if i := indexOf(p.holds, h); i >= 0 {
-		p.holds = append(p.holds[:i], p.holds[i+1:]...)
+		p.holds = slices.Delete(p.holds, i, i+1) // clears the tail: h is not kept
 	}
 	p.busy--
 	if sent {
@@ -420,6 +421,7 @@ func (p *pace) end(h *hold, now time.Time, sent bool) {
 	p.last = laterOf(p.last, now)
 	if len(p.queue) > 0 {
 		w := p.queue[0]
+		p.queue[0] = nil
 		p.queue = p.queue[1:]
 		w.ready <- p.take(h.lp, h.sh)
 	}

@@ -11,7 +11,8 @@ import (
 // conditional or range fields) is answered from the cache, fetched as
 // requests are, when the cache holds the whole file and it is fresh: a
 // client that reads robots.txt itself (colly's own check) costs the site
-// no second fetch. Anything else is sent as it is.
+// no second fetch. Anything else is sent as it is. The first such request
+// makes the Transport keep the files it fetches whole (see keepWhole).
 func (t *Transport) robotsTxt(req *http.Request) (*http.Response, error) {
 	o, dial, err := requestOrigin(req)
 	if err != nil {

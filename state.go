@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"runtime/debug"
@@ -74,7 +75,7 @@ type originState struct {
 	acap    *acapState     // with ACAP on, for a file with ACAP records
 	until   time.Time      // used without a new fetch until then
 	every   time.Duration  // the interval that group asks for, capped
-	size    int64          // memory held, for the cache bound
+	size    int32          // memory held, for the cache bound (in 16 bytes)
 	strikes atomic.Int32   // 429 and 503 answers in a row, for the back-off
 	access  Access         // what entry's status means, when it has one
 	parsed  bool           // robots was parsed from entry's body
@@ -87,7 +88,7 @@ type originState struct {
 	staleOK bool
 }
 
-func (st *originState) memSize() int64 { return st.size }
+func (st *originState) memSize() int64 { return int64(st.size) << 4 }
 
 // full returns the entry as it was fetched, its header unpacked; its body
 // stays dropped when it was (bodyless).
@@ -125,8 +126,8 @@ func (t *Transport) keepWhole() bool {
 // item and map slot, and the LocalPacer's state of the origin, when pacing
 // is on and local. TestStateOverhead measures them.
 const (
-	stateOverhead = 512
-	paceOverhead  = 192
+	stateOverhead = 640
+	paceOverhead  = 224
 	wholeHeader   = 512 // an entry's header map, when the entry is kept whole
 )
 
@@ -218,20 +219,20 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 	}
 	// The parsed body is counted with UserAgent's matcher, built above.
 	// Matchers built later, for other agents, are not counted.
-	st.size = stateOverhead + int64(len(st.name)+len(e.Err))
+	size := stateOverhead + int64(len(st.name)+len(e.Err))
 	if err != nil && err.Error() != e.Err {
-		st.size += int64(len(err.Error()))
+		size += int64(len(err.Error()))
 	}
 	if !t.NoPacing && t.Pacer == nil {
-		st.size += paceOverhead
+		size += paceOverhead
 	}
 	if p.robots != nil {
-		st.size += int64(p.robots.MemSize())
+		size += int64(p.robots.MemSize())
 	}
 	if p.acap != nil {
 		st.acap = p.acap
 		st.decider = acapDecider{p.acap, t.ACAP.Purpose}
-		st.size += p.acap.size
+		size += p.acap.size
 	}
 	switch {
 	case e.Failures > 0:
@@ -244,16 +245,17 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 	}
 	st.staleOK = t.cachePolicy().UsableStale(e, e.Received) // its directives; the time is usableStale's
 	if t.keepWhole() {
-		st.size += int64(len(e.Body))
+		size += int64(len(e.Body))
 		for k, vs := range e.Header {
-			st.size += int64(len(k))
+			size += int64(len(k))
 			for _, v := range vs {
-				st.size += int64(len(v)) + 16
+				size += int64(len(v)) + 16
 			}
 		}
 		if e.Header != nil {
-			st.size += wholeHeader
+			size += wholeHeader
 		}
+		st.size = int32(min((size+15)>>4, math.MaxInt32))
 		return st
 	}
 	if e.Body != nil {
@@ -264,10 +266,11 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 			st.hdr, st.entry.Header = hdr, nil
 		}
 	}
-	st.size += int64(len(st.hdr))
+	size += int64(len(st.hdr))
 	if st.entry.Header != nil {
-		st.size += wholeHeader
+		size += wholeHeader
 	}
+	st.size = int32(min((size+15)>>4, math.MaxInt32))
 	return st
 }
 

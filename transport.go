@@ -337,7 +337,9 @@ func (t *Transport) fetchTimeout() time.Duration {
 //
 // GET and HEAD requests for /robots.txt itself are not checked: a plain
 // GET is answered from the cache (fetching the file as requests do) when
-// it holds the whole file, fresh; anything else is sent as it is.
+// it holds the whole file, fresh; anything else is sent as it is. The
+// cache holds files whole once a request for /robots.txt was made, or
+// with a Store; otherwise it keeps only their parsed rules.
 //
 // The origin of a request is that of its URL, or of its Host header when
 // req.Host names another host: the robots.txt of that host decides, fetched
