@@ -149,7 +149,11 @@ func (t *Transport) get(ctx context.Context, robotsURL, fetchURL, host, userAgen
 // getURL is get, from u; target names the resource in errors.
 func (t *Transport) getURL(ctx context.Context, target fetchTarget, u *url.URL, host, userAgent string, old *cache.Entry) fetchResult {
 	h := make(http.Header, 3)
-	if userAgent != "" {
+	switch userAgent {
+	case "":
+	case t.UserAgent:
+		h["User-Agent"] = t.uaField // shared: a RoundTripper does not change a request
+	default:
 		h["User-Agent"] = []string{userAgent}
 	}
 	conditional := false
@@ -275,8 +279,7 @@ func (t *Transport) send(ctx context.Context, req *http.Request) (requested time
 // asks for a pause longer than waitMax gets it (the back-off after the
 // failure honours it). The error is ctx's when it ended.
 func (t *Transport) retryFetch(ctx context.Context, resp *http.Response, err error, waitMax time.Duration) (bool, error) {
-	var pe *PanicError
-	if err != nil && errors.As(err, &pe) {
+	if err != nil && isPanic(err) {
 		return false, nil
 	}
 	if resp != nil {
@@ -285,6 +288,12 @@ func (t *Transport) retryFetch(ctx context.Context, resp *http.Response, err err
 		}
 	}
 	return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
+}
+
+// isPanic reports whether err is, or wraps, a *PanicError.
+func isPanic(err error) bool {
+	var pe *PanicError
+	return errors.As(err, &pe)
 }
 
 // drain reads what is left of a body that is not used, a little at most,
@@ -298,7 +307,7 @@ func drain(b io.ReadCloser) {
 // an http.Client does a GET without a body (the same Host header, header
 // fields, Referer and errors), as long as checkRedirect lets it; stopped
 // tells whether checkRedirect ended the chain.
-func (t *Transport) follow(rt http.RoundTripper, req *http.Request) (resp *http.Response, stopped bool, err error) {
+func (t *Transport) follow(rt recoverer, req *http.Request) (resp *http.Response, stopped bool, err error) {
 	first := req
 	var via []*http.Request
 	uerr := func(err error) error {

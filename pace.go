@@ -132,12 +132,14 @@ const (
 	paceIdle       = time.Minute // idle time after which an origin's state is dropped
 	paceProbe      = 32          // idle origins looked at every paceProbeEvery Acquires of a shard
 	paceProbeEvery = 16
+	paceProbeMax   = 1024
 )
 
 type paceShard struct {
-	mu  sync.Mutex // guards m, ops and the fields of every pace in it
-	m   map[string]*pace
-	ops int // Acquires, for expire
+	mu   sync.Mutex // guards m, ops and the fields of every pace in it
+	m    map[string]*pace
+	ops  int // Acquires since expire last looked
+	wait int // Acquires between two looks of expire
 }
 
 // pace is the state of one origin.
@@ -149,6 +151,7 @@ type pace struct {
 	queue     []*waiter // requests waiting for a place, in arrival order
 	holds     []*hold   // the places held, oldest first
 	last      time.Time // latest time anything happened, for idle expiry
+	hold1     [1]*hold  // holds' first array: one place is the default
 }
 
 type waiter struct {
@@ -191,9 +194,14 @@ func (lp *LocalPacer) shard(origin string) *paceShard {
 
 // Acquire implements Pacer.
 func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) {
+	return lp.acquire(ctx, r, lp.clock().Now())
+}
+
+// acquire is Acquire at now, the time on the pacer's clock: a Transport
+// that has just read it passes it on.
+func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest, now time.Time) (Turn, error) {
 	lp.init()
 	clock := lp.clock()
-	now := clock.Now()
 	sh := lp.shard(r.Origin)
 	sh.mu.Lock()
 	sh.expire(now)
@@ -207,6 +215,7 @@ func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) 
 			sh.m = map[string]*pace{}
 		}
 		p = &pace{}
+		p.holds = p.hold1[:0]
 		sh.m[r.Origin] = p
 	}
 	p.every = r.Interval
@@ -439,6 +448,7 @@ func (lp *LocalPacer) Backoff(_ context.Context, origin string, until time.Time)
 	p := sh.m[origin]
 	if p == nil {
 		p = &pace{last: lp.clock().Now()}
+		p.holds = p.hold1[:0]
 		sh.m[origin] = p
 	}
 	p.notBefore = laterOf(p.notBefore, until)
@@ -447,18 +457,30 @@ func (lp *LocalPacer) Backoff(_ context.Context, origin string, until time.Time)
 // expire drops the state of a few origins idle past their interval, their
 // back-off and paceIdle. Go's map iteration starts at a random place, so
 // every origin is looked at in turn, without a walk over all of them.
+//
+// A look that finds nothing to drop makes the next one come twice as late,
+// up to paceProbeMax Acquires: with every origin in use (a crawl going
+// round many origins faster than paceIdle), looking costs a cache miss per
+// origin looked at, for nothing.
 func (sh *paceShard) expire(now time.Time) {
-	if sh.ops++; sh.ops%paceProbeEvery != 0 {
+	if sh.ops++; sh.ops < sh.wait {
 		return
 	}
-	n := 0
+	sh.ops = 0
+	n, dropped := 0, false
 	for o, p := range sh.m {
 		if p.busy == 0 && len(p.queue) == 0 && now.Sub(laterOf(p.last, p.next, p.notBefore)) > paceIdle {
 			delete(sh.m, o)
+			dropped = true
 		}
 		if n++; n == paceProbe {
-			return
+			break
 		}
+	}
+	if dropped || sh.wait < paceProbeEvery {
+		sh.wait = paceProbeEvery
+	} else {
+		sh.wait = min(2*sh.wait, paceProbeMax)
 	}
 }
 

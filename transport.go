@@ -237,6 +237,7 @@ type Transport struct {
 
 	once       sync.Once
 	token      string                     // product token of UserAgent
+	uaField    []string                   // the User-Agent field of robots.txt fetches, with UserAgent
 	storeSlots chan struct{}              // one per Store call under way
 	states     *lru.Cache[stateKey, held] // origin states and ACAP references
 	flight     singleflight.Group         // ACAP permissions references being read
@@ -260,6 +261,7 @@ func (t *Transport) init() {
 	t.once.Do(func() {
 		if t.UserAgent != "" {
 			t.token = policy.ProductToken(t.UserAgent)
+			t.uaField = []string{t.UserAgent}
 		}
 		size := t.CacheSize
 		switch {
@@ -358,7 +360,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.base().RoundTrip(t.outgoing(req))
 	}
 	ctx := req.Context()
-	turn, err := t.pacerFor().Acquire(ctx, PaceRequest{Origin: st.name, Interval: every, Limit: t.maxRequests()})
+	var turn Turn
+	if pr := (PaceRequest{Origin: st.name, Interval: every, Limit: t.maxRequests()}); t.Pacer == nil {
+		turn, err = t.pacer.acquire(ctx, pr, now) // the clock read once
+	} else {
+		turn, err = t.Pacer.Acquire(ctx, pr)
+	}
 	if err != nil {
 		closeBody(req)
 		ev := WaitEvent{Origin: st.name, Err: err}
@@ -469,7 +476,9 @@ func (t *Transport) CloseIdleConnections() {
 // isRobotsTxt reports whether req fetches /robots.txt, and nothing else.
 func isRobotsTxt(req *http.Request) bool {
 	u := req.URL
-	return u != nil && (req.Method == "" || req.Method == http.MethodGet || req.Method == http.MethodHead) &&
+	// EscapedPath is "/robots.txt" only when Path is: most requests are
+	// told apart without escaping their path.
+	return u != nil && u.Path == "/robots.txt" && (req.Method == "" || req.Method == http.MethodGet || req.Method == http.MethodHead) &&
 		u.Opaque == "" && u.RawQuery == "" && !u.ForceQuery && u.EscapedPath() == "/robots.txt"
 }
 
