@@ -131,24 +131,58 @@ const (
 	wholeHeader   = 512 // an entry's header map, when the entry is kept whole
 )
 
-// packHeader packs the fields of h, a few short caching fields, into one
-// string of names and values, each followed by a NUL, and reports whether
-// it could: a field that holds a NUL is not packed.
-func packHeader(h http.Header) (string, bool) {
+// nameAndHeader returns o.String() and, when pack is true, the fields of h
+// packed (see packHeader) in the same string, after the name; ok is false
+// when h could not be packed.
+func nameAndHeader(o origin, h http.Header, pack bool) (name, hdr string, ok bool) {
+	n := -1
+	if pack {
+		n = packedLen(h)
+	}
+	if strings.IndexByte(o.host, '%') >= 0 || n < 0 {
+		name = o.String()
+		if n >= 0 {
+			var b strings.Builder
+			b.Grow(n)
+			packHeader(&b, h)
+			hdr = b.String()
+		}
+		return name, hdr, n >= 0
+	}
+	scheme := "http://"
+	if o.https {
+		scheme = "https://"
+	}
+	var b strings.Builder
+	b.Grow(len(scheme) + len(o.host) + n)
+	b.WriteString(scheme)
+	b.WriteString(o.host)
+	packHeader(&b, h)
+	s := b.String()
+	return s[:len(scheme)+len(o.host)], s[len(scheme)+len(o.host):], true
+}
+
+// packedLen returns the length of h's fields packed, or -1 when a field
+// holds a NUL, which packing does not allow.
+func packedLen(h http.Header) int {
 	n := 0
 	for k, vs := range h {
 		if strings.IndexByte(k, 0) >= 0 {
-			return "", false
+			return -1
 		}
 		for _, v := range vs {
 			if strings.IndexByte(v, 0) >= 0 {
-				return "", false
+				return -1
 			}
 			n += len(k) + len(v) + 2
 		}
 	}
-	var b strings.Builder
-	b.Grow(n)
+	return n
+}
+
+// packHeader packs the fields of h, a few short caching fields, into b:
+// names and values, each followed by a NUL.
+func packHeader(b *strings.Builder, h http.Header) {
 	for k, vs := range h {
 		for _, v := range vs {
 			b.WriteString(k)
@@ -157,7 +191,6 @@ func packHeader(h http.Header) (string, bool) {
 			b.WriteByte(0)
 		}
 	}
-	return b.String(), true
 }
 
 // unpackHeader returns the header that packHeader packed into s.
@@ -196,7 +229,13 @@ func (rulesDecider) decide(u *url.URL, _ string, g *policy.Group) *DisallowedErr
 // newState builds the state of origin o from entry e, the failure err of
 // the fetch that produced it (if any), and the ACAP state of the file.
 func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *originState {
-	st := &originState{origin: o, name: o.String(), entry: *e, err: err, robots: emptyRobots, decider: rulesDecider{}}
+	whole := t.keepWhole()
+	st := &originState{origin: o, entry: *e, err: err, robots: emptyRobots, decider: rulesDecider{}}
+	packed := false
+	st.name, st.hdr, packed = nameAndHeader(o, e.Header, !whole && len(e.Header) > 0)
+	if packed {
+		st.entry.Header = nil
+	}
 	if strings.HasSuffix(st.name, o.host) {
 		st.origin.host = st.name[len(st.name)-len(o.host):] // one string for both
 	}
@@ -244,7 +283,7 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 		st.until = p.acap.until
 	}
 	st.staleOK = t.cachePolicy().UsableStale(e, e.Received) // its directives; the time is usableStale's
-	if t.keepWhole() {
+	if whole {
 		size += int64(len(e.Body))
 		for k, vs := range e.Header {
 			size += int64(len(k))
@@ -260,11 +299,6 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 	}
 	if e.Body != nil {
 		st.entry.Body, st.bodyless = nil, true
-	}
-	if len(e.Header) > 0 {
-		if hdr, ok := packHeader(e.Header); ok {
-			st.hdr, st.entry.Header = hdr, nil
-		}
 	}
 	size += int64(len(st.hdr))
 	if st.entry.Header != nil {
@@ -354,8 +388,67 @@ func (t *Transport) join(k stateKey, dial, ua string) *flight {
 	f = &flight{done: make(chan struct{})}
 	t.flights[k] = f
 	t.flightMu.Unlock()
-	go t.fly(k, f, dial, ua)
+	j := job{t, k, f, dial, ua}
+	select {
+	case jobs <- j: // an idle flier takes it
+	default:
+		go flier(j)
+	}
 	return f
+}
+
+// A job is a flight to run, with what fly needs.
+type job struct {
+	t        *Transport
+	k        stateKey
+	f        *flight
+	dial, ua string
+}
+
+// Fliers are the goroutines that run flights, for every Transport of the
+// process. A flier that is done waits flierIdle for another one before it
+// ends, unless maxIdleFliers wait already: a new goroutine per fetch would
+// grow its stack, deep in the fetch, every time. An idle flier holds no
+// Transport.
+const (
+	maxIdleFliers = 4
+	flierIdle     = time.Second
+)
+
+var (
+	jobs       = make(chan job) // flights handed to idle fliers
+	idleFliers atomic.Int32
+)
+
+// flier runs j, and then the jobs it is handed while it waits.
+func flier(j job) {
+	var idle *time.Timer
+	defer func() {
+		if idle != nil {
+			putTimer(idle)
+		}
+	}()
+	for {
+		j.t.fly(j.k, j.f, j.dial, j.ua)
+		j = job{}
+		if idleFliers.Add(1) > maxIdleFliers {
+			idleFliers.Add(-1)
+			return
+		}
+		if idle == nil {
+			idle = getTimer(flierIdle)
+		} else {
+			idle.Reset(flierIdle)
+		}
+		select {
+		case j = <-jobs:
+			idleFliers.Add(-1)
+			idle.Stop()
+		case <-idle.C:
+			idleFliers.Add(-1)
+			return
+		}
+	}
 }
 
 // fly runs flight f.
