@@ -194,14 +194,9 @@ func (lp *LocalPacer) shard(origin string) *paceShard {
 
 // Acquire implements Pacer.
 func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) {
-	return lp.acquire(ctx, r, lp.clock().Now())
-}
-
-// acquire is Acquire at now, the time on the pacer's clock: a Transport
-// that has just read it passes it on.
-func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest, now time.Time) (Turn, error) {
 	lp.init()
 	clock := lp.clock()
+	now := clock.Now()
 	sh := lp.shard(r.Origin)
 	sh.mu.Lock()
 	sh.expire(now)

@@ -574,8 +574,9 @@ func (t *Transport) obtain(o origin, url string, start, deadline time.Time, old 
 	if t.Store != nil {
 		fetchBy = deadline.Add(-t.fetchTimeout() / 4)
 	}
-	ctx, cancel := context.WithDeadline(context.Background(), fetchBy)
-	defer cancel()
+	dc := &deadlineCtx{deadline: fetchBy}
+	defer dc.end(context.Canceled)
+	var ctx context.Context = dc
 	if e := t.load(ctx, url, start); e != nil && newer(e, old) {
 		if t.decisive(e, start) {
 			return t.fromStore(o, url, e)
@@ -616,6 +617,72 @@ func (t *Transport) obtain(o origin, url string, start, deadline time.Time, old 
 	}
 	t.save(sctx, url, res.entry)
 	return res
+}
+
+// deadlineCtx is a context that ends at its deadline (real time) or when
+// end is called, as context.WithDeadline's does, except that it arms a
+// timer only once Done is called: a fetch through a Base that never
+// watches its context costs none.
+type deadlineCtx struct {
+	deadline time.Time
+	mu       sync.Mutex
+	done     chan struct{} // made by Done
+	closed   bool          // done is closed
+	timer    *time.Timer   // armed by Done
+	err      error
+}
+
+func (c *deadlineCtx) Deadline() (time.Time, bool) { return c.deadline, true }
+
+func (c *deadlineCtx) Value(any) any { return nil }
+
+func (c *deadlineCtx) Done() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done == nil {
+		c.done = make(chan struct{})
+		d := time.Until(c.deadline)
+		switch {
+		case c.err == nil && d > 0:
+			c.timer = time.AfterFunc(d, func() { c.end(context.DeadlineExceeded) })
+		case c.err == nil:
+			c.err = context.DeadlineExceeded
+			fallthrough
+		default:
+			close(c.done)
+			c.closed = true
+		}
+	}
+	return c.done
+}
+
+func (c *deadlineCtx) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err == nil && !time.Now().Before(c.deadline) {
+		c.endLocked(context.DeadlineExceeded)
+	}
+	return c.err
+}
+
+// end ends the context with err, unless it has ended.
+func (c *deadlineCtx) end(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.endLocked(err)
+}
+
+func (c *deadlineCtx) endLocked(err error) {
+	if c.err == nil {
+		c.err = err
+	}
+	if c.done != nil && !c.closed {
+		close(c.done)
+		c.closed = true
+	}
+	if c.timer != nil {
+		c.timer.Stop()
+	}
 }
 
 // decisive reports whether e, an entry from the Store, decides at now

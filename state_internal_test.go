@@ -121,3 +121,33 @@ func TestHeapWithinBound(t *testing.T) {
 	}
 	runtime.KeepAlive(tr)
 }
+
+// TestDeadlineCtx: a fetch's context ends at its deadline whether or not
+// Done was called first, and when ended; its Done channel closes once.
+func TestDeadlineCtx(t *testing.T) {
+	past := &deadlineCtx{deadline: time.Now().Add(-time.Second)}
+	if err := past.Err(); err != context.DeadlineExceeded {
+		t.Errorf("Err past the deadline = %v", err)
+	}
+	select {
+	case <-past.Done():
+	default:
+		t.Error("Done past the deadline is open")
+	}
+	soon := &deadlineCtx{deadline: time.Now().Add(10 * time.Millisecond)}
+	<-soon.Done() // the timer closes it
+	if err := soon.Err(); err != context.DeadlineExceeded {
+		t.Errorf("Err after the timer = %v", err)
+	}
+	soon.end(context.Canceled) // no second close
+	later := &deadlineCtx{deadline: time.Now().Add(time.Hour)}
+	done := later.Done()
+	later.end(context.Canceled)
+	<-done
+	if err := later.Err(); err != context.Canceled {
+		t.Errorf("Err after end = %v", err)
+	}
+	if d, ok := later.Deadline(); !ok || !d.Equal(later.deadline) {
+		t.Errorf("Deadline = %v, %v", d, ok)
+	}
+}

@@ -360,12 +360,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.base().RoundTrip(t.outgoing(req))
 	}
 	ctx := req.Context()
-	var turn Turn
-	if pr := (PaceRequest{Origin: st.name, Interval: every, Limit: t.maxRequests()}); t.Pacer == nil {
-		turn, err = t.pacer.acquire(ctx, pr, now) // the clock read once
-	} else {
-		turn, err = t.Pacer.Acquire(ctx, pr)
-	}
+	turn, err := t.pacerFor().Acquire(ctx, PaceRequest{Origin: st.name, Interval: every, Limit: t.maxRequests()})
 	if err != nil {
 		closeBody(req)
 		ev := WaitEvent{Origin: st.name, Err: err}
