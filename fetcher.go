@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -107,11 +108,30 @@ const (
 // response, and returns the new entry. When dial is not empty the file is
 // fetched from that host, with o's host in the Host header.
 func (t *Transport) fetch(ctx context.Context, o origin, dial, userAgent string, old *cache.Entry) fetchResult {
-	fetchURL, host := o.robotsURL(), ""
-	if dial != "" {
-		fetchURL, host = origin{https: o.https, host: dial}.robotsURL(), o.host
+	u := &url.URL{Scheme: "http", Host: o.host, Path: "/robots.txt"}
+	if o.https {
+		u.Scheme = "https"
 	}
-	return t.get(ctx, o.robotsURL(), fetchURL, host, userAgent, old)
+	host := ""
+	if dial != "" {
+		u.Host, host = dial, o.host
+	}
+	return t.getURL(ctx, fetchTarget{o: o}, u, host, userAgent, old)
+}
+
+// fetchTarget names the resource a fetch is for, in its errors: the
+// robots.txt of o, or raw when it is not empty. The name is built only
+// when a fetch fails.
+type fetchTarget struct {
+	o   origin
+	raw string
+}
+
+func (f fetchTarget) String() string {
+	if f.raw != "" {
+		return f.raw
+	}
+	return f.o.robotsURL()
 }
 
 // get fetches the resource at robotsURL as a robots.txt is fetched
@@ -119,37 +139,48 @@ func (t *Transport) fetch(ctx context.Context, o origin, dial, userAgent string,
 // in the Host header when host is not empty, revalidating old when it has
 // a usable response.
 func (t *Transport) get(ctx context.Context, robotsURL, fetchURL, host, userAgent string, old *cache.Entry) fetchResult {
-	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, fetchURL, nil)
+	u, err := url.Parse(fetchURL)
 	if err != nil {
-		return t.failed(old, nil, &FetchError{URL: robotsURL, Err: err})
+		return t.failed(old, nil, &FetchError{URL: robotsURL, Err: &url.Error{Op: "Get", URL: fetchURL, Err: err}})
 	}
-	if host != "" {
-		req.Host = host
-	}
-	if userAgent != "" {
-		req.Header.Set("User-Agent", userAgent)
+	return t.getURL(ctx, fetchTarget{raw: robotsURL}, u, host, userAgent, old)
+}
+
+// getURL is get, from u; target names the resource in errors.
+func (t *Transport) getURL(ctx context.Context, target fetchTarget, u *url.URL, host, userAgent string, old *cache.Entry) fetchResult {
+	h := make(http.Header, 3)
+	switch userAgent {
+	case "":
+	case t.UserAgent:
+		h["User-Agent"] = t.uaField // shared: a RoundTripper does not change a request
+	default:
+		h["User-Agent"] = []string{userAgent}
 	}
 	conditional := false
-	if old != nil {
-		for k, v := range old.Validators() {
-			req.Header[k] = v
+	if old != nil && old.Status != 0 {
+		if v := old.Header.Get("ETag"); v != "" {
+			h["If-None-Match"] = []string{v}
+			conditional = true
+		}
+		if v := old.Header.Get("Last-Modified"); v != "" {
+			h["If-Modified-Since"] = []string{v}
 			conditional = true
 		}
 	}
-	var requested time.Time
-	var stopped bool // checkRedirect ended a chain: the final 3xx is the policy's
-	client := t.retryClient(func() { requested, stopped = t.now(), false }, &stopped)
-	resp, err := client.Do(req)
+	req := (&http.Request{
+		Method: http.MethodGet, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: h, Host: host,
+	}).WithContext(ctx)
+	requested, resp, stopped, err := t.send(ctx, req)
 	received := t.now()
 	if err != nil {
 		if resp != nil {
-			resp.Body.Close() // retryablehttp may return both
+			resp.Body.Close() // a retry cut short by the context may leave both
 		}
 		var pe *PanicError
 		if errors.As(err, &pe) {
 			err = pe // not the url.Error around it
 		}
-		return t.failed(old, nil, &FetchError{URL: robotsURL, Err: err})
+		return t.failed(old, nil, &FetchError{URL: target.String(), Err: err})
 	}
 	defer resp.Body.Close()
 
@@ -157,11 +188,11 @@ func (t *Transport) get(ctx context.Context, robotsURL, fetchURL, host, userAgen
 		return fetchResult{entry: old.Revalidated(resp.Header, requested, received), outcome: Revalidated}
 	}
 	if why := notTheFile(resp, stopped); why != "" {
-		return t.failed(old, resp, &FetchError{URL: robotsURL, Status: resp.StatusCode, Err: errors.New("robotsguard: " + why)})
+		return t.failed(old, resp, &FetchError{URL: target.String(), Status: resp.StatusCode, Err: errors.New("robotsguard: " + why)})
 	}
 	access := t.statusPolicy()(resp.StatusCode)
 	if access == Unreachable {
-		return t.failed(old, resp, &FetchError{URL: robotsURL, Status: resp.StatusCode})
+		return t.failed(old, resp, &FetchError{URL: target.String(), Status: resp.StatusCode})
 	}
 	e := &cache.Entry{
 		Status:    resp.StatusCode,
@@ -170,15 +201,203 @@ func (t *Transport) get(ctx context.Context, robotsURL, fetchURL, host, userAgen
 		Received:  received,
 	}
 	if access == UseRules {
-		e.Body, err = readBody(resp, t.maxSize())
+		e.Body, err = t.readBody(resp)
 		if err != nil {
 			// Incomplete data is a server error (Google's spec), and so
 			// is a body that cannot be decoded: read as text, it would
 			// hold no rules and allow everything.
-			return t.failed(old, nil, &FetchError{URL: robotsURL, Status: resp.StatusCode, Err: err})
+			return t.failed(old, nil, &FetchError{URL: target.String(), Status: resp.StatusCode, Err: err})
 		}
 	}
 	return fetchResult{entry: e, outcome: Fetched}
+}
+
+// readBody reads the body of resp as readBody does. A body without content
+// codings whose length is known is read into one buffer of that size.
+func (t *Transport) readBody(resp *http.Response) ([]byte, error) {
+	limit := t.maxSize()
+	n := resp.ContentLength
+	if n < 0 || n > int64(limit) || len(resp.Header["Content-Encoding"]) > 0 && !resp.Uncompressed {
+		return readBody(resp, limit)
+	}
+	b := make([]byte, 0, n+1) // room to see the end without growing
+	for len(b) <= limit {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // the server sent more than it said
+		}
+		m, err := resp.Body.Read(b[len(b):min(cap(b), limit+1)])
+		b = b[:len(b)+m]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("robotsguard: reading body: %w", err)
+		}
+	}
+	return b, nil
+}
+
+// send sends req, a robots.txt request, following redirects as
+// checkRedirect lets it and retrying as go-retryablehttp's default policy
+// does (with back-off, honouring Retry-After), within ctx. It returns the
+// time the last attempt was sent, and its final response, unless the
+// error tells why there is none; stopped tells whether checkRedirect
+// ended a redirect chain, so that the final 3xx is the policy's. Like a
+// retryablehttp.Client with PassthroughErrorHandler, it returns the last
+// response when the retries are spent, and may return both a response and
+// ctx's error.
+func (t *Transport) send(ctx context.Context, req *http.Request) (requested time.Time, resp *http.Response, stopped bool, err error) {
+	rt := recoverer{t.fetchBase()}
+	waitMax := t.retryWaitMax
+	for attempt := 0; ; attempt++ {
+		requested = t.now()
+		resp, stopped, err = t.follow(rt, req)
+		retry, checkErr := t.retryFetch(ctx, resp, err, waitMax)
+		if !retry || attempt >= t.retryMax() {
+			if !retry && checkErr != nil {
+				err = checkErr
+			}
+			return requested, resp, stopped, err
+		}
+		if resp != nil {
+			drain(resp.Body)
+		}
+		wait := retryablehttp.DefaultBackoff(t.retryWaitMin, waitMax, attempt, resp)
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return requested, nil, false, ctx.Err()
+		case <-timer.C:
+		}
+	}
+}
+
+// retryFetch reports whether a robots.txt request that ended with resp or
+// err is tried again, as go-retryablehttp's DefaultRetryPolicy says, with
+// two exceptions: a panicking Base is not tried again, and a server that
+// asks for a pause longer than waitMax gets it (the back-off after the
+// failure honours it). The error is ctx's when it ended.
+func (t *Transport) retryFetch(ctx context.Context, resp *http.Response, err error, waitMax time.Duration) (bool, error) {
+	if err != nil && isPanic(err) {
+		return false, nil
+	}
+	if resp != nil {
+		if ra, ok := parseRetryAfter(resp.Header.Get("Retry-After"), t.now()); ok && ra > waitMax {
+			return false, nil
+		}
+	}
+	return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
+}
+
+// isPanic reports whether err is, or wraps, a *PanicError.
+func isPanic(err error) bool {
+	var pe *PanicError
+	return errors.As(err, &pe)
+}
+
+// drain reads what is left of a body that is not used, a little at most,
+// so that its connection may be reused, and closes it.
+func drain(b io.ReadCloser) {
+	defer b.Close()
+	io.Copy(io.Discard, io.LimitReader(b, 4096))
+}
+
+// follow sends req through rt and follows the redirects of its answers as
+// an http.Client does a GET without a body (the same Host header, header
+// fields, Referer and errors), as long as checkRedirect lets it; stopped
+// tells whether checkRedirect ended the chain.
+func (t *Transport) follow(rt recoverer, req *http.Request) (resp *http.Response, stopped bool, err error) {
+	first := req
+	var via []*http.Request
+	uerr := func(err error) error {
+		u := req.URL
+		if resp != nil && resp.Request != nil {
+			u = resp.Request.URL
+		}
+		return &url.Error{Op: "Get", URL: u.Redacted(), Err: err}
+	}
+	for {
+		if len(via) > 0 {
+			loc := resp.Header.Get("Location")
+			if loc == "" {
+				return resp, false, nil
+			}
+			u, err := req.URL.Parse(loc)
+			if err != nil {
+				resp.Body.Close()
+				resp = nil
+				return nil, false, uerr(fmt.Errorf("failed to parse Location header %q: %v", loc, err))
+			}
+			host := ""
+			if req.Host != "" && req.Host != req.URL.Host {
+				if lu, _ := url.Parse(loc); lu != nil && !lu.IsAbs() {
+					host = req.Host
+				}
+			}
+			next := (&http.Request{
+				Method: http.MethodGet, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+				Header: first.Header.Clone(), Host: host, Response: resp,
+			}).WithContext(first.Context())
+			if ref := referer(via[len(via)-1].URL, u); ref != "" {
+				next.Header.Set("Referer", ref)
+			}
+			req = next
+			if t.checkRedirect(req, via) != nil {
+				return resp, true, nil
+			}
+			const maxBodySlurpSize = 2 << 10
+			if resp.ContentLength == -1 || resp.ContentLength <= maxBodySlurpSize {
+				io.CopyN(io.Discard, resp.Body, maxBodySlurpSize)
+			}
+			resp.Body.Close()
+		}
+		via = append(via, req)
+		sent := req
+		if u := req.URL.User; u != nil && req.Header.Get("Authorization") == "" {
+			// As an http.Client does: the URL's user information is
+			// sent as Basic authentication, on a copy of the request.
+			sent = req.Clone(req.Context())
+			pw, _ := u.Password()
+			sent.SetBasicAuth(u.Username(), pw)
+		}
+		resp, err = rt.RoundTrip(sent)
+		if err != nil {
+			resp = nil
+			return nil, false, uerr(err)
+		}
+		if resp == nil {
+			return nil, false, uerr(fmt.Errorf("http: RoundTripper implementation (%T) returned a nil *Response with a nil error", t.fetchBase()))
+		}
+		if resp.Body == nil {
+			if resp.ContentLength > 0 {
+				r := resp
+				resp = nil
+				return nil, false, uerr(fmt.Errorf("http: RoundTripper implementation (%T) returned a *Response with content length %d but a nil Body", t.fetchBase(), r.ContentLength))
+			}
+			resp.Body = http.NoBody
+		}
+		switch resp.StatusCode {
+		case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		default:
+			return resp, false, nil
+		}
+	}
+}
+
+// referer is the Referer of a request that follows a redirect from last
+// to next, as an http.Client sends it: none from https to http, and no
+// user information.
+func referer(last, next *url.URL) string {
+	if last.Scheme == "https" && next.Scheme == "http" {
+		return ""
+	}
+	if last.User != nil {
+		l := *last
+		l.User = nil
+		return l.String()
+	}
+	return last.String()
 }
 
 // notTheFile says why resp, the final answer to a robots.txt request
@@ -258,50 +477,8 @@ func (t *Transport) fetchBase() http.RoundTripper {
 	return t.fetchRT
 }
 
-// retryClient returns the client that fetches robots.txt files, retrying
-// with back-off through go-retryablehttp; onAttempt runs before each
-// attempt, and *stopped is set when checkRedirect ends a redirect chain.
-func (t *Transport) retryClient(onAttempt func(), stopped *bool) *retryablehttp.Client {
-	waitMax := t.retryWaitMax
-	return &retryablehttp.Client{
-		HTTPClient: &http.Client{
-			// The base transport, not the Transport itself: robots.txt
-			// is not subject to robots.txt.
-			Transport: recoverer{t.fetchBase()},
-			CheckRedirect: func(req *http.Request, via []*http.Request) error {
-				err := t.checkRedirect(req, via)
-				*stopped = err != nil
-				return err
-			},
-		},
-		RetryMax:       t.retryMax(),
-		RetryWaitMin:   t.retryWaitMin,
-		RetryWaitMax:   waitMax,
-		RequestLogHook: func(retryablehttp.Logger, *http.Request, int) { onAttempt() },
-		CheckRetry: func(ctx context.Context, resp *http.Response, err error) (bool, error) {
-			var pe *PanicError
-			if errors.As(err, &pe) {
-				return false, nil // a panicking Base is not tried again
-			}
-			if resp != nil {
-				// A server that asks for a long pause gets it: no retry
-				// now, the back-off after the failure honours it.
-				if ra, ok := parseRetryAfter(resp.Header.Get("Retry-After"), t.now()); ok && ra > waitMax {
-					return false, nil
-				}
-			}
-			return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
-		},
-		Backoff:      retryablehttp.DefaultBackoff,          // honours Retry-After, at most waitMax (see CheckRetry)
-		ErrorHandler: retryablehttp.PassthroughErrorHandler, // the last response is ours to read
-		// Logger nil: silent.
-	}
-}
-
 // recoverer is a RoundTripper that turns a panic of the one it wraps into
-// an error, a *PanicError. It also hides the wrapped one's
-// CloseIdleConnections from the retry client, which calls it after a
-// failure and would drop the connections of every origin.
+// an error, a *PanicError.
 type recoverer struct{ rt http.RoundTripper }
 
 func (r recoverer) RoundTrip(req *http.Request) (resp *http.Response, err error) {

@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 )
@@ -131,12 +132,14 @@ const (
 	paceIdle       = time.Minute // idle time after which an origin's state is dropped
 	paceProbe      = 32          // idle origins looked at every paceProbeEvery Acquires of a shard
 	paceProbeEvery = 16
+	paceProbeMax   = 1024
 )
 
 type paceShard struct {
-	mu  sync.Mutex // guards m, ops and the fields of every pace in it
-	m   map[string]*pace
-	ops int // Acquires, for expire
+	mu   sync.Mutex // guards m, ops and the fields of every pace in it
+	m    map[string]*pace
+	ops  int // Acquires since expire last looked
+	wait int // Acquires between two looks of expire
 }
 
 // pace is the state of one origin.
@@ -148,6 +151,7 @@ type pace struct {
 	queue     []*waiter // requests waiting for a place, in arrival order
 	holds     []*hold   // the places held, oldest first
 	last      time.Time // latest time anything happened, for idle expiry
+	hold1     [1]*hold  // holds' first array: one place is the default
 }
 
 type waiter struct {
@@ -206,6 +210,7 @@ func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) 
 			sh.m = map[string]*pace{}
 		}
 		p = &pace{}
+		p.holds = p.hold1[:0]
 		sh.m[r.Origin] = p
 	}
 	p.every = r.Interval
@@ -294,7 +299,7 @@ func (lp *LocalPacer) wait(ctx context.Context, sh *paceShard, r PaceRequest, p 
 	leave := func() int {
 		sh.mu.Lock()
 		if i := indexOf(p.queue, w); i >= 0 {
-			p.queue = append(p.queue[:i], p.queue[i+1:]...)
+			p.queue = slices.Delete(p.queue, i, i+1) // clears the tail: w is not kept
 			sh.mu.Unlock()
 			return i
 		}
@@ -411,7 +416,7 @@ func (p *pace) end(h *hold, now time.Time, sent bool) {
 	}
 	h.done = true
 	if i := indexOf(p.holds, h); i >= 0 {
-		p.holds = append(p.holds[:i], p.holds[i+1:]...)
+		p.holds = slices.Delete(p.holds, i, i+1) // clears the tail: h is not kept
 	}
 	p.busy--
 	if sent {
@@ -420,6 +425,7 @@ func (p *pace) end(h *hold, now time.Time, sent bool) {
 	p.last = laterOf(p.last, now)
 	if len(p.queue) > 0 {
 		w := p.queue[0]
+		p.queue[0] = nil
 		p.queue = p.queue[1:]
 		w.ready <- p.take(h.lp, h.sh)
 	}
@@ -437,6 +443,7 @@ func (lp *LocalPacer) Backoff(_ context.Context, origin string, until time.Time)
 	p := sh.m[origin]
 	if p == nil {
 		p = &pace{last: lp.clock().Now()}
+		p.holds = p.hold1[:0]
 		sh.m[origin] = p
 	}
 	p.notBefore = laterOf(p.notBefore, until)
@@ -445,18 +452,30 @@ func (lp *LocalPacer) Backoff(_ context.Context, origin string, until time.Time)
 // expire drops the state of a few origins idle past their interval, their
 // back-off and paceIdle. Go's map iteration starts at a random place, so
 // every origin is looked at in turn, without a walk over all of them.
+//
+// A look that finds nothing to drop makes the next one come twice as late,
+// up to paceProbeMax Acquires: with every origin in use (a crawl going
+// round many origins faster than paceIdle), looking costs a cache miss per
+// origin looked at, for nothing.
 func (sh *paceShard) expire(now time.Time) {
-	if sh.ops++; sh.ops%paceProbeEvery != 0 {
+	if sh.ops++; sh.ops < sh.wait {
 		return
 	}
-	n := 0
+	sh.ops = 0
+	n, dropped := 0, false
 	for o, p := range sh.m {
 		if p.busy == 0 && len(p.queue) == 0 && now.Sub(laterOf(p.last, p.next, p.notBefore)) > paceIdle {
 			delete(sh.m, o)
+			dropped = true
 		}
 		if n++; n == paceProbe {
-			return
+			break
 		}
+	}
+	if dropped || sh.wait < paceProbeEvery {
+		sh.wait = paceProbeEvery
+	} else {
+		sh.wait = min(2*sh.wait, paceProbeMax)
 	}
 }
 

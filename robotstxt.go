@@ -11,7 +11,8 @@ import (
 // conditional or range fields) is answered from the cache, fetched as
 // requests are, when the cache holds the whole file and it is fresh: a
 // client that reads robots.txt itself (colly's own check) costs the site
-// no second fetch. Anything else is sent as it is.
+// no second fetch. Anything else is sent as it is. The first such request
+// makes the Transport keep the files it fetches whole (see keepWhole).
 func (t *Transport) robotsTxt(req *http.Request) (*http.Response, error) {
 	o, dial, err := requestOrigin(req)
 	if err != nil {
@@ -21,6 +22,9 @@ func (t *Transport) robotsTxt(req *http.Request) (*http.Response, error) {
 	if (req.Method != "" && req.Method != http.MethodGet) || req.Header.Get("Range") != "" ||
 		req.Header.Get("If-None-Match") != "" || req.Header.Get("If-Modified-Since") != "" {
 		return t.base().RoundTrip(t.outgoing(req))
+	}
+	if !t.servesRobots.Load() {
+		t.servesRobots.Store(true) // from now on, states keep the files whole
 	}
 	ua := t.requestAgent(req)
 	now := t.now()
@@ -32,8 +36,8 @@ func (t *Transport) robotsTxt(req *http.Request) (*http.Response, error) {
 	if waited {
 		now = t.now()
 	}
-	e := st.entry
-	if e.Status == 0 || e.Failures > 0 || !now.Before(st.until) || len(e.Body) >= t.maxSize() || e.Status/100 == 3 {
+	e, whole := st.whole()
+	if !whole || e.Status == 0 || e.Failures > 0 || !now.Before(st.until) || len(e.Body) >= t.maxSize() || e.Status/100 == 3 {
 		return t.base().RoundTrip(t.outgoing(req)) // not held whole and fresh
 	}
 	closeBody(req)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"runtime/debug"
@@ -59,26 +60,152 @@ type held interface{ memSize() int64 }
 
 // originState is what the Transport knows of an origin's robots.txt. It is
 // immutable: a fetch replaces it.
+//
+// It holds the entry the fetch produced, compactly unless the Transport
+// keeps entries whole (see keepWhole): its caching fields packed in one
+// string, and without its body, which the parsed rules stand for.
 type originState struct {
-	origin  origin
-	name    string // origin.String(), for the Pacer
-	entry   *cache.Entry
+	origin  origin               // its host is part of name
+	name    string               // origin.String(), for the Pacer
+	entry   cache.Entry          // without Header when hdr holds it, without Body when bodyless
+	hdr     string               // entry's header fields, packed (see packHeader)
 	err     error                // why the last fetch failed, when it did
-	access  Access               // what entry's status means, when it has one
 	robots  *policy.Robots       // the parsed body; empty unless access is UseRules
-	parsed  bool                 // robots was parsed from entry's body
 	group   *policy.Group        // the group of the Transport's UserAgent
-	every   time.Duration        // the interval that group asks for, capped
-	over    bool                 // the group asks for more than MaxDelay
 	decider decider              // decides requests when access is UseRules
 	acap    *acapState           // with ACAP on, for a file with ACAP records
 	signals *usage.RobotsSignals // usage signals of the file; nil when it has none
 	until   time.Time            // used without a new fetch until then
-	size    int64                // memory held, for the cache bound
+	every   time.Duration        // the interval that group asks for, capped
+	size    int32                // memory held, for the cache bound (in 16 bytes)
 	strikes atomic.Int32         // 429 and 503 answers in a row, for the back-off
+	access  Access               // what entry's status means, when it has one
+	parsed  bool                 // robots was parsed from entry's body
+	over    bool                 // the group asks for more than MaxDelay
+	// bodyless: entry's body was dropped; robots (if parsed) stands for
+	// it.
+	bodyless bool
+	// staleOK: the response's directives let it stand in for the file
+	// while it is unreachable (a Strict policy reads must-revalidate).
+	staleOK bool
 }
 
-func (st *originState) memSize() int64 { return st.size }
+func (st *originState) memSize() int64 { return int64(st.size) << 4 }
+
+// full returns the entry as it was fetched, its header unpacked; its body
+// stays dropped when it was (bodyless).
+func (st *originState) full() *cache.Entry {
+	if st.hdr == "" {
+		return &st.entry
+	}
+	e := st.entry
+	e.Header = unpackHeader(st.hdr)
+	return &e
+}
+
+// whole returns the entry with its body and header, and whether the state
+// holds them.
+func (st *originState) whole() (cache.Entry, bool) {
+	return st.entry, !st.bodyless && st.hdr == ""
+}
+
+// usableStale reports whether st's response, stale, may stand in for its
+// robots.txt at now (see cache.Policy.UsableStale).
+func (t *Transport) usableStale(st *originState, now time.Time) bool {
+	return st.staleOK && t.cachePolicy().UsableStale(&st.entry, now)
+}
+
+// keepWhole reports whether states keep their entries whole, body and
+// header: to share them through a Store (a revalidated entry is stored
+// again), or to answer requests for /robots.txt from memory, once one was
+// made (see robotsTxt). Otherwise the parsed rules stand for the body.
+func (t *Transport) keepWhole() bool {
+	return t.Store != nil || t.servesRobots.Load()
+}
+
+// Memory charged to the cache bound per origin, besides what a state holds
+// in strings, its entry's body and its parsed rules: the state, the cache's
+// item and map slot, and the LocalPacer's state of the origin, when pacing
+// is on and local. TestStateOverhead measures them.
+const (
+	stateOverhead = 640
+	paceOverhead  = 224
+	wholeHeader   = 512 // an entry's header map, when the entry is kept whole
+)
+
+// nameAndHeader returns o.String() and, when pack is true, the fields of h
+// packed (see packHeader) in the same string, after the name; ok is false
+// when h could not be packed.
+func nameAndHeader(o origin, h http.Header, pack bool) (name, hdr string, ok bool) {
+	n := -1
+	if pack {
+		n = packedLen(h)
+	}
+	if strings.IndexByte(o.host, '%') >= 0 || n < 0 {
+		name = o.String()
+		if n >= 0 {
+			var b strings.Builder
+			b.Grow(n)
+			packHeader(&b, h)
+			hdr = b.String()
+		}
+		return name, hdr, n >= 0
+	}
+	scheme := "http://"
+	if o.https {
+		scheme = "https://"
+	}
+	var b strings.Builder
+	b.Grow(len(scheme) + len(o.host) + n)
+	b.WriteString(scheme)
+	b.WriteString(o.host)
+	packHeader(&b, h)
+	s := b.String()
+	return s[:len(scheme)+len(o.host)], s[len(scheme)+len(o.host):], true
+}
+
+// packedLen returns the length of h's fields packed, or -1 when a field
+// holds a NUL, which packing does not allow.
+func packedLen(h http.Header) int {
+	n := 0
+	for k, vs := range h {
+		if strings.IndexByte(k, 0) >= 0 {
+			return -1
+		}
+		for _, v := range vs {
+			if strings.IndexByte(v, 0) >= 0 {
+				return -1
+			}
+			n += len(k) + len(v) + 2
+		}
+	}
+	return n
+}
+
+// packHeader packs the fields of h, a few short caching fields, into b:
+// names and values, each followed by a NUL.
+func packHeader(b *strings.Builder, h http.Header) {
+	for k, vs := range h {
+		for _, v := range vs {
+			b.WriteString(k)
+			b.WriteByte(0)
+			b.WriteString(v)
+			b.WriteByte(0)
+		}
+	}
+}
+
+// unpackHeader returns the header that packHeader packed into s.
+func unpackHeader(s string) http.Header {
+	h := http.Header{}
+	for s != "" {
+		k, rest, _ := strings.Cut(s, "\x00")
+		v, rest, _ := strings.Cut(rest, "\x00")
+		h[k] = append(h[k], v)
+		s = rest
+	}
+	return h
+}
 
 // emptyRobots is the rules of a file without any: everything is allowed.
 var emptyRobots = policy.Parse(nil)
@@ -104,7 +231,16 @@ func (rulesDecider) decide(u *url.URL, _ string, g *policy.Group) *DisallowedErr
 // newState builds the state of origin o from entry e, the failure err of
 // the fetch that produced it (if any), and the ACAP state of the file.
 func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *originState {
-	st := &originState{origin: o, name: o.String(), entry: e, err: err, robots: emptyRobots, decider: rulesDecider{}}
+	whole := t.keepWhole()
+	st := &originState{origin: o, entry: *e, err: err, robots: emptyRobots, decider: rulesDecider{}}
+	packed := false
+	st.name, st.hdr, packed = nameAndHeader(o, e.Header, !whole && len(e.Header) > 0)
+	if packed {
+		st.entry.Header = nil
+	}
+	if strings.HasSuffix(st.name, o.host) {
+		st.origin.host = st.name[len(st.name)-len(o.host):] // one string for both
+	}
 	if err == nil && e.Err != "" {
 		st.err = errors.New(e.Err) // a failure loaded from a Store
 	}
@@ -122,21 +258,26 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 		st.group.Allowed("/") // build its matcher now, to count it
 		st.every, st.over = t.interval(st.group)
 	}
-	// The body is kept (to revalidate and share the entry) besides its
-	// parsed form, counted with UserAgent's matcher, built above. Matchers
-	// built later, for other agents, are not counted.
-	st.size = int64(len(e.Body)) + 1024
+	// The parsed body is counted with UserAgent's matcher, built above.
+	// Matchers built later, for other agents, are not counted.
+	size := stateOverhead + int64(len(st.name)+len(e.Err))
+	if err != nil && err.Error() != e.Err {
+		size += int64(len(err.Error()))
+	}
+	if !t.NoPacing && t.Pacer == nil {
+		size += paceOverhead
+	}
 	if p.robots != nil {
-		st.size += int64(p.robots.MemSize())
+		size += int64(p.robots.MemSize())
 	}
 	if p.signals != nil {
 		st.signals = p.signals
-		st.size += int64(p.signals.MemSize())
+		size += int64(p.signals.MemSize())
 	}
 	if p.acap != nil {
 		st.acap = p.acap
 		st.decider = acapDecider{p.acap, t.ACAP.Purpose}
-		st.size += p.acap.size
+		size += p.acap.size
 	}
 	switch {
 	case e.Failures > 0:
@@ -147,6 +288,29 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 	if p.acap != nil && !p.acap.until.IsZero() && p.acap.until.Before(st.until) {
 		st.until = p.acap.until
 	}
+	st.staleOK = t.cachePolicy().UsableStale(e, e.Received) // its directives; the time is usableStale's
+	if whole {
+		size += int64(len(e.Body))
+		for k, vs := range e.Header {
+			size += int64(len(k))
+			for _, v := range vs {
+				size += int64(len(v)) + 16
+			}
+		}
+		if e.Header != nil {
+			size += wholeHeader
+		}
+		st.size = int32(min((size+15)>>4, math.MaxInt32))
+		return st
+	}
+	if e.Body != nil {
+		st.entry.Body, st.bodyless = nil, true
+	}
+	size += int64(len(st.hdr))
+	if st.entry.Header != nil {
+		size += wholeHeader
+	}
+	st.size = int32(min((size+15)>>4, math.MaxInt32))
 	return st
 }
 
@@ -194,22 +358,134 @@ func (t *Transport) lookup(ctx context.Context, o origin, dial, ua string, now t
 		return st, false, nil
 	}
 	t.counters.misses.Add(1)
-	// The fetch outlives the request that started it, as others may wait
-	// on it, so it takes neither its cancellation nor its values (such as
-	// an httptrace.ClientTrace that belongs to that request).
-	ch := t.flight.DoChan(k.storeURL(), func() (any, error) {
-		return t.refresh(k, dial, ua), nil
-	})
-	timer := time.NewTimer(t.fetchBudget())
-	defer timer.Stop()
+	f := t.join(k, dial, ua)
+	timer := getTimer(t.fetchBudget())
+	defer putTimer(timer)
 	select {
-	case r := <-ch:
-		return r.Val.(*originState), true, nil
+	case <-f.done:
+		return f.st, true, nil
 	case <-ctx.Done():
 		return nil, true, fmt.Errorf("robotsguard: waiting for %s: %w", o.robotsURL(), ctx.Err())
 	case <-timer.C:
 		return t.stuck(k), true, nil
 	}
+}
+
+// A flight is a refresh of an origin's state under way, which every request
+// that needs the state waits for.
+type flight struct {
+	done chan struct{} // closed once st is set
+	st   *originState
+}
+
+// join returns the flight that refreshes the state k names, starting it
+// (fetching from host dial, if not empty, as agent ua) unless one is under
+// way. The fetch outlives the request that started it, as others may wait
+// on it, so it takes neither its cancellation nor its values (such as an
+// httptrace.ClientTrace that belongs to that request).
+func (t *Transport) join(k stateKey, dial, ua string) *flight {
+	t.flightMu.Lock()
+	f := t.flights[k]
+	if f != nil {
+		t.flightMu.Unlock()
+		return f
+	}
+	if t.flights == nil {
+		t.flights = map[stateKey]*flight{}
+	}
+	f = &flight{done: make(chan struct{})}
+	t.flights[k] = f
+	t.flightMu.Unlock()
+	j := job{t, k, f, dial, ua}
+	select {
+	case jobs <- j: // an idle flier takes it
+	default:
+		go flier(j)
+	}
+	return f
+}
+
+// A job is a flight to run, with what fly needs.
+type job struct {
+	t        *Transport
+	k        stateKey
+	f        *flight
+	dial, ua string
+}
+
+// Fliers are the goroutines that run flights, for every Transport of the
+// process. A flier that is done waits flierIdle for another one before it
+// ends, unless maxIdleFliers wait already: a new goroutine per fetch would
+// grow its stack, deep in the fetch, every time. An idle flier holds no
+// Transport.
+const (
+	maxIdleFliers = 4
+	flierIdle     = time.Second
+)
+
+var (
+	jobs       = make(chan job) // flights handed to idle fliers
+	idleFliers atomic.Int32
+)
+
+// flier runs j, and then the jobs it is handed while it waits.
+func flier(j job) {
+	var idle *time.Timer
+	defer func() {
+		if idle != nil {
+			putTimer(idle)
+		}
+	}()
+	for {
+		j.t.fly(j.k, j.f, j.dial, j.ua)
+		j = job{}
+		if idleFliers.Add(1) > maxIdleFliers {
+			idleFliers.Add(-1)
+			return
+		}
+		if idle == nil {
+			idle = getTimer(flierIdle)
+		} else {
+			idle.Reset(flierIdle)
+		}
+		select {
+		case j = <-jobs:
+			idleFliers.Add(-1)
+			idle.Stop()
+		case <-idle.C:
+			idleFliers.Add(-1)
+			return
+		}
+	}
+}
+
+// fly runs flight f.
+func (t *Transport) fly(k stateKey, f *flight, dial, ua string) {
+	defer func() {
+		t.flightMu.Lock()
+		delete(t.flights, k)
+		t.flightMu.Unlock()
+		close(f.done)
+	}()
+	f.st = t.refresh(k, dial, ua)
+}
+
+// timers holds stopped timers, for the waits of lookup.
+var timers sync.Pool
+
+// getTimer returns a timer that fires after d; putTimer stops it and keeps
+// it for another.
+func getTimer(d time.Duration) *time.Timer {
+	if tm, ok := timers.Get().(*time.Timer); ok {
+		tm.Reset(d) // a stopped timer's channel is empty (Go 1.23)
+		return tm
+	}
+	return time.NewTimer(d)
+}
+
+func putTimer(tm *time.Timer) {
+	tm.Stop()
+	timers.Put(tm)
 }
 
 // fetchBudget is the longest a request waits for a fetch of a robots.txt:
@@ -231,7 +507,7 @@ var errStuck = errors.New("robotsguard: the fetch outlasted FetchTimeout: Base o
 func (t *Transport) stuck(k stateKey) *originState {
 	o := k.origin
 	now := t.now()
-	if prev := t.cached(k); prev != nil && prev.entry.Status != 0 && t.cachePolicy().UsableStale(prev.entry, now) {
+	if prev := t.cached(k); prev != nil && prev.entry.Status != 0 && t.usableStale(prev, now) {
 		return prev
 	}
 	err := &FetchError{URL: o.robotsURL(), Err: errStuck}
@@ -252,14 +528,18 @@ func (t *Transport) refresh(k stateKey, dial, ua string) (st *originState) {
 	}
 	var old *cache.Entry
 	if prev != nil {
-		old = prev.entry
+		old = prev.full()
 	}
 	defer func() {
 		if v := recover(); v != nil {
 			st = t.panicked(k, prev, old, &FetchError{URL: o.robotsURL(), Err: &PanicError{Value: v, Stack: debug.Stack()}})
 		}
 	}()
-	res := t.obtain(o, k.storeURL(), start, time.Now().Add(t.fetchTimeout()), old, func(ctx context.Context, old *cache.Entry) fetchResult {
+	var url string // the Store's key, and the events'
+	if t.Store != nil || t.observed() {
+		url = k.storeURL()
+	}
+	res := t.obtain(o, url, start, time.Now().Add(t.fetchTimeout()), old, func(ctx context.Context, old *cache.Entry) fetchResult {
 		return t.fetch(ctx, o, dial, ua, old)
 	})
 	return t.keep(k, res.entry, res.err, t.parseFor(o, res.entry, prev, dial, ua))
@@ -278,8 +558,8 @@ func (t *Transport) panicked(k stateKey, prev *originState, old *cache.Entry, er
 	res := t.failed(old, nil, err)
 	e := res.entry
 	p := parsed{}
-	if prev != nil && prev.parsed && sameBody(e, prev.entry) {
-		p = parsed{robots: prev.robots, acap: prev.acap}
+	if prev != nil && prev.parsed && prev.sameBody(e) {
+		p = parsed{robots: prev.robots, acap: prev.acap, signals: prev.signals}
 	} else if e.Status != 0 {
 		n := *e
 		n.Status, n.Body, n.Header = 0, nil, nil // rules that were never parsed: none stands in
@@ -323,7 +603,11 @@ func (t *Transport) obtain(o origin, url string, start, deadline time.Time, old 
 		}
 	}
 	res := fetch(ctx, old)
-	t.fetched(t.fetchEvent(url, o, res.outcome, res.entry, res.err, t.now().Sub(start)))
+	if t.observed() {
+		t.fetched(t.fetchEvent(url, o, res.outcome, res.entry, res.err, t.now().Sub(start)))
+	} else {
+		t.fetched(FetchEvent{Outcome: res.outcome}) // the counters alone
+	}
 	if t.Store == nil || !t.cachePolicy().Storable(res.entry) {
 		return res
 	}
@@ -435,11 +719,27 @@ func sameBody(a, b *cache.Entry) bool {
 	return a.Status/100 == b.Status/100 && bytes.Equal(a.Body, b.Body)
 }
 
+// sameBody reports whether e, the result of a fetch, holds st's body.
+// When st dropped its body, e holds it when it comes from st's entry (a
+// revalidation, a failure that keeps it): then it has no body either, as
+// no fetch or Store returns a 2xx without one.
+func (st *originState) sameBody(e *cache.Entry) bool {
+	if st.bodyless {
+		return e.Body == nil && e.Status/100 == st.entry.Status/100
+	}
+	return sameBody(e, &st.entry)
+}
+
+// observed reports whether fetches are told to an Observer or a Logger.
+func (t *Transport) observed() bool {
+	return t.Observer != nil && t.Observer.Fetched != nil || t.Logger != nil
+}
+
 // parseFor parses e for o as parse does, reusing the parse of prev when e
 // holds the same body (a revalidation, a copy standing in for a failure):
 // only the permissions references are read again.
 func (t *Transport) parseFor(o origin, e *cache.Entry, prev *originState, dial, ua string) parsed {
-	if prev == nil || !prev.parsed || e.Status == 0 || !sameBody(e, prev.entry) {
+	if prev == nil || !prev.parsed || e.Status == 0 || !prev.sameBody(e) {
 		return t.parse(o, e, dial, ua)
 	}
 	return parsed{robots: prev.robots, acap: t.resolveACAP(o, prev.acapPolicy(), dial, ua), signals: prev.signals}
@@ -450,6 +750,7 @@ func (t *Transport) parseFor(o origin, e *cache.Entry, prev *originState, dial, 
 func (t *Transport) keep(k stateKey, e *cache.Entry, err error, p parsed) *originState {
 	st := t.newState(k.origin, e, err, p)
 	if t.cachePolicy().Storable(e) {
+		k.origin = st.origin // the key holds no other string
 		t.states.Set(k, st)
 	} else {
 		t.states.Delete(k)

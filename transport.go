@@ -237,11 +237,17 @@ type Transport struct {
 
 	once       sync.Once
 	token      string                     // product token of UserAgent
+	uaField    []string                   // the User-Agent field of robots.txt fetches, with UserAgent
 	storeSlots chan struct{}              // one per Store call under way
 	states     *lru.Cache[stateKey, held] // origin states and ACAP references
-	flight     singleflight.Group
-	pacer      LocalPacer
-	counters   counters
+	flight     singleflight.Group         // ACAP permissions references being read
+	flightMu   sync.Mutex
+	flights    map[stateKey]*flight // robots.txt states being refreshed
+	// servesRobots: a request for /robots.txt was answered, or tried
+	// to be, from memory: states keep their entries whole.
+	servesRobots atomic.Bool
+	pacer        LocalPacer
+	counters     counters
 
 	fetchOnce  sync.Once
 	fetchRT    http.RoundTripper              // fetches robots.txt files (see fetchBase)
@@ -255,6 +261,7 @@ func (t *Transport) init() {
 	t.once.Do(func() {
 		if t.UserAgent != "" {
 			t.token = policy.ProductToken(t.UserAgent)
+			t.uaField = []string{t.UserAgent}
 		}
 		size := t.CacheSize
 		switch {
@@ -332,7 +339,9 @@ func (t *Transport) fetchTimeout() time.Duration {
 //
 // GET and HEAD requests for /robots.txt itself are not checked: a plain
 // GET is answered from the cache (fetching the file as requests do) when
-// it holds the whole file, fresh; anything else is sent as it is.
+// it holds the whole file, fresh; anything else is sent as it is. The
+// cache holds files whole once a request for /robots.txt was made, or
+// with a Store; otherwise it keeps only their parsed rules.
 //
 // The origin of a request is that of its URL, or of its Host header when
 // req.Host names another host: the robots.txt of that host decides, fetched
@@ -462,7 +471,9 @@ func (t *Transport) CloseIdleConnections() {
 // isRobotsTxt reports whether req fetches /robots.txt, and nothing else.
 func isRobotsTxt(req *http.Request) bool {
 	u := req.URL
-	return u != nil && (req.Method == "" || req.Method == http.MethodGet || req.Method == http.MethodHead) &&
+	// EscapedPath is "/robots.txt" only when Path is: most requests are
+	// told apart without escaping their path.
+	return u != nil && u.Path == "/robots.txt" && (req.Method == "" || req.Method == http.MethodGet || req.Method == http.MethodHead) &&
 		u.Opaque == "" && u.RawQuery == "" && !u.ForceQuery && u.EscapedPath() == "/robots.txt"
 }
 
@@ -583,8 +594,8 @@ func (t *Transport) agent(ua string) string {
 // the cache policy lets a copy stand in; Unreachable without one; and
 // AllowAll after a long time unreachable (RFC 9309 §2.3.1.4).
 func (t *Transport) access(st *originState, now time.Time) Access {
-	e := st.entry
-	if e.Status != 0 && (e.Failures == 0 || t.cachePolicy().UsableStale(e, now)) {
+	e := &st.entry
+	if e.Status != 0 && (e.Failures == 0 || t.usableStale(st, now)) {
 		return st.access
 	}
 	if !t.DisallowWhileUnreachable && t.cachePolicy().LongUnreachable(e, now) {

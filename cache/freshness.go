@@ -85,7 +85,7 @@ func (p Policy) staleLimit() time.Duration {
 func directives(h http.Header) (cc *cacheobject.ResponseCacheDirectives, ok bool) {
 	vs := h.Values("Cache-Control")
 	if len(vs) == 0 {
-		return &cacheobject.ResponseCacheDirectives{MaxAge: -1, SMaxAge: -1}, true
+		return &noDirectives, true
 	}
 	cc, err := cacheobject.ParseResponseCacheControl(strings.Join(vs, ", "))
 	if err != nil {
@@ -93,6 +93,9 @@ func directives(h http.Header) (cc *cacheobject.ResponseCacheDirectives, ok bool
 	}
 	return cc, true
 }
+
+// noDirectives are those of a response without Cache-Control. Read only.
+var noDirectives = cacheobject.ResponseCacheDirectives{MaxAge: -1, SMaxAge: -1}
 
 // Lifetime returns the freshness lifetime of the entry's response (RFC 9111
 // §4.2.1):
@@ -143,8 +146,10 @@ func (p Policy) lifetime(e *Entry) (time.Duration, string) {
 	if p.DefaultAge > 0 {
 		return p.DefaultAge, "DefaultAge"
 	}
-	if lm, err := http.ParseTime(h.Get("Last-Modified")); err == nil {
-		return max(e.date().Sub(lm)/heuristicFraction, 0), "Last-Modified heuristic"
+	if v := h.Get("Last-Modified"); v != "" {
+		if lm, err := http.ParseTime(v); err == nil {
+			return max(e.date().Sub(lm)/heuristicFraction, 0), "Last-Modified heuristic"
+		}
 	}
 	return p.maxAge(), "MaxAge (no freshness information)"
 }
@@ -210,7 +215,7 @@ func later(t time.Time, ts ...time.Time) time.Time {
 func repeatedMaxAge(h http.Header) bool {
 	n := 0
 	for _, v := range h.Values("Cache-Control") {
-		for _, d := range strings.Split(v, ",") {
+		for d := range strings.SplitSeq(v, ",") {
 			name, _, _ := strings.Cut(strings.TrimSpace(d), "=")
 			if strings.EqualFold(strings.TrimSpace(name), "max-age") {
 				n++
@@ -290,8 +295,10 @@ const minLongFailures = 3
 // date returns the Date of the entry's response, or the time it was
 // received when it has none that parses.
 func (e *Entry) date() time.Time {
-	if d, err := http.ParseTime(e.Header.Get("Date")); err == nil {
-		return d
+	if v := e.Header.Get("Date"); v != "" {
+		if d, err := http.ParseTime(v); err == nil {
+			return d
+		}
 	}
 	return e.Received
 }
@@ -307,6 +314,9 @@ func (e *Entry) initialAge() time.Duration {
 // RFC 9111 §1.2.2 says; a field that does not parse counts as 0.
 func ageValue(h http.Header) time.Duration {
 	v := strings.TrimSpace(h.Get("Age"))
+	if v == "" {
+		return 0
+	}
 	n, err := strconv.ParseUint(v, 10, 64)
 	if err != nil {
 		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
