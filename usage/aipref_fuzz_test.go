@@ -85,7 +85,8 @@ func FuzzRobotsSignals(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte, agent, target, value string) {
 		r := ParseRobots(body, robotsURL)
-		lines := strings.Split(string(body), "\n")
+		// Lines end at CR, LF or CRLF, as RFC 9309 §2.2 has them.
+		lines := strings.Split(strings.ReplaceAll(strings.ReplaceAll(string(body), "\r\n", "\n"), "\r", "\n"), "\n")
 		for _, c := range Categories() {
 			ev := r.Evidence(agent, target, c)
 			if len(ev) > len(r.rules) {
