@@ -42,32 +42,46 @@ import (
 // pattern matches if it matches at all. There is no backtracking, so
 // patterns like "/*a*a*a*a*$" cost no more than their length.
 
-// ruleRef is a rule as the matcher ranks it.
-type ruleRef struct {
-	prio  int32 // octets of the pattern, wildcards and anchor included (Koster1996: earlier rules higher)
-	idx   int32 // index in Robots.rules (file order); -1 for no rule
-	allow bool
+// ruleRef is a rule as the matcher ranks it, packed so that the better of
+// two rules is the greater: from the high bits down, its priority plus one
+// (the octets of the pattern, wildcards and anchor included; Koster1996:
+// earlier rules higher), whether it allows, and its index in Robots.rules
+// (file order) complemented, the earlier line first. The zero ruleRef,
+// noRule, stands for no rule and loses to every rule.
+type ruleRef uint64
+
+const noRule ruleRef = 0
+
+// maxRuleIdx bounds the index of a rule in a ruleRef; Parse keeps far fewer.
+const maxRuleIdx = 1<<31 - 1
+
+func makeRef(prio, idx int32, allow bool) ruleRef {
+	r := ruleRef(uint32(prio)+1)<<32 | ruleRef(maxRuleIdx-uint32(idx))
+	if allow {
+		r |= 1 << 31
+	}
+	return r
 }
 
-var noRule = ruleRef{prio: -1, idx: -1}
+// idx returns the index of the rule in Robots.rules, or -1 for noRule.
+func (a ruleRef) idx() int32 {
+	if a == noRule {
+		return -1
+	}
+	return int32(maxRuleIdx - uint32(a&maxRuleIdx))
+}
+
+func (a ruleRef) allow() bool { return a&(1<<31) != 0 }
 
 // beats reports whether a decides over b: the longer pattern wins, Allow
 // wins a tie, and of two equal rules the earlier line is reported.
-func (a ruleRef) beats(b ruleRef) bool {
-	if a.prio != b.prio {
-		return a.prio > b.prio
-	}
-	if a.allow != b.allow {
-		return a.allow
-	}
-	return a.idx < b.idx
-}
+func (a ruleRef) beats(b ruleRef) bool { return a > b }
 
 func compareRank(a, b ruleRef) int {
 	switch {
-	case a.beats(b):
+	case a > b:
 		return -1
-	case b.beats(a):
+	case a < b:
 		return 1
 	}
 	return 0
@@ -209,6 +223,7 @@ type wildEntry struct {
 	pat          string // pattern without its end anchor; holds a '*'
 	ref          ruleRef
 	lit          int32 // length of the literal before the first '*'
+	last         int32 // index of the last '*'
 	segLo, segHi int32 // its literals in wildIndex.segs, with an automaton
 	// need are two bits of a pathBits that are set for every path the
 	// pattern matches: a byte or a pair of adjacent bytes of its literals.
@@ -304,7 +319,7 @@ func compile(r *Robots, members []uint32) *matcher {
 		g := &r.groups[gi]
 		for j := g.rules[0]; j < g.rules[1]; j++ {
 			rl := &r.rules[j]
-			ref := ruleRef{prio: int32(rl.pattern.n), idx: int32(j), allow: rl.allow}
+			prio := int32(rl.pattern.n)
 			sp := rl.pattern
 			if sp.n == 0 {
 				continue // an empty pattern matches nothing (RFC 9309 §2.2.2)
@@ -312,8 +327,9 @@ func compile(r *Robots, members []uint32) *matcher {
 			if beh.firstMatch {
 				// The first rule that matches decides: rank the
 				// earlier higher.
-				ref.prio = int32(len(r.rules)) - int32(j)
+				prio = int32(len(r.rules)) - int32(j)
 			}
+			ref := makeRef(prio, int32(j), rl.allow)
 			if !beh.wildcards {
 				c.prefixes = append(c.prefixes, exactEntry{sp, ref})
 				continue
@@ -342,7 +358,7 @@ func compile(r *Robots, members []uint32) *matcher {
 					// "/d/index.html" also allows "/d/", as if "/d/$"
 					// were written.
 					if !beh.firstMatch {
-						ref.prio = int32(dir + 1)
+						ref = makeRef(int32(dir+1), int32(j), rl.allow)
 					}
 					c.add(span{rl.pattern.off, uint32(dir)}, true, ref)
 				}
@@ -390,7 +406,16 @@ func (c *compiler) add(sp span, anchored bool, ref ruleRef) {
 }
 
 func (c *compiler) addWild(pat string, anchored bool, ref ruleRef) {
-	c.m.wild = append(c.m.wild, wildEntry{pat: pat, lit: int32(strings.IndexByte(pat, '*')), anchored: anchored, ref: ref, need: needBits(pat)})
+	c.m.wild = append(c.m.wild, newWild(pat, anchored, ref))
+}
+
+// newWild returns the entry of the wildcard pattern pat, which holds a
+// '*' and, when anchored, had a '$' after it.
+func newWild(pat string, anchored bool, ref ruleRef) wildEntry {
+	return wildEntry{
+		pat: pat, ref: ref, anchored: anchored, need: needBits(pat),
+		lit: int32(strings.IndexByte(pat, '*')), last: int32(strings.LastIndexByte(pat, '*')),
+	}
 }
 
 // sortBest sorts entries by literal, the best rule first among equal
@@ -604,21 +629,30 @@ func flat(r *Robots, members []uint32) bool {
 func matchFlat(r *Robots, members []uint32, path string) ruleRef {
 	best := noRule
 	firstMatch := r.beh.firstMatch
+	text := r.text
+	// A rule whose first two bytes are literal (or one and the anchor)
+	// cannot match a path whose second byte differs: a cheap test that
+	// rules out most rules without reading their patterns.
+	var second byte
+	if len(path) > 1 {
+		second = path[1]
+	}
 	for _, gi := range members {
-		g := &r.groups[gi]
-		for j := g.rules[0]; j < g.rules[1]; j++ {
-			rl := &r.rules[j]
-			ref := ruleRef{prio: int32(rl.pattern.n), idx: int32(j), allow: rl.allow}
-			if firstMatch {
-				ref.prio = int32(len(r.rules)) - int32(j)
-			}
-			if rl.kind == kindEmpty || rl.second != 0 && len(path) > 1 && path[1] != rl.second || !ref.beats(best) {
-				// Empty, or its first two bytes are literal (or one and
-				// the anchor) and the second is not the path's: a cheap
-				// test that rules out most rules.
+		lo, hi := r.groups[gi].rules[0], r.groups[gi].rules[1]
+		for k, rl := range r.rules[lo:hi] {
+			if rl.second != 0 && rl.second != second && len(path) > 1 || rl.kind == kindEmpty {
 				continue
 			}
-			p := r.text[rl.pattern.off : rl.pattern.off+rl.pattern.n]
+			j := int32(lo) + int32(k)
+			prio := int32(rl.pattern.n)
+			if firstMatch {
+				prio = int32(len(r.rules)) - j
+			}
+			ref := makeRef(prio, j, rl.allow)
+			if !ref.beats(best) {
+				continue
+			}
+			p := text[rl.pattern.off : rl.pattern.off+rl.pattern.n]
 			var ok bool
 			switch rl.kind {
 			case kindPrefix:
@@ -628,11 +662,11 @@ func matchFlat(r *Robots, members []uint32, path string) ruleRef {
 			case kindPrefixStar:
 				ok = strings.HasPrefix(path, p[:strings.IndexByte(p, '*')])
 			default:
-				w := wildEntry{pat: p, anchored: p[len(p)-1] == '$'}
-				if w.anchored {
-					w.pat = p[:len(p)-1]
+				anchored := p[len(p)-1] == '$'
+				if anchored {
+					p = p[:len(p)-1]
 				}
-				w.lit = int32(strings.IndexByte(w.pat, '*'))
+				w := wildEntry{pat: p, anchored: anchored, lit: int32(strings.IndexByte(p, '*')), last: int32(strings.LastIndexByte(p, '*'))}
 				ok = w.matches(path)
 			}
 			if ok {
@@ -774,7 +808,7 @@ func (w *wildEntry) matches(path string) bool {
 	if !strings.HasPrefix(path, pat[:w.lit]) {
 		return false
 	}
-	last := strings.LastIndexByte(pat, '*')
+	last := int(w.last)
 	tail := pat[last+1:]
 	end := len(path)
 	if w.anchored {
@@ -816,6 +850,6 @@ func PatternMatches(pattern, path string) bool {
 	case star < 0:
 		return strings.HasPrefix(path, body)
 	}
-	w := wildEntry{pat: body, lit: int32(star), anchored: anchored}
+	w := wildEntry{pat: body, lit: int32(star), last: int32(strings.LastIndexByte(body, '*')), anchored: anchored}
 	return w.matches(path)
 }
