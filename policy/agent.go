@@ -8,9 +8,14 @@ import (
 
 // isTokenChar reports whether c may appear in a product token: RFC 9309
 // §2.2.1 allows letters, '_' and '-'.
-func isTokenChar(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c == '-'
-}
+func isTokenChar(c byte) bool { return tokenChars[c] }
+
+var tokenChars = func() (t [256]bool) {
+	for c := range t {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c == '-'
+	}
+	return t
+}()
 
 // leadingToken returns the longest prefix of s made of product-token
 // characters.
@@ -74,7 +79,10 @@ func crawlerOf(name, s string) string {
 // Google's library does: userAgent is a product token, or starts with a
 // "token/version" product ("Foo Bar" holds none, and follows "*").
 func agentToken(userAgent string) string {
-	s := strings.TrimSpace(userAgent)
+	s := userAgent
+	if n := len(s); n == 0 || !isTokenChar(s[0]) || s[n-1] <= ' ' || s[n-1] >= 0x80 {
+		s = strings.TrimSpace(s) // else there is no space to trim at either end
+	}
 	tok := leadingToken(s)
 	if len(tok) == len(s) {
 		return tok

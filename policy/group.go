@@ -94,7 +94,7 @@ func (r *Robots) Group(userAgent string) *Group {
 func (r *Robots) tokenGroup(tok string) *Group {
 	if p := r.index.built.Load(); p != nil {
 		for _, e := range *p {
-			if len(e.token) == len(tok) && ascii.EqualFold(tok, e.token) {
+			if len(e.token) == len(tok) && sameToken(tok, e.token) {
 				return e.g
 			}
 		}
@@ -143,6 +143,19 @@ func (r *Robots) tokenGroup(tok string) *Group {
 		idx.built.Store(&next)
 	}
 	return g
+}
+
+// sameToken reports whether the product token tok is lower, a lower-case
+// token of the same length, ignoring case. Setting bit 0x20 lower-cases a
+// letter and changes neither '-' nor '_' into another token character.
+func sameToken(tok, lower string) bool {
+	lower = lower[:len(tok)]
+	for i := 0; i < len(tok); i++ {
+		if tok[i]|0x20 != lower[i]|0x20 {
+			return false
+		}
+	}
+	return true
 }
 
 // sharedRules returns the rules of the groups members: those of a Group
@@ -255,7 +268,7 @@ func (r *Robots) newRules(members []uint32) *rules {
 // Allowed reports whether userAgent may fetch target, which is an absolute
 // URL or a path with an optional query. It is Group(userAgent).Allowed(target).
 func (r *Robots) Allowed(userAgent, target string) bool {
-	return r.Group(userAgent).Decide(target).Allowed
+	return r.Group(userAgent).Allowed(target)
 }
 
 // Decide returns the verdict on target for userAgent, with the rule that
@@ -304,7 +317,8 @@ func (g *Group) Rules() []Rule {
 // Allowed reports whether target may be fetched; target is an absolute URL
 // or a path with an optional query.
 func (g *Group) Allowed(target string) bool {
-	return g.Decide(target).Allowed
+	best, basis := g.lookup(target)
+	return basis != BasisRule || best.allow()
 }
 
 // Decide returns the verdict on target, with the rule that decided it.
@@ -319,8 +333,8 @@ func (g *Group) Allowed(target string) bool {
 // target is compared as given, so it must already be percent-encoded (as
 // net/url's URL.String and URL.RequestURI give it).
 func (g *Group) Decide(target string) Decision {
-	path, slash := pathOf(target)
-	return g.decide(path, slash)
+	best, basis := g.lookup(target)
+	return g.decision(best, basis)
 }
 
 // DecideURL is Decide for a parsed URL: its escaped path and its query, as
@@ -332,33 +346,62 @@ func (g *Group) DecideURL(u *url.URL) Decision {
 	path := u.EscapedPath()
 	if u.RawQuery == "" && !u.ForceQuery {
 		if path == "" {
-			return g.decide("/", false)
+			return g.decision(g.decide("/", false))
 		}
-		return g.decide(path, path[0] != '/')
+		return g.decision(g.decide(path, path[0] != '/'))
 	}
 	var buf [256]byte
 	b := append(append(append(buf[:0], path...), '?'), u.RawQuery...)
-	return g.decide(unsafe.String(unsafe.SliceData(b), len(b)), path == "" || path[0] != '/') // b is not retained
+	return g.decision(g.decide(unsafe.String(unsafe.SliceData(b), len(b)), path == "" || path[0] != '/')) // b is not retained
 }
 
-// decide decides path (with its query), which is missing its leading "/"
-// when slash is true.
-func (g *Group) decide(path string, slash bool) Decision {
-	if len(g.members) == 0 {
+// decision is the Decision for the rule best, found on the given basis.
+func (g *Group) decision(best ruleRef, basis Basis) Decision {
+	switch basis {
+	case BasisNoGroup:
 		return Decision{Allowed: true, Basis: BasisNoGroup}
+	case BasisRule:
+		return Decision{Allowed: best.allow(), Basis: BasisRule, Rule: g.r.rule(best.idx()), GroupAgent: g.agent, GroupLine: g.line}
 	}
-	beh := g.r.beh
-	if slash || beh.encoding.needsPath(path) {
+	return Decision{Allowed: true, Basis: basis, GroupAgent: g.agent, GroupLine: g.line}
+}
+
+// lookup returns the rule that decides target, or noRule, and why.
+func (g *Group) lookup(target string) (ruleRef, Basis) {
+	if len(g.members) > 0 && g.r.beh.encoding == encCanonical {
+		// Most URLs are canonical already: one pass finds the path and
+		// tells.
+		if path, ok := canonicalPathOf(target); ok {
+			return g.decideNormalised(path)
+		}
+	}
+	path, slash := pathOf(target)
+	return g.decide(path, slash)
+}
+
+// decide returns the rule that decides path (with its query), which is
+// missing its leading "/" when slash is true, or noRule, and why.
+func (g *Group) decide(path string, slash bool) (ruleRef, Basis) {
+	if len(g.members) == 0 {
+		return noRule, BasisNoGroup
+	}
+	if slash || g.r.beh.encoding.needsPath(path) {
 		var buf [256]byte
 		b := buf[:0]
 		if slash {
 			b = append(b, '/')
 		}
-		b = beh.encoding.appendPath(b, path)
+		b = g.r.beh.encoding.appendPath(b, path)
 		path = unsafe.String(unsafe.SliceData(b), len(b)) // b is not retained
 	}
-	if beh.robotsTxtAllowed && path == "/robots.txt" {
-		return Decision{Allowed: true, Basis: BasisRobotsTxt, GroupAgent: g.agent, GroupLine: g.line}
+	return g.decideNormalised(path)
+}
+
+// decideNormalised is decide for a path normalised for the dialect, of a
+// group with members.
+func (g *Group) decideNormalised(path string) (ruleRef, Basis) {
+	if g.r.beh.robotsTxtAllowed && path == "/robots.txt" {
+		return noRule, BasisRobotsTxt
 	}
 	g.once.Do(g.compile)
 	var best ruleRef
@@ -367,10 +410,10 @@ func (g *Group) decide(path string, slash bool) Decision {
 	} else {
 		best = m.match(path)
 	}
-	if best.idx < 0 {
-		return Decision{Allowed: true, Basis: BasisNoMatch, GroupAgent: g.agent, GroupLine: g.line}
+	if best == noRule {
+		return noRule, BasisNoMatch
 	}
-	return Decision{Allowed: best.allow, Basis: BasisRule, Rule: g.r.rule(best.idx), GroupAgent: g.agent, GroupLine: g.line}
+	return best, BasisRule
 }
 
 func (g *rules) compile() {

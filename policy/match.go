@@ -42,32 +42,46 @@ import (
 // pattern matches if it matches at all. There is no backtracking, so
 // patterns like "/*a*a*a*a*$" cost no more than their length.
 
-// ruleRef is a rule as the matcher ranks it.
-type ruleRef struct {
-	prio  int32 // octets of the pattern, wildcards and anchor included (Koster1996: earlier rules higher)
-	idx   int32 // index in Robots.rules (file order); -1 for no rule
-	allow bool
+// ruleRef is a rule as the matcher ranks it, packed so that the better of
+// two rules is the greater: from the high bits down, its priority plus one
+// (the octets of the pattern, wildcards and anchor included; Koster1996:
+// earlier rules higher), whether it allows, and its index in Robots.rules
+// (file order) complemented, the earlier line first. The zero ruleRef,
+// noRule, stands for no rule and loses to every rule.
+type ruleRef uint64
+
+const noRule ruleRef = 0
+
+// maxRuleIdx bounds the index of a rule in a ruleRef; Parse keeps far fewer.
+const maxRuleIdx = 1<<31 - 1
+
+func makeRef(prio, idx int32, allow bool) ruleRef {
+	r := ruleRef(uint32(prio)+1)<<32 | ruleRef(maxRuleIdx-uint32(idx))
+	if allow {
+		r |= 1 << 31
+	}
+	return r
 }
 
-var noRule = ruleRef{prio: -1, idx: -1}
+// idx returns the index of the rule in Robots.rules, or -1 for noRule.
+func (a ruleRef) idx() int32 {
+	if a == noRule {
+		return -1
+	}
+	return int32(maxRuleIdx - uint32(a&maxRuleIdx))
+}
+
+func (a ruleRef) allow() bool { return a&(1<<31) != 0 }
 
 // beats reports whether a decides over b: the longer pattern wins, Allow
 // wins a tie, and of two equal rules the earlier line is reported.
-func (a ruleRef) beats(b ruleRef) bool {
-	if a.prio != b.prio {
-		return a.prio > b.prio
-	}
-	if a.allow != b.allow {
-		return a.allow
-	}
-	return a.idx < b.idx
-}
+func (a ruleRef) beats(b ruleRef) bool { return a > b }
 
 func compareRank(a, b ruleRef) int {
 	switch {
-	case a.beats(b):
+	case a > b:
 		return -1
-	case b.beats(a):
+	case a < b:
 		return 1
 	}
 	return 0
@@ -86,6 +100,7 @@ const (
 
 type matcher struct {
 	text     string       // Robots.text: literal rules are spans of it
+	vtext    string       // the variants of patterns made at compile time
 	prefixes chain        // literals of the prefix rules
 	exact    []exactEntry // sorted by literal, distinct
 	wild     []wildEntry  // best first
@@ -93,12 +108,14 @@ type matcher struct {
 }
 
 // wildIndex finds the wildcard rules that can match a path: the automaton
-// over their literals, the literals of each rule (segs[w.segLo:w.segHi]),
+// over their literals, the literals of wildcard rule i
+// (segs[segLo[i]:segLo[i+1]]),
 // and the rules filed under each literal as their factor, best first
 // (byFactor[factorLo[f]:factorLo[f+1]]).
 type wildIndex struct {
 	ac       *acMachine
 	nlits    int
+	segLo    []int32
 	segs     []int32
 	factorLo []int32
 	byFactor []int32
@@ -206,61 +223,68 @@ type exactEntry struct {
 }
 
 type wildEntry struct {
-	pat          string // pattern without its end anchor; holds a '*'
-	ref          ruleRef
-	lit          int32 // length of the literal before the first '*'
-	segLo, segHi int32 // its literals in wildIndex.segs, with an automaton
-	// need are two bits of a pathBits that are set for every path the
-	// pattern matches: a byte or a pair of adjacent bytes of its literals.
-	need     [2]uint16
+	pat  span // pattern without its end anchor; holds a '*' (see matcher.str)
+	ref  ruleRef
+	lit  int32 // length of the literal before the first '*'
+	last int32 // index of the last '*'
+	// need is what the signature of every path the pattern matches holds:
+	// the bytes and pairs of adjacent bytes of its literals.
+	need     pathSig
 	anchored bool // the pattern ended with '$'
 }
 
-// pathBits is a set of the bytes (bits 0-255) and of the hashes of the
-// pairs of adjacent bytes (bits 256-511) of a path.
-type pathBits [8]uint64
+// pathSig is a signature of a path: the set of its bytes (by their six low
+// bits) and of the hashes of its pairs of adjacent bytes. A wildcard rule
+// whose need is not in a path's signature does not match the path.
+type pathSig struct{ bytes, pairs uint64 }
 
-func pairBit(a, b byte) uint16 { return 256 + uint16((uint32(a)*131+uint32(b))&255) }
+// pairBit returns the bit of the pair of bytes a, b in pathSig.pairs.
+func pairBit(a, b byte) uint64 { return 1 << ((uint32(a)<<8 | uint32(b)) * 0x9E3779B1 >> 26) }
 
-func (s *pathBits) add(path string) {
-	var prev byte
+// sigOf returns the signature of path.
+func sigOf(path string) pathSig {
+	var s pathSig
+	var prev byte // a pair (0, path[0]) is one more bit, which no rule needs
 	for i := 0; i < len(path); i++ {
 		c := path[i]
-		s[c>>6] |= 1 << (c & 63)
-		if i > 0 {
-			b := pairBit(prev, c)
-			s[b>>6] |= 1 << (b & 63)
-		}
+		s.bytes |= 1 << (c & 63)
+		s.pairs |= pairBit(prev, c)
 		prev = c
 	}
+	return s
 }
 
-func (s *pathBits) has(b uint16) bool { return s[b>>6]&(1<<(b&63)) != 0 }
+// holds reports whether s holds every bit of need.
+func (s pathSig) holds(need pathSig) bool {
+	return need.bytes&^s.bytes|need.pairs&^s.pairs == 0
+}
 
-// needBits returns two bits that every path that the wildcard pattern pat
-// matches has: the first and last pairs of bytes of its longest literal,
-// or, when every literal is one byte long, two of those bytes.
-func needBits(pat string) [2]uint16 {
-	longest := ""
+// needOf returns what the signature of every path the wildcard pattern pat
+// matches holds: the bytes and pairs of bytes of its literals.
+func needOf(pat string) pathSig {
+	var s pathSig
 	for _, l := range strings.Split(pat, "*") {
-		if len(l) > len(longest) {
-			longest = l
+		for i := 0; i < len(l); i++ {
+			s.bytes |= 1 << (l[i] & 63)
+			if i > 0 {
+				s.pairs |= pairBit(l[i-1], l[i])
+			}
 		}
 	}
-	switch n := len(longest); {
-	case n >= 2:
-		return [2]uint16{pairBit(longest[0], longest[1]), pairBit(longest[n-2], longest[n-1])}
-	case n == 1:
-		last := pat[strings.LastIndexByte(pat, '*')+1:]
-		if last == "" {
-			last = longest
-		}
-		return [2]uint16{uint16(longest[0]), uint16(last[0])}
-	}
-	return [2]uint16{'/', '/'} // a pattern starts with '/' (or matches no path)
+	return s
 }
 
-func (m *matcher) str(s span) string { return m.text[s.off : s.off+s.n] }
+// vtextBit marks the spans of matcher.vtext.
+const vtextBit = 1 << 31
+
+// str returns the text at s: in the Robots' text, or with vtextBit set in
+// the matcher's own.
+func (m *matcher) str(s span) string {
+	if s.off&vtextBit != 0 {
+		return m.vtext[s.off&^vtextBit : s.off&^vtextBit+s.n]
+	}
+	return m.text[s.off : s.off+s.n]
+}
 
 // memSize estimates the memory the matcher holds (its text is the
 // Robots').
@@ -269,27 +293,14 @@ func (m *matcher) memSize() int {
 		cap(m.prefixes)*int(unsafe.Sizeof(prefixEntry{})) +
 		cap(m.exact)*int(unsafe.Sizeof(exactEntry{})) +
 		cap(m.wild)*int(unsafe.Sizeof(wildEntry{}))
-	for i := range m.wild {
-		if w := &m.wild[i]; !m.inText(w.pat) {
-			n += len(w.pat) // a variant, made at compile time
-		}
-	}
+	n += len(m.vtext) // variants, made at compile time
 	if x := m.index; x != nil {
-		n += int(unsafe.Sizeof(*x)) + 4*(cap(x.segs)+cap(x.factorLo)+cap(x.byFactor))
+		n += int(unsafe.Sizeof(*x)) + 4*(cap(x.segLo)+cap(x.segs)+cap(x.factorLo)+cap(x.byFactor))
 		a := x.ac
 		n += int(unsafe.Sizeof(*a)) + cap(a.nodes)*int(unsafe.Sizeof(acNode{})) + cap(a.outs)*int(unsafe.Sizeof(acOut{})) +
 			cap(a.edges)*int(unsafe.Sizeof(acEdge{})) + 4*cap(a.root) + 2*cap(a.delta)
 	}
 	return n
-}
-
-// inText reports whether s is a substring of the matcher's text.
-func (m *matcher) inText(s string) bool {
-	if len(s) == 0 || len(m.text) == 0 {
-		return false
-	}
-	p, t := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.StringData(m.text)))
-	return p >= t && p < t+uintptr(len(m.text))
 }
 
 // compile builds the matcher for the rules of the given groups.
@@ -304,7 +315,7 @@ func compile(r *Robots, members []uint32) *matcher {
 		g := &r.groups[gi]
 		for j := g.rules[0]; j < g.rules[1]; j++ {
 			rl := &r.rules[j]
-			ref := ruleRef{prio: int32(rl.pattern.n), idx: int32(j), allow: rl.allow}
+			prio := int32(rl.pattern.n)
 			sp := rl.pattern
 			if sp.n == 0 {
 				continue // an empty pattern matches nothing (RFC 9309 §2.2.2)
@@ -312,8 +323,9 @@ func compile(r *Robots, members []uint32) *matcher {
 			if beh.firstMatch {
 				// The first rule that matches decides: rank the
 				// earlier higher.
-				ref.prio = int32(len(r.rules)) - int32(j)
+				prio = int32(len(r.rules)) - int32(j)
 			}
+			ref := makeRef(prio, int32(j), rl.allow)
 			if !beh.wildcards {
 				c.prefixes = append(c.prefixes, exactEntry{sp, ref})
 				continue
@@ -334,7 +346,7 @@ func compile(r *Robots, members []uint32) *matcher {
 					vs = []string{widenQueryDelims(p)}
 				}
 				for _, v := range vs {
-					c.addWild(v, anchored, ref)
+					c.addWild(c.variant(v), anchored, ref)
 				}
 			}
 			if beh.indexHTML && rl.allow {
@@ -342,7 +354,7 @@ func compile(r *Robots, members []uint32) *matcher {
 					// "/d/index.html" also allows "/d/", as if "/d/$"
 					// were written.
 					if !beh.firstMatch {
-						ref.prio = int32(dir + 1)
+						ref = makeRef(int32(dir+1), int32(j), rl.allow)
 					}
 					c.add(span{rl.pattern.off, uint32(dir)}, true, ref)
 				}
@@ -366,6 +378,7 @@ func indexHTMLDir(p string) (int, bool) {
 
 type compiler struct {
 	m        *matcher
+	vtext    []byte       // becomes m.vtext
 	prefixes []exactEntry // the literal of each prefix rule, with the rule
 	exact    []exactEntry
 }
@@ -385,12 +398,34 @@ func (c *compiler) add(sp span, anchored bool, ref ruleRef) {
 		// "/a*$" match what "/a" matches), ranked by its own length.
 		c.prefixes = append(c.prefixes, exactEntry{span{sp.off, uint32(star)}, ref})
 	default:
-		c.addWild(body, anchored, ref)
+		c.addWild(sp, anchored, ref)
 	}
 }
 
-func (c *compiler) addWild(pat string, anchored bool, ref ruleRef) {
-	c.m.wild = append(c.m.wild, wildEntry{pat: pat, lit: int32(strings.IndexByte(pat, '*')), anchored: anchored, ref: ref, need: needBits(pat)})
+// addWild files the wildcard rule whose pattern, without any end anchor,
+// is the text at sp.
+func (c *compiler) addWild(sp span, anchored bool, ref ruleRef) {
+	pat := c.str(sp)
+	c.m.wild = append(c.m.wild, wildEntry{
+		pat: sp, ref: ref, anchored: anchored, need: needOf(pat),
+		lit: int32(strings.IndexByte(pat, '*')), last: int32(strings.LastIndexByte(pat, '*')),
+	})
+}
+
+// variant adds the pattern p to the matcher's own text, and returns its
+// span there.
+func (c *compiler) variant(p string) span {
+	sp := span{uint32(len(c.vtext)) | vtextBit, uint32(len(p))}
+	c.vtext = append(c.vtext, p...)
+	return sp
+}
+
+// str is matcher.str while the matcher's own text is being made.
+func (c *compiler) str(s span) string {
+	if s.off&vtextBit != 0 {
+		return string(c.vtext[s.off&^vtextBit : s.off&^vtextBit+s.n])
+	}
+	return c.m.text[s.off : s.off+s.n]
 }
 
 // sortBest sorts entries by literal, the best rule first among equal
@@ -411,6 +446,7 @@ func (c *compiler) sortBest(es []exactEntry) []exactEntry {
 // rules.
 func (c *compiler) build() {
 	m := c.m
+	m.vtext = string(c.vtext)
 	m.exact = slices.Clone(c.sortBest(c.exact))
 
 	prefixes := c.sortBest(c.prefixes)
@@ -429,7 +465,7 @@ func (c *compiler) build() {
 
 	// Wildcard rules: repeated ones dropped, then best first.
 	slices.SortFunc(m.wild, func(a, b wildEntry) int {
-		if c := strings.Compare(a.pat, b.pat); c != 0 {
+		if c := strings.Compare(m.str(a.pat), m.str(b.pat)); c != 0 {
 			return c
 		}
 		if a.anchored != b.anchored {
@@ -440,7 +476,7 @@ func (c *compiler) build() {
 		}
 		return compareRank(a.ref, b.ref)
 	})
-	m.wild = slices.CompactFunc(m.wild, func(a, b wildEntry) bool { return a.pat == b.pat && a.anchored == b.anchored })
+	m.wild = slices.CompactFunc(m.wild, func(a, b wildEntry) bool { return m.str(a.pat) == m.str(b.pat) && a.anchored == b.anchored })
 	slices.SortStableFunc(m.wild, func(a, b wildEntry) int { return compareRank(a.ref, b.ref) })
 	m.wild = slices.Clone(m.wild)
 	if len(m.wild) > wildLinear {
@@ -474,10 +510,11 @@ func (m *matcher) buildAutomaton() {
 	var lits []string
 	var freq []int32
 	var last []int32 // per literal, the last rule that holds it, +1
+	x.segLo = make([]int32, len(m.wild)+1)
 	for i := range m.wild {
 		w := &m.wild[i]
-		w.segLo = int32(len(x.segs))
-		for _, l := range literals(w.pat, w.lit) {
+		x.segLo[i] = int32(len(x.segs))
+		for _, l := range literals(m.str(w.pat), w.lit) {
 			id, ok := ids[l]
 			if !ok {
 				id = int32(len(lits))
@@ -492,14 +529,13 @@ func (m *matcher) buildAutomaton() {
 				freq[id]++
 			}
 		}
-		w.segHi = int32(len(x.segs))
 	}
+	x.segLo[len(m.wild)] = int32(len(x.segs))
 	factorOf := make([]int32, len(m.wild))
 	x.factorLo = make([]int32, len(lits)+1)
 	for i := range m.wild {
-		w := &m.wild[i]
-		f := x.segs[w.segLo]
-		for _, id := range x.segs[w.segLo+1 : w.segHi] {
+		f := x.segs[x.segLo[i]]
+		for _, id := range x.segs[x.segLo[i]+1 : x.segLo[i+1]] {
 			if freq[id] < freq[f] || freq[id] == freq[f] && len(lits[id]) > len(lits[f]) {
 				f = id
 			}
@@ -604,21 +640,30 @@ func flat(r *Robots, members []uint32) bool {
 func matchFlat(r *Robots, members []uint32, path string) ruleRef {
 	best := noRule
 	firstMatch := r.beh.firstMatch
+	text := r.text
+	// A rule whose first two bytes are literal (or one and the anchor)
+	// cannot match a path whose second byte differs: a cheap test that
+	// rules out most rules without reading their patterns.
+	var second byte
+	if len(path) > 1 {
+		second = path[1]
+	}
 	for _, gi := range members {
-		g := &r.groups[gi]
-		for j := g.rules[0]; j < g.rules[1]; j++ {
-			rl := &r.rules[j]
-			ref := ruleRef{prio: int32(rl.pattern.n), idx: int32(j), allow: rl.allow}
-			if firstMatch {
-				ref.prio = int32(len(r.rules)) - int32(j)
-			}
-			if rl.kind == kindEmpty || rl.second != 0 && len(path) > 1 && path[1] != rl.second || !ref.beats(best) {
-				// Empty, or its first two bytes are literal (or one and
-				// the anchor) and the second is not the path's: a cheap
-				// test that rules out most rules.
+		lo, hi := r.groups[gi].rules[0], r.groups[gi].rules[1]
+		for k, rl := range r.rules[lo:hi] {
+			if rl.second != 0 && rl.second != second && len(path) > 1 || rl.kind == kindEmpty {
 				continue
 			}
-			p := r.text[rl.pattern.off : rl.pattern.off+rl.pattern.n]
+			j := int32(lo) + int32(k)
+			prio := int32(rl.pattern.n)
+			if firstMatch {
+				prio = int32(len(r.rules)) - j
+			}
+			ref := makeRef(prio, j, rl.allow)
+			if !ref.beats(best) {
+				continue
+			}
+			p := text[rl.pattern.off : rl.pattern.off+rl.pattern.n]
 			var ok bool
 			switch rl.kind {
 			case kindPrefix:
@@ -628,12 +673,11 @@ func matchFlat(r *Robots, members []uint32, path string) ruleRef {
 			case kindPrefixStar:
 				ok = strings.HasPrefix(path, p[:strings.IndexByte(p, '*')])
 			default:
-				w := wildEntry{pat: p, anchored: p[len(p)-1] == '$'}
-				if w.anchored {
-					w.pat = p[:len(p)-1]
+				anchored := p[len(p)-1] == '$'
+				if anchored {
+					p = p[:len(p)-1]
 				}
-				w.lit = int32(strings.IndexByte(w.pat, '*'))
-				ok = w.matches(path)
+				ok = newWildPat(p, anchored).matches(path)
 			}
 			if ok {
 				best = ref
@@ -689,20 +733,20 @@ var bitsPool = sync.Pool{New: func() any { return new([]uint64) }}
 func (m *matcher) matchWild(path string, best ruleRef) ruleRef {
 	x := m.index
 	if x == nil {
-		var bits pathBits
+		var sig pathSig
 		filter := len(m.wild) > wildFilter
 		if filter {
-			bits.add(path)
+			sig = sigOf(path)
 		}
 		for i := range m.wild {
 			w := &m.wild[i]
 			if !w.ref.beats(best) {
 				break
 			}
-			if filter && !(bits.has(w.need[0]) && bits.has(w.need[1])) {
+			if filter && !sig.holds(w.need) {
 				continue
 			}
-			if w.matches(path) {
+			if m.wildPat(w).matches(path) {
 				return w.ref
 			}
 		}
@@ -711,7 +755,7 @@ func (m *matcher) matchWild(path string, best ruleRef) ruleRef {
 
 	nl := (x.nlits + 63) / 64
 	nw := (len(m.wild) + 63) / 64
-	var stack [64]uint64
+	var stack [16]uint64 // zeroed on each call: kept small
 	var set []uint64
 	if nl+nw <= len(stack) {
 		set = stack[:nl+nw]
@@ -737,7 +781,7 @@ func (m *matcher) matchWild(path string, best ruleRef) ruleRef {
 					break // the rest of this factor's rules rank lower
 				}
 				all := true
-				for _, id := range x.segs[w.segLo:w.segHi] {
+				for _, id := range x.segs[x.segLo[wi]:x.segLo[wi+1]] {
 					if !has(id) {
 						all = false
 						break
@@ -757,7 +801,7 @@ func (m *matcher) matchWild(path string, best ruleRef) ruleRef {
 			if !w.ref.beats(best) {
 				return best
 			}
-			if w.matches(path) {
+			if m.wildPat(w).matches(path) {
 				return w.ref
 			}
 		}
@@ -765,16 +809,31 @@ func (m *matcher) matchWild(path string, best ruleRef) ruleRef {
 	return best
 }
 
+// wildPat is a wildcard pattern as matches reads it.
+type wildPat struct {
+	pat       string // without its end anchor; holds a '*'
+	lit, last int32  // indexes of the first and last '*'
+	anchored  bool   // the pattern ended with '$'
+}
+
+func newWildPat(pat string, anchored bool) wildPat {
+	return wildPat{pat: pat, anchored: anchored, lit: int32(strings.IndexByte(pat, '*')), last: int32(strings.LastIndexByte(pat, '*'))}
+}
+
+func (m *matcher) wildPat(w *wildEntry) wildPat {
+	return wildPat{pat: m.str(w.pat), lit: w.lit, last: w.last, anchored: w.anchored}
+}
+
 // matches reports whether the wildcard pattern matches path: the literal
 // before the first '*' is a prefix of path, the following literals occur
 // in order, and with an anchor the last one ends the path. The cheap tests
 // (the prefix, the anchored end) come first.
-func (w *wildEntry) matches(path string) bool {
+func (w wildPat) matches(path string) bool {
 	pat := w.pat
 	if !strings.HasPrefix(path, pat[:w.lit]) {
 		return false
 	}
-	last := strings.LastIndexByte(pat, '*')
+	last := int(w.last)
 	tail := pat[last+1:]
 	end := len(path)
 	if w.anchored {
@@ -816,6 +875,5 @@ func PatternMatches(pattern, path string) bool {
 	case star < 0:
 		return strings.HasPrefix(path, body)
 	}
-	w := wildEntry{pat: body, lit: int32(star), anchored: anchored}
-	return w.matches(path)
+	return newWildPat(body, anchored).matches(path)
 }

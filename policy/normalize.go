@@ -70,6 +70,119 @@ func pathOf(url string) (p string, slash bool) {
 	return url[begin:end], false
 }
 
+// canonicalPathOf returns pathOf(url) when that is a path that starts
+// with "/" and is already in the RFC 9309 canonical form (see
+// canonicalize), as most URLs are; ok is false otherwise, and the caller
+// takes the general way. It reads url once, eight bytes at a time.
+func canonicalPathOf(url string) (path string, ok bool) {
+	begin := 0
+	switch {
+	case strings.HasPrefix(url, "https://"):
+		begin = len("https://")
+	case strings.HasPrefix(url, "http://"):
+		begin = len("http://")
+	case len(url) > 0 && url[0] == '/' && (len(url) == 1 || url[1] != '/'):
+		// A path; "//" starts an authority.
+	default:
+		return "", false
+	}
+	if begin > 0 {
+		// The authority ends at the first '/', '?' or ';'; a '#' before it
+		// starts a fragment, and the path is "/".
+		j := indexPathStartOrHash(url, begin)
+		if j < 0 || url[j] == '#' {
+			return "/", true
+		}
+		if url[j] != '/' {
+			return "", false // "/" is to be put in front: "example.com?a"
+		}
+		begin = j
+	}
+	end, ok := canonicalEnd(url[begin:])
+	return url[begin : begin+end], ok
+}
+
+// indexPathStartOrHash returns the index of the first '/', '?', ';' or '#'
+// in s at or after from, or -1.
+func indexPathStartOrHash(s string, from int) int {
+	i := from
+	for ; i+8 <= len(s); i += 8 {
+		t := s[i : i+8]
+		if endsHost[t[0]]|endsHost[t[1]]|endsHost[t[2]]|endsHost[t[3]]|
+			endsHost[t[4]]|endsHost[t[5]]|endsHost[t[6]]|endsHost[t[7]] != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		if endsHost[s[i]] != 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// endsHost is 1 for '/', '?', ';' and '#', 0 for the other bytes.
+var endsHost = [256]uint8{'/': 1, '?': 1, ';': 1, '#': 1}
+
+// canonicalEnd returns the length of the path with its query that starts
+// s, which ends at the first '#', and whether it is canonical
+// (!needsCanonical(s[:end], false)). When it is not, end is undefined.
+func canonicalEnd(s string) (end int, ok bool) {
+	inQuery := false
+	n := len(s)
+	for i := 0; i < n; i++ {
+		if n >= 8 {
+			// Skip plain bytes eight at a time, with one branch; the last
+			// eight bytes overlap those seen before.
+			j := min(i, n-8)
+			t := s[j : j+8]
+			if special[t[0]]|special[t[1]]|special[t[2]]|special[t[3]]|
+				special[t[4]]|special[t[5]]|special[t[6]]|special[t[7]] == 0 {
+				i = j + 7
+				continue
+			}
+			for i < n && special[s[i]] == 0 {
+				i++
+			}
+			if i == n {
+				break
+			}
+		}
+		c := s[i]
+		switch byteClass(classOf[c]) {
+		case question:
+			inQuery = true
+		case escape:
+			if c == '#' {
+				return i, true
+			}
+			return 0, false
+		case star, dollar:
+			return 0, false
+		case percent:
+			if i+2 >= n || !ascii.IsHex(s[i+1]) || !ascii.IsHex(s[i+2]) {
+				return 0, false
+			}
+			a, b := s[i+1], s[i+2]
+			if a >= 'a' || b >= 'a' || decodes(ascii.Unhex(a)<<4|ascii.Unhex(b), inQuery) {
+				return 0, false
+			}
+			i += 2
+		}
+	}
+	return n, true
+}
+
+// special is 1 for the bytes that are not plain, 0 for the others.
+var special = func() (t [256]uint8) {
+	for c := range t {
+		if !plain[c] {
+			t[c] = 1
+		}
+	}
+	return t
+}()
+
 // isPathStart marks '/', '?' and ';', which start the path, params or query
 // of a URL.
 var isPathStart = [256]bool{'/': true, '?': true, ';': true}

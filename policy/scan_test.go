@@ -1,0 +1,60 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+)
+
+// checkCanonicalPathOf fails when canonicalPathOf, the one-pass way most
+// URLs take, disagrees with pathOf followed by the canonical form.
+func checkCanonicalPathOf(t *testing.T, url string) {
+	t.Helper()
+	got, ok := canonicalPathOf(url)
+	want, slash := pathOf(url)
+	if ok && (slash || got != want || needsCanonical(got, false)) {
+		t.Fatalf("canonicalPathOf(%q) = %q; pathOf: %q (slash %v), canonical %v", url, got, want, slash, !needsCanonical(want, false))
+	}
+	if !ok && !slash && strings.HasPrefix(want, "/") && !needsCanonical(want, false) &&
+		(strings.HasPrefix(url, "http://") || strings.HasPrefix(url, "https://") || strings.HasPrefix(url, "/") && !strings.HasPrefix(url, "//")) {
+		t.Fatalf("canonicalPathOf(%q) not ok; its path %q is canonical", url, want)
+	}
+}
+
+// TestCanonicalPathOfBytes puts every byte at every place of paths of
+// lengths around the eight bytes read at once.
+func TestCanonicalPathOfBytes(t *testing.T) {
+	for n := 1; n <= 20; n++ {
+		for at := 1; at < n; at++ {
+			for c := 0; c < 256; c++ {
+				b := []byte("/" + strings.Repeat("a", n-1))
+				b[at] = byte(c)
+				for _, prefix := range []string{"", "https://example.com", "http://a.b"} {
+					checkCanonicalPathOf(t, prefix+string(b))
+					checkCanonicalPathOf(t, prefix+string(b)+"?q=%2F")
+					checkCanonicalPathOf(t, prefix+string(b)+"#frag%")
+				}
+			}
+		}
+	}
+}
+
+func TestCanonicalPathOfCases(t *testing.T) {
+	for _, u := range []string{
+		"", "/", "//", "///a", "https://", "https://a", "https://a#b/c", "https://a?b#c", "https://a;b",
+		"http://ex.com/a%41", "http://ex.com/a%2f", "http://ex.com/a%2F", "http://ex.com/a?%2F", "http://ex.com/a?%3f",
+		"/a%", "/a%4", "/a%4#", "/a%41#", "/a%3C#", "/a#%zz", "/a*b", "/a$", "/a b", "/a\x80", "/a?b?c#d#e",
+		"https://example.com/wp-admin/admin-ajax.php?action=x&y=1", "https://example.com#/a", "example.com/a",
+		"/search?q=a+b&page=2~x!y", "https://host:8080/p/q/r/s/t/u/v/w/x/y/z",
+	} {
+		checkCanonicalPathOf(t, u)
+	}
+}
+
+func FuzzCanonicalPathOf(f *testing.F) {
+	for _, u := range []string{"https://example.com/a/b?c=d#e", "/a%2Fb?%2F", "http://x/%7e", "/a#b"} {
+		f.Add(u)
+	}
+	f.Fuzz(func(t *testing.T, url string) {
+		checkCanonicalPathOf(t, url)
+	})
+}
