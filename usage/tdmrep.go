@@ -325,7 +325,7 @@ func tdmHasPrefixFold(s, prefix string) bool {
 
 // tdmPolicyURL returns the tdm-policy value s as a URL, resolved against
 // base when it is relative and base is absolute; "" when s is empty, longer
-// than 4096 bytes, holds spaces or control characters, or is not an http or
+// than 4096 bytes (before or after it is resolved), holds spaces or control characters, or is not an http or
 // https URL or a relative reference.
 func tdmPolicyURL(s, base string) string {
 	s = strings.TrimSpace(s)
@@ -343,7 +343,12 @@ func tdmPolicyURL(s, base string) string {
 		return s
 	}
 	if b, err := url.Parse(base); err == nil && b.IsAbs() {
-		return b.ResolveReference(u).String()
+		// Resolving escapes bytes outside ASCII, up to three times the
+		// length: the result is bounded as the value is.
+		if r := b.ResolveReference(u).String(); len(r) <= tdmMaxPolicyBytes {
+			return r
+		}
+		return ""
 	}
 	return s
 }
