@@ -23,27 +23,11 @@ func metaPage(nameContent ...string) *Page {
 	return p
 }
 
-// condOf merges the conditions of evidences, the most restrictive of each.
+// condOf merges the conditions of evidences as Decide does.
 func condOf(ev []Evidence) Conditions {
 	var c Conditions
 	for _, e := range ev {
-		x := e.Conditions
-		if x.MaxSnippet > 0 && (c.MaxSnippet == 0 || x.MaxSnippet < c.MaxSnippet) {
-			c.MaxSnippet = x.MaxSnippet
-		}
-		if x.MaxImagePreview != "" {
-			c.MaxImagePreview = x.MaxImagePreview
-		}
-		if x.HasMaxVideoPreview && (!c.HasMaxVideoPreview || x.MaxVideoPreview < c.MaxVideoPreview) {
-			c.MaxVideoPreview, c.HasMaxVideoPreview = x.MaxVideoPreview, true
-		}
-		if !x.NotAfter.IsZero() && (c.NotAfter.IsZero() || x.NotAfter.Before(c.NotAfter)) {
-			c.NotAfter = x.NotAfter
-		}
-		c.NoFollow = c.NoFollow || x.NoFollow
-		c.NoImageIndex = c.NoImageIndex || x.NoImageIndex
-		c.NoTranslate = c.NoTranslate || x.NoTranslate
-		c.IndexIfEmbedded = c.IndexIfEmbedded || x.IndexIfEmbedded
+		c = c.merge(e.Conditions)
 	}
 	return c
 }
