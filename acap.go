@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/robotsguard/robotsguard/acap"
 	"github.com/robotsguard/robotsguard/cache"
 	"github.com/robotsguard/robotsguard/policy"
+	"github.com/robotsguard/robotsguard/usage"
 )
 
 // ACAPOptions turn on the ACAP 1.1 extensions of robots.txt (see package
@@ -73,6 +75,7 @@ type refState struct {
 	entry *cache.Entry
 	err   error
 	until time.Time
+	tdm   atomic.Pointer[usage.TDMRepFile] // the entry parsed as a tdmrep.json, once asked
 }
 
 func (r *refState) memSize() int64 { return int64(len(r.entry.Body)) + 512 }

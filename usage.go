@@ -104,10 +104,15 @@ func (t *Transport) tdmrep(o origin, dial, ua string, site *usage.Site) error {
 	if t.statusPolicy()(rs.entry.Status) != UseRules {
 		return nil // no file
 	}
+	if f := rs.tdm.Load(); f != nil {
+		site.TDMRep = f
+		return nil
+	}
 	f, err := usage.ParseTDMRep(rs.entry.Body, site.TDMRepURL)
 	if err != nil {
 		return err
 	}
+	rs.tdm.Store(f) // parsed once for the entry's life
 	site.TDMRep = f
 	return nil
 }
