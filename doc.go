@@ -121,4 +121,14 @@
 // the resources named by ACAP-permissions-reference fields are fetched and
 // cached as the robots.txt is. ACAPPolicy gives the same policy for the
 // other usages of what was fetched (index, present, …).
+//
+// # Beyond crawling
+//
+// Transport.Usage answers what a page may be used for (search, snippets,
+// archives, AI training and input, text and data mining) by every signal
+// of its site and of the page: the robots.txt's Content-Usage and
+// Content-Signal lines, which the Transport reads with the file it already
+// holds, the site's tdmrep.json, and the X-Robots-Tag, Content-Usage and
+// TDMRep header fields and meta tags of a response (usage.ReadResponse).
+// See package usage.
 package robotsguard
