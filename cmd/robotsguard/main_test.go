@@ -39,7 +39,9 @@ ACAP-request-take-down: /news/retracted.html
 // servers starts the local origins the scripts talk to, and returns
 // their URLs by environment variable.
 func servers(t *testing.T) map[string]string {
-	site := httptest.NewServer(nil)
+	// The handler is set before the server starts: a handler set after
+	// is a data race with the goroutines serving it.
+	site := httptest.NewUnstartedServer(nil)
 	site.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/robots.txt":
@@ -54,6 +56,7 @@ func servers(t *testing.T) map[string]string {
 			http.NotFound(w, r)
 		}
 	})
+	site.Start()
 	moved := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, site.URL+"/robots.txt", http.StatusMovedPermanently)
 	}))
