@@ -263,13 +263,18 @@ func (s pathSig) holds(need pathSig) bool {
 // matches holds: the bytes and pairs of bytes of its literals.
 func needOf(pat string) pathSig {
 	var s pathSig
-	for _, l := range strings.Split(pat, "*") {
-		for i := 0; i < len(l); i++ {
-			s.bytes |= 1 << (l[i] & 63)
-			if i > 0 {
-				s.pairs |= pairBit(l[i-1], l[i])
-			}
+	inLiteral := false // pat[i-1] is a byte of the same literal as pat[i]
+	for i := 0; i < len(pat); i++ {
+		c := pat[i]
+		if c == '*' {
+			inLiteral = false
+			continue
 		}
+		s.bytes |= 1 << (c & 63)
+		if inLiteral {
+			s.pairs |= pairBit(pat[i-1], c)
+		}
+		inLiteral = true
 	}
 	return s
 }

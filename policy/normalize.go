@@ -436,6 +436,9 @@ func queryVariants(p string) (variants []string, ok bool) {
 	if q < star {
 		return nil, true
 	}
+	if !hasQueryDelimEscape(p[star+1 : q]) {
+		return nil, true // the common case, without splitting
+	}
 	segs := strings.Split(p[star+1:q], "*")
 	first := slices.IndexFunc(segs, hasQueryDelimEscape)
 	if first < 0 {
