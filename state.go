@@ -331,10 +331,10 @@ func (t *Transport) parse(o origin, e *cache.Entry, dial, ua string) parsed {
 	}
 	if t.ACAP == nil {
 		robots := t.Parser.Parse(e.Body)
-		return parsed{robots: robots, signals: robotsSignals(o, e.Body, robots)}
+		return parsed{robots: robots, signals: robotsSignals(e.Body)}
 	}
 	robots, pol := t.parseACAP(e.Body)
-	return parsed{robots: robots, acap: t.resolveACAP(o, pol, dial, ua), signals: robotsSignals(o, e.Body, robots)}
+	return parsed{robots: robots, acap: t.resolveACAP(o, pol, dial, ua), signals: robotsSignals(e.Body)}
 }
 
 // cached returns the state of o held in memory, if any.

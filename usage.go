@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/robotsguard/robotsguard/policy"
 	"github.com/robotsguard/robotsguard/usage"
 )
 
@@ -117,17 +116,12 @@ func (t *Transport) tdmrep(o origin, dial, ua string, site *usage.Site) error {
 	return nil
 }
 
-// robotsSignals returns the usage signals of o's robots.txt body, whose
-// rules are robots, or nil when it has none: the body is scanned again only
-// when robots holds a line with such a key.
-func robotsSignals(o origin, body []byte, robots *policy.Robots) *usage.RobotsSignals {
-	for _, d := range robots.Unknown() {
-		if strings.EqualFold(d.Key, "content-usage") || strings.EqualFold(d.Key, "content-signal") {
-			if s := usage.ParseRobots(body, o.robotsURL()); !s.Empty() {
-				return s
-			}
-			return nil
-		}
+// robotsSignals returns the usage signals of a robots.txt body, or nil
+// when it has none (most files: usage.ParseRobots then allocates nothing).
+// Their evidence names the file by usage.Site.RobotsURL.
+func robotsSignals(body []byte) *usage.RobotsSignals {
+	if s := usage.ParseRobots(body, ""); !s.Empty() {
+		return s
 	}
 	return nil
 }

@@ -69,6 +69,9 @@ func Decide(q Query, site *Site, page *Page) Decision {
 				// is a reservation of rights over the site's content,
 				// crawlable or not.
 				if crawlable || e.Source.Signal == ContentSignal {
+					if e.Source.URL == "" {
+						e.Source.URL = site.RobotsURL
+					}
 					ev = append(ev, e)
 				}
 			}

@@ -68,10 +68,10 @@ func (p RobotsProblem) Unwrap() error { return p.Err }
 var errOutsideGroup = errors.New("robotsguard: line before any user-agent line, ignored")
 
 // ParseRobots reads the usage signals of a robots.txt body; url is the
-// file's URL, for Source.URL. It reads what policy.Parser reads (the first
-// 500 KiB, see policy.DefaultMaxSize), in one scan, and returns quickly,
-// allocating one small value, when the body holds no line whose key starts
-// with "Content-Usage" or "Content-Signal" (ignoring case).
+// file's URL, for Source.URL (when it is "", Decide gives Site.RobotsURL). It reads what policy.Parser reads (the first
+// 500 KiB, see policy.DefaultMaxSize), in one scan. It returns nil, whose
+// methods all work (Empty is true), without allocating, when the body
+// holds no "Content-Usage" or "Content-Signal" (ignoring case): most files.
 //
 // Content-Usage and Content-Signal lines are rules of the group they stand
 // in (draft-ietf-aipref-attach §3): a user-agent line after one starts a
@@ -80,13 +80,13 @@ var errOutsideGroup = errors.New("robotsguard: line before any user-agent line, 
 // value is read up to MaxPreferencesSize bytes; longer Content-Usage
 // values state no preference.
 func ParseRobots(body []byte, url string) *RobotsSignals {
-	r := &RobotsSignals{url: url}
 	if len(body) > policy.DefaultMaxSize {
 		body = body[:policy.DefaultMaxSize]
 	}
 	if !aiprefMayHaveSignals(body) {
-		return r
+		return nil
 	}
+	r := &RobotsSignals{url: url}
 	s := robotsScanner{r: r}
 	policy.Parser{}.Scan(body, &s)
 	if len(r.rules) == 0 {
