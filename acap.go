@@ -75,7 +75,13 @@ type refState struct {
 	entry *cache.Entry
 	err   error
 	until time.Time
-	tdm   atomic.Pointer[usage.TDMRepFile] // the entry parsed as a tdmrep.json, once asked
+	tdm   atomic.Pointer[tdmParsed] // the entry read as a tdmrep.json, once asked
+}
+
+// tdmParsed is a tdmrep.json as ParseTDMRep read it: a file, or why not.
+type tdmParsed struct {
+	file *usage.TDMRepFile
+	err  error
 }
 
 func (r *refState) memSize() int64 { return int64(len(r.entry.Body)) + 512 }

@@ -103,16 +103,18 @@ func (t *Transport) tdmrep(o origin, dial, ua string, site *usage.Site) error {
 	if t.statusPolicy()(rs.entry.Status) != UseRules {
 		return nil // no file
 	}
-	if f := rs.tdm.Load(); f != nil {
-		site.TDMRep = f
-		return nil
+	p := rs.tdm.Load()
+	if p == nil {
+		// Read once for the entry's life, a file that does not parse
+		// too: a large one must not cost its parse on every call.
+		f, err := usage.ParseTDMRep(rs.entry.Body, site.TDMRepURL)
+		p = &tdmParsed{file: f, err: err}
+		rs.tdm.Store(p)
 	}
-	f, err := usage.ParseTDMRep(rs.entry.Body, site.TDMRepURL)
-	if err != nil {
-		return err
+	if p.err != nil {
+		return p.err
 	}
-	rs.tdm.Store(f) // parsed once for the entry's life
-	site.TDMRep = f
+	site.TDMRep = p.file
 	return nil
 }
 
