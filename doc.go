@@ -12,7 +12,9 @@
 //
 // Because an http.Client calls its Transport for every redirect, redirect
 // targets are checked too. Requests for /robots.txt itself are not checked;
-// a plain GET is answered from the cache.
+// a plain GET is answered from the cache once it holds files whole (after
+// the first such request, or with a Store; until then it keeps only their
+// parsed rules).
 //
 // # Asking without sending
 //
