@@ -32,17 +32,24 @@ type Cache[K comparable, V any] struct {
 }
 
 type shard[K comparable, V any] struct {
-	mu    sync.Mutex // guards the fields below
-	items map[K]*item[K, V]
+	mu sync.Mutex // guards the fields below
+	// items holds the items by the hash of their key, those whose keys
+	// share a hash chained (item.same). A map of small keys keeps a probe
+	// to one or two cache lines at any size, where a map of the keys
+	// themselves would read a slot of their size and then their strings.
+	items map[uint64]*item[K, V]
+	n     int        // items held
 	head  item[K, V] // sentinel: head.next is the most recently used
-	_     [40]byte   // keeps shards' locks on separate cache lines
+	_     [32]byte   // keeps shards' locks on separate cache lines
 }
 
 type item[K comparable, V any] struct {
 	key        K
 	value      V
 	size       int64
-	used       uint64 // Cache.sets when it was last used
+	hash       uint64
+	used       uint64      // Cache.sets when it was last used
+	same       *item[K, V] // the next item whose key has the same hash
 	prev, next *item[K, V]
 }
 
@@ -56,8 +63,10 @@ func New[K comparable, V any](maxSize int64, size func(V) int64) *Cache[K, V] {
 	return NewHashed[K](maxSize, size, nil)
 }
 
-// NewHashed is New with the hash that spreads keys over the shards: any
-// function of the key (of part of it, say) will do; nil means a hash of
+// NewHashed is New with the hash that spreads keys over the shards and
+// files them in their shard: any function of the key will do, but keys
+// with the same hash are chained, so a hash of part of a key costs a walk
+// along the keys that share that part; nil means a hash of
 // the whole key (maphash.Comparable), which costs about as much as the
 // map lookup that follows it.
 func NewHashed[K comparable, V any](maxSize int64, size func(V) int64, hash func(K) uint64) *Cache[K, V] {
@@ -68,17 +77,25 @@ func NewHashed[K comparable, V any](maxSize int64, size func(V) int64, hash func
 	c := &Cache[K, V]{max: maxSize, size: size, hash: hash, seed: maphash.MakeSeed(), shards: make([]shard[K, V], n), mask: uint64(n - 1)}
 	for i := range c.shards {
 		s := &c.shards[i]
-		s.items = map[K]*item[K, V]{}
+		s.items = map[uint64]*item[K, V]{}
 		s.head.next, s.head.prev = &s.head, &s.head
 	}
 	return c
 }
 
-func (c *Cache[K, V]) shard(key K) *shard[K, V] {
-	if c.mask == 0 {
-		return &c.shards[0]
+// shard returns the shard of key and key's hash.
+func (c *Cache[K, V]) shard(key K) (*shard[K, V], uint64) {
+	h := c.hashOf(key)
+	return &c.shards[h&c.mask], h
+}
+
+// find returns the item of key, whose hash is h, or nil.
+func (s *shard[K, V]) find(key K, h uint64) *item[K, V] {
+	it := s.items[h]
+	for it != nil && it.key != key {
+		it = it.same
 	}
-	return &c.shards[c.hashOf(key)&c.mask]
+	return it
 }
 
 func (c *Cache[K, V]) hashOf(key K) uint64 {
@@ -90,9 +107,9 @@ func (c *Cache[K, V]) hashOf(key K) uint64 {
 
 // Get returns the value of key and marks it most recently used.
 func (c *Cache[K, V]) Get(key K) (v V, ok bool) {
-	s := c.shard(key)
+	s, h := c.shard(key)
 	s.mu.Lock()
-	it := s.items[key]
+	it := s.find(key, h)
 	if it == nil {
 		s.mu.Unlock()
 		return v, false
@@ -113,17 +130,19 @@ func (c *Cache[K, V]) Get(key K) (v V, ok bool) {
 // recently used values until the total size fits.
 func (c *Cache[K, V]) Set(key K, v V) {
 	size := c.size(v)
-	s := c.shard(key)
+	s, h := c.shard(key)
 	s.mu.Lock()
-	if it := s.items[key]; it != nil {
+	if it := s.find(key, h); it != nil {
 		c.remove(s, it)
 	}
 	if size > c.max {
 		s.mu.Unlock()
 		return
 	}
-	it := &item[K, V]{key: key, value: v, size: size, used: c.sets.Add(1)}
-	s.items[key] = it
+	it := &item[K, V]{key: key, value: v, size: size, hash: h, used: c.sets.Add(1)}
+	it.same = s.items[h]
+	s.items[h] = it
+	s.n++
 	s.pushFront(it)
 	c.total.Add(size)
 	s.mu.Unlock()
@@ -162,9 +181,9 @@ func (c *Cache[K, V]) evictOldest(keep *item[K, V]) bool {
 
 // Delete removes key.
 func (c *Cache[K, V]) Delete(key K) {
-	s := c.shard(key)
+	s, h := c.shard(key)
 	s.mu.Lock()
-	if it := s.items[key]; it != nil {
+	if it := s.find(key, h); it != nil {
 		c.remove(s, it)
 	}
 	s.mu.Unlock()
@@ -176,7 +195,7 @@ func (c *Cache[K, V]) Stats() (n int, size, evictions int64) {
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.mu.Lock()
-		n += len(s.items)
+		n += s.n
 		s.mu.Unlock()
 	}
 	return n, c.total.Load(), c.evictions.Load()
@@ -185,7 +204,18 @@ func (c *Cache[K, V]) Stats() (n int, size, evictions int64) {
 // remove drops it from s, whose lock is held.
 func (c *Cache[K, V]) remove(s *shard[K, V], it *item[K, V]) {
 	s.unlink(it)
-	delete(s.items, it.key)
+	switch p := s.items[it.hash]; {
+	case p == it && it.same == nil:
+		delete(s.items, it.hash)
+	case p == it:
+		s.items[it.hash] = it.same
+	default:
+		for p.same != it {
+			p = p.same
+		}
+		p.same = it.same
+	}
+	s.n--
 	c.total.Add(-it.size)
 }
 

@@ -153,3 +153,38 @@ func benchmarkGet(b *testing.B, c *Cache[key, int]) {
 		}
 	})
 }
+
+// TestCacheSharedHash: keys whose hashes are equal are told apart, kept,
+// replaced, evicted and deleted each on its own.
+func TestCacheSharedHash(t *testing.T) {
+	c := NewHashed[string](12, func(v int) int64 { return int64(v) }, func(string) uint64 { return 7 })
+	for _, k := range []string{"a", "b", "c"} {
+		c.Set(k, 3)
+	}
+	for _, k := range []string{"a", "b", "c"} {
+		if v, ok := c.Get(k); !ok || v != 3 {
+			t.Errorf("Get(%q) = %v, %v; want 3, true", k, v, ok)
+		}
+	}
+	c.Set("b", 4) // replace the middle of the chain
+	c.Delete("c") // the head of the chain
+	if _, ok := c.Get("c"); ok {
+		t.Error("c is held after Delete")
+	}
+	if v, _ := c.Get("b"); v != 4 {
+		t.Errorf("b = %d after replacing it, want 4", v)
+	}
+	c.Set("d", 6) // 3+4+6: a, the least recently used, goes
+	if _, ok := c.Get("a"); ok {
+		t.Error("a, the least recently used, is still held")
+	}
+	if n, size, ev := c.Stats(); n != 2 || size != 10 || ev != 1 {
+		t.Errorf("Stats() = %d, %d, %d; want 2, 10, 1", n, size, ev)
+	}
+	for _, k := range []string{"b", "d"} {
+		c.Delete(k)
+	}
+	if n, size, _ := c.Stats(); n != 0 || size != 0 || len(c.shards[0].items) != 0 {
+		t.Errorf("after deleting every key: %d values, %d bytes, %d hashes filed", n, size, len(c.shards[0].items))
+	}
+}
