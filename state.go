@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"net/http"
 	"net/url"
@@ -37,6 +38,19 @@ type stateKey struct {
 	agent  string
 }
 
+// hash hashes k with seed. Most keys have no path and no agent: it hashes
+// their host alone.
+func (k stateKey) hash(seed maphash.Seed) uint64 {
+	h := maphash.String(seed, k.origin.host)
+	if k.origin.https {
+		h = h*0x9E3779B97F4A7C15 + 1
+	}
+	if k.path != "" || k.agent != "" {
+		h ^= maphash.Comparable(seed, [2]string{k.path, k.agent})
+	}
+	return h
+}
+
 // robotsKey returns the key of o's robots.txt as the agent whose
 // User-Agent is ua fetches it.
 func (t *Transport) robotsKey(o origin, ua string) stateKey {
@@ -65,14 +79,12 @@ type held interface{ memSize() int64 }
 // keeps entries whole (see keepWhole): its caching fields packed in one
 // string, and without its body, which the parsed rules stand for.
 type originState struct {
-	origin  origin               // its host is part of name
-	name    string               // origin.String(), for the Pacer
+	name    string               // origin.String(), for the Pacer (see origin)
 	entry   cache.Entry          // without Header when hdr holds it, without Body when bodyless
 	hdr     string               // entry's header fields, packed (see packHeader)
 	err     error                // why the last fetch failed, when it did
 	robots  *policy.Robots       // the parsed body; empty unless access is UseRules
 	group   *policy.Group        // the group of the Transport's UserAgent
-	decider decider              // decides requests when access is UseRules
 	acap    *acapState           // with ACAP on, for a file with ACAP records
 	signals *usage.RobotsSignals // usage signals of the file; nil when it has none
 	until   time.Time            // used without a new fetch until then
@@ -210,6 +222,28 @@ func unpackHeader(s string) http.Header {
 // emptyRobots is the rules of a file without any: everything is allowed.
 var emptyRobots = policy.Parse(nil)
 
+// origin returns the origin of st, which its name spells.
+func (st *originState) origin() origin {
+	o := origin{https: strings.HasPrefix(st.name, "https:")}
+	o.host = st.name[len("http://"):]
+	if o.https {
+		o.host = st.name[len("https://"):]
+	}
+	if strings.Contains(o.host, "%25") { // an IPv6 zone (see origin.String)
+		o.host = strings.ReplaceAll(o.host, "%25", "%")
+	}
+	return o
+}
+
+// decider returns what decides requests to st's origin when its access is
+// UseRules.
+func (t *Transport) decider(st *originState) decider {
+	if st.acap != nil {
+		return acapDecider{st.acap, t.ACAP.Purpose}
+	}
+	return rulesDecider{}
+}
+
 // A decider decides a request by the rules of an origin: the conventional
 // rules of its robots.txt, or, with ACAP on, its ACAP records. It returns
 // nil when the agent ua (following group g of the conventional rules) may
@@ -232,14 +266,11 @@ func (rulesDecider) decide(u *url.URL, _ string, g *policy.Group) *DisallowedErr
 // the fetch that produced it (if any), and the ACAP state of the file.
 func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *originState {
 	whole := t.keepWhole()
-	st := &originState{origin: o, entry: *e, err: err, robots: emptyRobots, decider: rulesDecider{}}
+	st := &originState{entry: *e, err: err, robots: emptyRobots}
 	packed := false
 	st.name, st.hdr, packed = nameAndHeader(o, e.Header, !whole && len(e.Header) > 0)
 	if packed {
 		st.entry.Header = nil
-	}
-	if strings.HasSuffix(st.name, o.host) {
-		st.origin.host = st.name[len(st.name)-len(o.host):] // one string for both
 	}
 	if err == nil && e.Err != "" {
 		st.err = errors.New(e.Err) // a failure loaded from a Store
@@ -276,7 +307,6 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 	}
 	if p.acap != nil {
 		st.acap = p.acap
-		st.decider = acapDecider{p.acap, t.ACAP.Purpose}
 		size += p.acap.size
 	}
 	switch {
@@ -750,7 +780,7 @@ func (t *Transport) parseFor(o origin, e *cache.Entry, prev *originState, dial, 
 func (t *Transport) keep(k stateKey, e *cache.Entry, err error, p parsed) *originState {
 	st := t.newState(k.origin, e, err, p)
 	if t.cachePolicy().Storable(e) {
-		k.origin = st.origin // the key holds no other string
+		k.origin = st.origin() // the key holds no other string
 		t.states.Set(k, st)
 	} else {
 		t.states.Delete(k)

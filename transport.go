@@ -272,7 +272,7 @@ func (t *Transport) init() {
 		}
 		size = max(size, 8*int64(t.maxSize())) // room for a few files of the largest size
 		seed := maphash.MakeSeed()
-		t.states = lru.NewHashed[stateKey](size, held.memSize, func(k stateKey) uint64 { return maphash.String(seed, k.origin.host) })
+		t.states = lru.NewHashed[stateKey](size, held.memSize, func(k stateKey) uint64 { return k.hash(seed) })
 		t.pacer.Clock = t.Clock
 		t.storeSlots = make(chan struct{}, maxStoreCalls)
 		if t.retryWaitMin == 0 {
@@ -528,11 +528,11 @@ func (t *Transport) decide(req *http.Request, st *originState, ua string, now ti
 		if t.UserAgent == "" {
 			g = st.robots.Group(groupAgent(ua))
 		}
-		e = t.decidePaths(st.decider, req.URL, ua, g)
+		e = t.decidePaths(t.decider(st), req.URL, ua, g)
 	}
 	if e != nil {
 		e.Method, e.URL, e.Agent = req.Method, req.URL.Redacted(), t.agent(ua)
-		e.RobotsURL, e.Status = st.origin.robotsURL(), st.entry.Status
+		e.RobotsURL, e.Status = st.origin().robotsURL(), st.entry.Status
 		return 0, e
 	}
 	every, over := st.every, st.over
@@ -545,7 +545,7 @@ func (t *Transport) decide(req *http.Request, st *originState, ua string, now ti
 			d = r.Interval()
 		}
 		e := &DisallowedError{Reason: ReasonDelay, Method: req.Method, URL: req.URL.Redacted(), Agent: t.agent(ua),
-			RobotsURL: st.origin.robotsURL(), Status: st.entry.Status, Delay: d}
+			RobotsURL: st.origin().robotsURL(), Status: st.entry.Status, Delay: d}
 		return 0, e
 	}
 	return every, nil
