@@ -140,7 +140,7 @@ func (t *Transport) keepWhole() bool {
 // item and map slot, and the LocalPacer's state of the origin, when pacing
 // is on and local. TestStateOverhead measures them.
 const (
-	stateOverhead = 640
+	stateOverhead = 520
 	paceOverhead  = 224
 	wholeHeader   = 512 // an entry's header map, when the entry is kept whole
 )

@@ -45,8 +45,7 @@ type shard[K comparable, V any] struct {
 
 type item[K comparable, V any] struct {
 	key        K
-	value      V
-	size       int64
+	value      V // its size is size(value): values do not change size
 	hash       uint64
 	used       uint64      // Cache.sets when it was last used
 	same       *item[K, V] // the next item whose key has the same hash
@@ -58,7 +57,8 @@ type item[K comparable, V any] struct {
 const maxShards = 16
 
 // New returns a Cache that holds values whose sizes, as size reports them,
-// add up to at most maxSize. A value larger than maxSize is not kept.
+// add up to at most maxSize. A value larger than maxSize is not kept. The
+// size of a value must not change while the Cache holds it.
 func New[K comparable, V any](maxSize int64, size func(V) int64) *Cache[K, V] {
 	return NewHashed[K](maxSize, size, nil)
 }
@@ -139,7 +139,7 @@ func (c *Cache[K, V]) Set(key K, v V) {
 		s.mu.Unlock()
 		return
 	}
-	it := &item[K, V]{key: key, value: v, size: size, hash: h, used: c.sets.Add(1)}
+	it := &item[K, V]{key: key, value: v, hash: h, used: c.sets.Add(1)}
 	it.same = s.items[h]
 	s.items[h] = it
 	s.n++
@@ -216,7 +216,7 @@ func (c *Cache[K, V]) remove(s *shard[K, V], it *item[K, V]) {
 		p.same = it.same
 	}
 	s.n--
-	c.total.Add(-it.size)
+	c.total.Add(-c.size(it.value))
 }
 
 func (s *shard[K, V]) unlink(it *item[K, V]) {
