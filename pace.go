@@ -150,7 +150,6 @@ type pace struct {
 	busy      int       // requests holding a place
 	queue     []*waiter // requests waiting for a place, in arrival order
 	holds     []*hold   // the places held, oldest first
-	last      time.Time // latest time anything happened, for idle expiry
 	hold1     [1]*hold  // holds' first array: one place is the default
 }
 
@@ -214,7 +213,6 @@ func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) 
 		sh.m[r.Origin] = p
 	}
 	p.every = r.Interval
-	p.last = now
 	var h *hold
 	queued := false
 	if r.Limit <= 0 || (p.busy < r.Limit && len(p.queue) == 0) {
@@ -422,7 +420,6 @@ func (p *pace) end(h *hold, now time.Time, sent bool) {
 	if sent {
 		p.next = laterOf(p.next, now.Add(p.every))
 	}
-	p.last = laterOf(p.last, now)
 	if len(p.queue) > 0 {
 		w := p.queue[0]
 		p.queue[0] = nil
@@ -442,7 +439,7 @@ func (lp *LocalPacer) Backoff(_ context.Context, origin string, until time.Time)
 	}
 	p := sh.m[origin]
 	if p == nil {
-		p = &pace{last: lp.clock().Now()}
+		p = &pace{}
 		p.holds = p.hold1[:0]
 		sh.m[origin] = p
 	}
@@ -450,7 +447,8 @@ func (lp *LocalPacer) Backoff(_ context.Context, origin string, until time.Time)
 }
 
 // expire drops the state of a few origins idle past their interval, their
-// back-off and paceIdle. Go's map iteration starts at a random place, so
+// back-off and paceIdle. (An origin's state past those times holds nothing a
+// request could wait for: a new one would let requests go as it does.) Go's map iteration starts at a random place, so
 // every origin is looked at in turn, without a walk over all of them.
 //
 // A look that finds nothing to drop makes the next one come twice as late,
@@ -464,7 +462,7 @@ func (sh *paceShard) expire(now time.Time) {
 	sh.ops = 0
 	n, dropped := 0, false
 	for o, p := range sh.m {
-		if p.busy == 0 && len(p.queue) == 0 && now.Sub(laterOf(p.last, p.next, p.notBefore)) > paceIdle {
+		if p.busy == 0 && len(p.queue) == 0 && now.Sub(laterOf(p.next, p.notBefore)) > paceIdle {
 			delete(sh.m, o)
 			dropped = true
 		}

@@ -141,7 +141,7 @@ func (t *Transport) keepWhole() bool {
 // is on and local. TestStateOverhead measures them.
 const (
 	stateOverhead = 520
-	paceOverhead  = 224
+	paceOverhead  = 208
 	wholeHeader   = 512 // an entry's header map, when the entry is kept whole
 )
 
