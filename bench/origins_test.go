@@ -30,10 +30,12 @@ import (
 //	benchstat -col /transport out.txt
 //
 // Without -full they run at a size small enough for CI (a few thousand
-// origins); -full runs them at the sizes of issue 12 (up to 100,000
-// origins, which takes about 1 GB of memory before the per-origin state
-// was made compact).
-var full = flag.Bool("full", false, "run the many-origins benchmarks at full size (up to 100,000 origins)")
+// origins); -full runs them at up to 100,000 origins, and -full -million
+// adds a million origins to BenchmarkOriginsHeap (about 2 GB of heap).
+var (
+	full    = flag.Bool("full", false, "run the many-origins benchmarks at full size (up to 100,000 origins)")
+	million = flag.Bool("million", false, "with -full, BenchmarkOriginsHeap also holds 1,000,000 origins of median-size files (about 2 GB)")
+)
 
 // sizes returns small or, with -full, large.
 func sizes(small, large []int) []int {
@@ -167,9 +169,13 @@ func heapInUse() uint64 {
 func BenchmarkOriginsHeap(b *testing.B) {
 	for _, files := range []string{"median", "corpus"} {
 		fs := corpusFiles(b, files == "median")
-		for _, n := range sizes([]int{1000}, []int{1000, 10000, 100000}) {
+		large := []int{1000, 10000, 100000}
+		if *million && files == "median" {
+			large = append(large, 1000000)
+		}
+		for _, n := range sizes([]int{1000}, large) {
 			for _, cache := range []string{"all", "default"} {
-				if cache == "default" && n < 100000 && *full {
+				if cache == "default" && n != 100000 && *full {
 					continue
 				}
 				b.Run(fmt.Sprintf("files=%s/origins=%d/cache=%s", files, n, cache), func(b *testing.B) {
