@@ -582,8 +582,8 @@ func (t *Transport) obtain(o origin, url string, start, deadline time.Time, old 
 	if t.Store != nil {
 		fetchBy = deadline.Add(-t.fetchTimeout() / 4)
 	}
-	ctx, cancel := context.WithDeadline(context.Background(), fetchBy)
-	defer cancel()
+	ctx := newDeadlineCtx(fetchBy)
+	defer ctx.cancel()
 	if e := t.load(ctx, url, start); e != nil && newer(e, old) {
 		if t.decisive(e, start) {
 			return t.fromStore(o, url, e)
