@@ -447,14 +447,12 @@ var (
 	idleFliers atomic.Int32
 )
 
-// flier runs j, and then the jobs it is handed while it waits.
+// flier runs j, and then the jobs it is handed while it waits. Its idle
+// timer is armed once, and again only when it fires before the flier was
+// idle for flierIdle, rather than set and stopped around every flight.
 func flier(j job) {
-	var idle *time.Timer
-	defer func() {
-		if idle != nil {
-			putTimer(idle)
-		}
-	}()
+	idle := getTimer(flierIdle)
+	defer putTimer(idle)
 	for {
 		j.t.fly(j.k, j.f, j.dial, j.ua)
 		j = job{}
@@ -462,16 +460,16 @@ func flier(j job) {
 			idleFliers.Add(-1)
 			return
 		}
-		if idle == nil {
-			idle = getTimer(flierIdle)
-		} else {
-			idle.Reset(flierIdle)
-		}
+		since := time.Now()
+	wait:
 		select {
 		case j = <-jobs:
 			idleFliers.Add(-1)
-			idle.Stop()
 		case <-idle.C:
+			if rest := flierIdle - time.Since(since); rest > 0 {
+				idle.Reset(rest) // it fired during a flight
+				goto wait
+			}
 			idleFliers.Add(-1)
 			return
 		}
