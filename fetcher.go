@@ -194,9 +194,16 @@ func (t *Transport) getURL(ctx context.Context, target fetchTarget, u *url.URL, 
 	if access == Unreachable {
 		return t.failed(old, resp, &FetchError{URL: target.String(), Status: resp.StatusCode})
 	}
+	// A robots.txt's entry holds the response's own header until its state
+	// packs the caching fields (see newState), unless the entry is kept
+	// whole or shared through the Store: then it holds them alone.
+	hdr := resp.Header
+	if target.raw != "" || t.keepWhole() {
+		hdr = cache.KeepCaching(resp.Header)
+	}
 	e := &cache.Entry{
 		Status:    resp.StatusCode,
-		Header:    cache.KeepCaching(resp.Header),
+		Header:    hdr,
 		Requested: requested,
 		Received:  received,
 	}

@@ -10,10 +10,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/robotsguard/robotsguard/cache"
 	"github.com/robotsguard/robotsguard/policy"
 )
 
@@ -124,6 +126,8 @@ func FuzzResponse(f *testing.F) {
 	f.Add(200, "Content-Encoding: br", rules)
 	f.Add(200, "Cache-Control: no-store, max-age=\"9\"\nExpires: 0\nAge: 999999999999", rules)
 	f.Add(200, "Expires: Fri, 31 Dec 9999 23:59:59 GMT\nLast-Modified: Sun, 06 Nov 1994 08:49:37 GMT", rules)
+	f.Add(200, "Content-Type: text/plain\nSet-Cookie: a=b\nEtag: \"x\"\nCache-Control: public, max-age=60\nCache-Control: no-cache", rules)
+	f.Add(404, "Content-Type: text/html\nLast-Modified: Sun, 06 Nov 1994 08:49:37 GMT\nPragma: no-cache\nAge: 5", rules)
 	f.Fuzz(func(t *testing.T, status int, fields string, body []byte) {
 		if d, ok := parseRetryAfter(strings.TrimPrefix(fields, "Retry-After: "), now); d < 0 || !ok && d != 0 {
 			t.Fatalf("parseRetryAfter(%q) = %v, %v", fields, d, ok)
@@ -175,6 +179,18 @@ func FuzzResponse(f *testing.F) {
 		snap, serr := tr.Robots(context.Background(), req.URL)
 		if serr != nil {
 			t.Fatalf("Robots: %v", serr)
+		}
+		if snap.Status == status {
+			// The state holds the response's caching fields, and no others.
+			got, want := snap.st.full().Header, cache.KeepCaching(header)
+			if len(got) != len(want) {
+				t.Fatalf("status %d %q: the state holds the header %q, want %q", status, fields, got, want)
+			}
+			for k, vs := range want {
+				if !slices.Equal(got[k], vs) {
+					t.Fatalf("status %d %q: the state holds %s: %q, want %q", status, fields, k, got[k], vs)
+				}
+			}
 		}
 		wait := snap.FreshUntil.Sub(now)
 		if wait < failureBackoffMin || wait > maxRetryAfter {

@@ -176,15 +176,31 @@ func nameAndHeader(o origin, h http.Header, pack bool) (name, hdr string, ok boo
 	return s[:len(scheme)+len(o.host)], s[len(scheme)+len(o.host):], true
 }
 
-// packedLen returns the length of h's fields packed, or -1 when a field
+// packedFields are the fields a state packs: those cache.KeepCaching
+// keeps, as it names them. A response's header is packed as it came, the
+// other fields left out, without the copy KeepCaching makes.
+var packedFields = [...]string{"Cache-Control", "Date", "Age", "Expires", "Etag", "Last-Modified", "Pragma"}
+
+// cachingOnly reports whether h holds packedFields only, as an entry's
+// header from cache.KeepCaching or a Store does (a fetch's holds the
+// response's header until newState packs it).
+func cachingOnly(h http.Header) bool {
+	for k := range h {
+		switch k {
+		case "Cache-Control", "Date", "Age", "Expires", "Etag", "Last-Modified", "Pragma":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// packedLen returns the length of h's packedFields packed, or -1 when one
 // holds a NUL, which packing does not allow.
 func packedLen(h http.Header) int {
 	n := 0
-	for k, vs := range h {
-		if strings.IndexByte(k, 0) >= 0 {
-			return -1
-		}
-		for _, v := range vs {
+	for _, k := range packedFields {
+		for _, v := range h[k] {
 			if strings.IndexByte(v, 0) >= 0 {
 				return -1
 			}
@@ -194,11 +210,11 @@ func packedLen(h http.Header) int {
 	return n
 }
 
-// packHeader packs the fields of h, a few short caching fields, into b:
+// packHeader packs h's packedFields, a few short caching fields, into b:
 // names and values, each followed by a NUL.
 func packHeader(b *strings.Builder, h http.Header) {
-	for k, vs := range h {
-		for _, v := range vs {
+	for _, k := range packedFields {
+		for _, v := range h[k] {
 			b.WriteString(k)
 			b.WriteByte(0)
 			b.WriteString(v)
@@ -269,8 +285,11 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 	st := &originState{entry: *e, err: err, robots: emptyRobots}
 	packed := false
 	st.name, st.hdr, packed = nameAndHeader(o, e.Header, !whole && len(e.Header) > 0)
-	if packed {
+	switch {
+	case packed:
 		st.entry.Header = nil
+	case !cachingOnly(e.Header):
+		st.entry.Header = cache.KeepCaching(e.Header) // a fetch's, with the response's other fields
 	}
 	if err == nil && e.Err != "" {
 		st.err = errors.New(e.Err) // a failure loaded from a Store
@@ -321,13 +340,13 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 	st.staleOK = t.cachePolicy().UsableStale(e, e.Received) // its directives; the time is usableStale's
 	if whole {
 		size += int64(len(e.Body))
-		for k, vs := range e.Header {
+		for k, vs := range st.entry.Header {
 			size += int64(len(k))
 			for _, v := range vs {
 				size += int64(len(v)) + 16
 			}
 		}
-		if e.Header != nil {
+		if st.entry.Header != nil {
 			size += wholeHeader
 		}
 		st.size = int32(min((size+15)>>4, math.MaxInt32))
@@ -458,14 +477,12 @@ var (
 	idleFliers atomic.Int32
 )
 
-// flier runs j, and then the jobs it is handed while it waits.
+// flier runs j, and then the jobs it is handed while it waits. Its idle
+// timer is armed once, and again only when it fires before the flier was
+// idle for flierIdle, rather than set and stopped around every flight.
 func flier(j job) {
-	var idle *time.Timer
-	defer func() {
-		if idle != nil {
-			putTimer(idle)
-		}
-	}()
+	idle := getTimer(flierIdle)
+	defer putTimer(idle)
 	for {
 		j.t.fly(j.k, j.f, j.dial, j.ua)
 		j = job{}
@@ -473,16 +490,16 @@ func flier(j job) {
 			idleFliers.Add(-1)
 			return
 		}
-		if idle == nil {
-			idle = getTimer(flierIdle)
-		} else {
-			idle.Reset(flierIdle)
-		}
+		since := time.Now()
+	wait:
 		select {
 		case j = <-jobs:
 			idleFliers.Add(-1)
-			idle.Stop()
 		case <-idle.C:
+			if rest := flierIdle - time.Since(since); rest > 0 {
+				idle.Reset(rest) // it fired during a flight
+				goto wait
+			}
 			idleFliers.Add(-1)
 			return
 		}
@@ -612,8 +629,8 @@ func (t *Transport) obtain(o origin, url string, start, deadline time.Time, old 
 	if t.Store != nil {
 		fetchBy = deadline.Add(-t.fetchTimeout() / 4)
 	}
-	ctx, cancel := context.WithDeadline(context.Background(), fetchBy)
-	defer cancel()
+	ctx := newDeadlineCtx(fetchBy)
+	defer ctx.cancel()
 	if e := t.load(ctx, url, start); e != nil && newer(e, old) {
 		if t.decisive(e, start) {
 			return t.fromStore(o, url, e)

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/robotsguard/robotsguard/cache"
 )
 
 // memRoundTripper serves body as every origin's robots.txt, fresh for a
@@ -120,4 +122,55 @@ func TestHeapWithinBound(t *testing.T) {
 		t.Errorf("heap %d B for a bound of %d B", held, MinCacheSize)
 	}
 	runtime.KeepAlive(tr)
+}
+
+// TestPackedFieldsAreKeepCaching: a state packs the fields an entry keeps,
+// named as cache.KeepCaching names them.
+func TestPackedFieldsAreKeepCaching(t *testing.T) {
+	h := http.Header{"Content-Type": {"text/plain"}, "Set-Cookie": {"a=b"}}
+	for i, k := range packedFields {
+		h.Add(k, fmt.Sprint("v", i))
+	}
+	kept := cache.KeepCaching(h)
+	if len(kept) != len(packedFields) {
+		t.Fatalf("KeepCaching keeps %v, a state packs %v", kept, packedFields)
+	}
+	for _, k := range packedFields {
+		if len(kept[k]) != 1 {
+			t.Errorf("KeepCaching does not keep %s as named: %v", k, kept)
+		}
+	}
+	if !cachingOnly(kept) || cachingOnly(h) {
+		t.Error("cachingOnly does not tell KeepCaching's fields from others")
+	}
+}
+
+// TestStateHeaderCachingFieldsOnly: the state of a fetched robots.txt
+// holds the response's caching fields and no others, packed or kept whole
+// (when the Transport started keeping files whole during the fetch too).
+func TestStateHeaderCachingFieldsOnly(t *testing.T) {
+	h := http.Header{
+		"Content-Type":  {"text/plain"},
+		"Set-Cookie":    {"session=secret"},
+		"Cache-Control": {"max-age=600", "public"},
+		"Etag":          {`"x"`},
+		"Date":          {"Sun, 01 Mar 2026 12:00:00 GMT"},
+	}
+	want := cache.KeepCaching(h)
+	o := origin{host: "example.com"}
+	for _, whole := range []bool{false, true} {
+		tr := &Transport{UserAgent: "TestBot/1.0"}
+		tr.servesRobots.Store(whole)
+		e := &cache.Entry{Status: 200, Body: []byte("User-agent: *\nDisallow: /x\n"), Header: h, Received: time.Now()}
+		st := tr.newState(o, e, nil, tr.parse(o, e, "", ""))
+		got := st.full().Header
+		if len(got) != len(want) {
+			t.Errorf("whole=%v: state's header %v, want %v", whole, got, want)
+		}
+		for k, vs := range want {
+			if strings.Join(got[k], "|") != strings.Join(vs, "|") {
+				t.Errorf("whole=%v: %s is %q, want %q", whole, k, got[k], vs)
+			}
+		}
+	}
 }

@@ -334,6 +334,9 @@ func FuzzFreshness(f *testing.F) {
 	f.Add(404, "no-cache, max-age=5", "", "", "99999999999999999999", httpDate(t0.Add(-time.Hour)))
 	f.Add(200, "max-age=\"60", "garbage", "0", "-1", "garbage")
 	f.Fuzz(func(t *testing.T, status int, cc, date, expires, age, lastModified string) {
+		if _, err := cache.CheckDirectives(cc); err != nil {
+			t.Fatal(err)
+		}
 		e := &cache.Entry{Status: status, Header: http.Header{}, Requested: t0.Add(-time.Second), Received: t0}
 		for k, v := range map[string]string{"Cache-Control": cc, "Date": date, "Expires": expires, "Age": age, "Last-Modified": lastModified} {
 			if v != "" {
@@ -373,5 +376,53 @@ func TestMarshalRefusesWhatItCannotDecode(t *testing.T) {
 			var got cache.Entry
 			t.Errorf("MarshalBinary(%+v) succeeded; decoding gives %v", e, got.UnmarshalBinary(b))
 		}
+	}
+}
+
+// TestSimpleDirectives: the common Cache-Control fields are read without
+// the cacheobject parser, as it reads them; the others are left to it.
+func TestSimpleDirectives(t *testing.T) {
+	for _, tc := range []struct {
+		v    string
+		fast bool
+	}{
+		{"max-age=600", true},
+		{"public, max-age=86400", true},
+		{"max-age=0, no-cache, no-store, must-revalidate", true},
+		{" ,private,\tmax-age=5 , ", true},
+		{"no-transform, proxy-revalidate, immutable, max-age=007", true},
+		{"max-age=1, max-age=2", true},
+		{"max-age=999999999", true},
+		{"", true},
+		{"max-age=1234567890", false},
+		{"MAX-AGE=5", false},
+		{`max-age="5"`, false},
+		{"max-age= 5", false},
+		{"max-age =5", false},
+		{"max-age=", false},
+		{"max-age=5x", false},
+		{`private="Set-Cookie"`, false},
+		{"s-maxage=5", false},
+		{"public\n", false},
+	} {
+		fast, err := cache.CheckDirectives(tc.v)
+		if err != nil {
+			t.Error(err)
+		}
+		if fast != tc.fast {
+			t.Errorf("%q read without the parser: %v, want %v", tc.v, fast, tc.fast)
+		}
+	}
+}
+
+// TestFreshUntilAllocs: the freshness of a response with common
+// directives is read without allocating.
+func TestFreshUntilAllocs(t *testing.T) {
+	e := entry(200, "Cache-Control", "public, max-age=600")
+	e.Header.Set("Date", httpDate(t0))
+	e.Received = t0
+	var p cache.Policy
+	if n := testing.AllocsPerRun(100, func() { p.FreshUntil(e) }); n != 0 {
+		t.Errorf("FreshUntil allocates %v times", n)
 	}
 }

@@ -79,23 +79,74 @@ func (p Policy) staleLimit() time.Duration {
 	return p.StaleLimit
 }
 
+// cacheDirectives are the Cache-Control directives that decide a
+// response's freshness.
+type cacheDirectives struct {
+	maxAge                           int64 // -1 without max-age
+	noCache, noStore, mustRevalidate bool
+}
+
 // directives parses the Cache-Control fields of h. A field that does not
 // parse makes the response stale, the most restrictive reading (RFC 9111
 // §4.2.1).
-func directives(h http.Header) (cc *cacheobject.ResponseCacheDirectives, ok bool) {
+func directives(h http.Header) (cc cacheDirectives, ok bool) {
 	vs := h.Values("Cache-Control")
 	if len(vs) == 0 {
-		return &noDirectives, true
+		return cacheDirectives{maxAge: -1}, true
 	}
-	cc, err := cacheobject.ParseResponseCacheControl(strings.Join(vs, ", "))
+	if len(vs) == 1 {
+		if cc, ok := simpleDirectives(vs[0]); ok {
+			return cc, true
+		}
+	}
+	return parsedDirectives(strings.Join(vs, ", "))
+}
+
+// parsedDirectives parses v, Cache-Control fields joined, with the
+// cacheobject parser.
+func parsedDirectives(v string) (cacheDirectives, bool) {
+	d, err := cacheobject.ParseResponseCacheControl(v)
 	if err != nil {
-		return nil, false
+		return cacheDirectives{}, false
+	}
+	return cacheDirectives{maxAge: int64(d.MaxAge), noCache: d.NoCachePresent, noStore: d.NoStore, mustRevalidate: d.MustRevalidate}, true
+}
+
+// simpleDirectives reads v, a Cache-Control field, as parsedDirectives
+// does, but without allocating, when it lists common directives alone,
+// separated by commas, spaces and tabs: public, private, no-cache,
+// no-store, must-revalidate, no-transform, proxy-revalidate, immutable,
+// and max-age with at most nine digits. ok is false for anything else,
+// which parsedDirectives reads.
+func simpleDirectives(v string) (cc cacheDirectives, ok bool) {
+	cc.maxAge = -1
+	for v != "" {
+		var d string
+		d, v, _ = strings.Cut(v, ",")
+		switch d = strings.Trim(d, " \t"); d {
+		case "", "public", "private", "no-transform", "proxy-revalidate", "immutable":
+		case "no-cache":
+			cc.noCache = true
+		case "no-store":
+			cc.noStore = true
+		case "must-revalidate":
+			cc.mustRevalidate = true
+		default:
+			n, ok := strings.CutPrefix(d, "max-age=")
+			if !ok || n == "" || len(n) > 9 {
+				return cc, false
+			}
+			cc.maxAge = 0
+			for i := range len(n) {
+				if n[i] < '0' || n[i] > '9' {
+					return cc, false
+				}
+				cc.maxAge = cc.maxAge*10 + int64(n[i]-'0')
+			}
+		}
 	}
 	return cc, true
 }
-
-// noDirectives are those of a response without Cache-Control. Read only.
-var noDirectives = cacheobject.ResponseCacheDirectives{MaxAge: -1, SMaxAge: -1}
 
 // Lifetime returns the freshness lifetime of the entry's response (RFC 9111
 // §4.2.1):
@@ -124,14 +175,14 @@ func (p Policy) lifetime(e *Entry) (time.Duration, string) {
 	switch {
 	case !ok:
 		return 0, "Cache-Control that does not parse"
-	case cc.NoCachePresent:
+	case cc.noCache:
 		return 0, "no-cache"
-	case cc.NoStore:
+	case cc.noStore:
 		return 0, "no-store"
 	case repeatedMaxAge(h):
 		return 0, "max-age given twice"
-	case cc.MaxAge >= 0:
-		return time.Duration(cc.MaxAge) * time.Second, "max-age"
+	case cc.maxAge >= 0:
+		return time.Duration(cc.maxAge) * time.Second, "max-age"
 	}
 	if exp := h.Get("Expires"); exp != "" {
 		t, err := http.ParseTime(exp)
@@ -261,7 +312,7 @@ func (p Policy) Storable(e *Entry) bool {
 		return true
 	}
 	cc, ok := directives(e.Header)
-	return !ok || !cc.NoStore
+	return !ok || !cc.noStore
 }
 
 // UsableStale reports whether the entry's response, stale, may still stand
@@ -273,7 +324,7 @@ func (p Policy) UsableStale(e *Entry, now time.Time) bool {
 		return false
 	}
 	if p.Strict {
-		if cc, ok := directives(e.Header); ok && (cc.MustRevalidate || cc.NoCachePresent) {
+		if cc, ok := directives(e.Header); ok && (cc.mustRevalidate || cc.noCache) {
 			return false
 		}
 	}
