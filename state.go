@@ -75,31 +75,99 @@ type held interface{ memSize() int64 }
 // originState is what the Transport knows of an origin's robots.txt. It is
 // immutable: a fetch replaces it.
 //
-// It holds the entry the fetch produced, compactly unless the Transport
-// keeps entries whole (see keepWhole): its caching fields packed in one
-// string, and without its body, which the parsed rules stand for.
+// It holds the entry the fetch produced (see entry), compactly unless the
+// Transport keeps entries whole (see keepWhole): its caching fields packed
+// in one string, and without its body, which the parsed rules stand for.
+// What only some origins have (failures, ACAP records, usage signals, a
+// whole entry) is kept apart, in stateMore: the state of a healthy origin
+// is 160 bytes.
 type originState struct {
-	name    string               // origin.String(), for the Pacer (see origin)
-	entry   cache.Entry          // without Header when hdr holds it, without Body when bodyless
-	hdr     string               // entry's header fields, packed (see packHeader)
-	err     error                // why the last fetch failed, when it did
-	robots  *policy.Robots       // the parsed body; empty unless access is UseRules
-	group   *policy.Group        // the group of the Transport's UserAgent
-	acap    *acapState           // with ACAP on, for a file with ACAP records
-	signals *usage.RobotsSignals // usage signals of the file; nil when it has none
-	until   time.Time            // used without a new fetch until then
-	every   time.Duration        // the interval that group asks for, capped
-	size    int32                // memory held, for the cache bound (in 16 bytes)
-	strikes atomic.Int32         // 429 and 503 answers in a row, for the back-off
-	access  Access               // what entry's status means, when it has one
-	parsed  bool                 // robots was parsed from entry's body
-	over    bool                 // the group asks for more than MaxDelay
-	// bodyless: entry's body was dropped; robots (if parsed) stands for
-	// it.
+	name   string         // origin.String(), for the Pacer (see origin)
+	hdr    string         // the entry's header fields, packed (see packHeader)
+	robots *policy.Robots // the parsed body; empty unless access is UseRules
+	group  *policy.Group  // the group of the Transport's UserAgent
+	more   *stateMore     // what few states hold; nil for the others
+	// The entry's request and response times (see cache.Entry).
+	requested, received time.Time
+	until               time.Time     // used without a new fetch until then
+	every               time.Duration // the interval that group asks for, capped
+	size                int32         // memory held, for the cache bound (in 16 bytes)
+	strikes             atomic.Int32  // 429 and 503 answers in a row, for the back-off
+	status              int           // the entry's status
+	access              Access        // what the entry's status means, when it has one
+	parsed              bool          // robots was parsed from the entry's body
+	over                bool          // the group asks for more than MaxDelay
+	// bodyless: the entry's body was dropped; robots (if parsed) stands
+	// for it.
 	bodyless bool
 	// staleOK: the response's directives let it stand in for the file
 	// while it is unreachable (a Strict policy reads must-revalidate).
 	staleOK bool
+}
+
+// stateMore is the part of an origin's state that most origins do not
+// need: the failures of its fetches, its entry's body and header when the
+// state keeps them whole, its ACAP records and its usage signals. Keeping
+// it apart keeps the states of the others small.
+type stateMore struct {
+	err                   error // why the last fetch failed, when it did
+	failures              int   // the entry's
+	failingSince, retryAt time.Time
+	errText               string               // the entry's Err
+	body                  []byte               // the entry's body, unless bodyless
+	header                http.Header          // the entry's header, when hdr does not hold it
+	acap                  *acapState           // with ACAP on, for a file with ACAP records
+	signals               *usage.RobotsSignals // usage signals of the file; nil when it has none
+}
+
+// needed reports whether m holds anything.
+func (m *stateMore) needed() bool {
+	return m.err != nil || m.failures != 0 || !m.failingSince.IsZero() || !m.retryAt.IsZero() || m.errText != "" ||
+		m.body != nil || m.header != nil || m.acap != nil || m.signals != nil
+}
+
+// entry returns the entry the state was built from, its header as the
+// state keeps it (see full) and without its body when bodyless.
+func (st *originState) entry() cache.Entry {
+	e := cache.Entry{Status: st.status, Requested: st.requested, Received: st.received}
+	if m := st.more; m != nil {
+		e.Body, e.Header = m.body, m.header
+		e.Failures, e.FailingSince, e.RetryAt, e.Err = m.failures, m.failingSince, m.retryAt, m.errText
+	}
+	return e
+}
+
+// failures returns the number of failed fetches since the entry's
+// response.
+func (st *originState) failures() int {
+	if st.more == nil {
+		return 0
+	}
+	return st.more.failures
+}
+
+// fetchErr returns why the last fetch failed, when it did.
+func (st *originState) fetchErr() error {
+	if st.more == nil {
+		return nil
+	}
+	return st.more.err
+}
+
+// acap returns the ACAP state of the file, or nil.
+func (st *originState) acap() *acapState {
+	if st.more == nil {
+		return nil
+	}
+	return st.more.acap
+}
+
+// signals returns the usage signals of the file, or nil.
+func (st *originState) signals() *usage.RobotsSignals {
+	if st.more == nil {
+		return nil
+	}
+	return st.more.signals
 }
 
 func (st *originState) memSize() int64 { return int64(st.size) << 4 }
@@ -107,24 +175,27 @@ func (st *originState) memSize() int64 { return int64(st.size) << 4 }
 // full returns the entry as it was fetched, its header unpacked; its body
 // stays dropped when it was (bodyless).
 func (st *originState) full() *cache.Entry {
-	if st.hdr == "" {
-		return &st.entry
+	e := st.entry()
+	if st.hdr != "" {
+		e.Header = unpackHeader(st.hdr)
 	}
-	e := st.entry
-	e.Header = unpackHeader(st.hdr)
 	return &e
 }
 
 // whole returns the entry with its body and header, and whether the state
 // holds them.
 func (st *originState) whole() (cache.Entry, bool) {
-	return st.entry, !st.bodyless && st.hdr == ""
+	return st.entry(), !st.bodyless && st.hdr == ""
 }
 
 // usableStale reports whether st's response, stale, may stand in for its
 // robots.txt at now (see cache.Policy.UsableStale).
 func (t *Transport) usableStale(st *originState, now time.Time) bool {
-	return st.staleOK && t.cachePolicy().UsableStale(&st.entry, now)
+	if !st.staleOK {
+		return false
+	}
+	e := st.entry()
+	return t.cachePolicy().UsableStale(&e, now)
 }
 
 // keepWhole reports whether states keep their entries whole, body and
@@ -140,9 +211,10 @@ func (t *Transport) keepWhole() bool {
 // item and map slot, and the LocalPacer's state of the origin, when pacing
 // is on and local. TestStateOverhead measures them.
 const (
-	stateOverhead = 520
+	stateOverhead = 392
 	paceOverhead  = 208
 	wholeHeader   = 512 // an entry's header map, when the entry is kept whole
+	moreOverhead  = 144 // a stateMore
 )
 
 // nameAndHeader returns o.String() and, when pack is true, the fields of h
@@ -254,8 +326,8 @@ func (st *originState) origin() origin {
 // decider returns what decides requests to st's origin when its access is
 // UseRules.
 func (t *Transport) decider(st *originState) decider {
-	if st.acap != nil {
-		return acapDecider{st.acap, t.ACAP.Purpose}
+	if a := st.acap(); a != nil {
+		return acapDecider{a, t.ACAP.Purpose}
 	}
 	return rulesDecider{}
 }
@@ -282,17 +354,19 @@ func (rulesDecider) decide(u *url.URL, _ string, g *policy.Group) *DisallowedErr
 // the fetch that produced it (if any), and the ACAP state of the file.
 func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *originState {
 	whole := t.keepWhole()
-	st := &originState{entry: *e, err: err, robots: emptyRobots}
+	st := &originState{robots: emptyRobots, status: e.Status, requested: e.Requested, received: e.Received}
+	more := stateMore{err: err, failures: e.Failures, failingSince: e.FailingSince, retryAt: e.RetryAt, errText: e.Err,
+		header: e.Header, acap: p.acap, signals: p.signals}
 	packed := false
 	st.name, st.hdr, packed = nameAndHeader(o, e.Header, !whole && len(e.Header) > 0)
 	switch {
 	case packed:
-		st.entry.Header = nil
+		more.header = nil
 	case !cachingOnly(e.Header):
-		st.entry.Header = cache.KeepCaching(e.Header) // a fetch's, with the response's other fields
+		more.header = cache.KeepCaching(e.Header) // a fetch's, with the response's other fields
 	}
 	if err == nil && e.Err != "" {
-		st.err = errors.New(e.Err) // a failure loaded from a Store
+		more.err = errors.New(e.Err) // a failure loaded from a Store
 	}
 	if e.Status != 0 {
 		st.access = t.statusPolicy()(e.Status)
@@ -321,11 +395,9 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 		size += int64(p.robots.MemSize())
 	}
 	if p.signals != nil {
-		st.signals = p.signals
 		size += int64(p.signals.MemSize())
 	}
 	if p.acap != nil {
-		st.acap = p.acap
 		size += p.acap.size
 	}
 	switch {
@@ -339,25 +411,24 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 	}
 	st.staleOK = t.cachePolicy().UsableStale(e, e.Received) // its directives; the time is usableStale's
 	if whole {
+		more.body = e.Body
 		size += int64(len(e.Body))
-		for k, vs := range st.entry.Header {
+		for k, vs := range more.header {
 			size += int64(len(k))
 			for _, v := range vs {
 				size += int64(len(v)) + 16
 			}
 		}
-		if st.entry.Header != nil {
-			size += wholeHeader
-		}
-		st.size = int32(min((size+15)>>4, math.MaxInt32))
-		return st
+	} else {
+		st.bodyless = e.Body != nil
+		size += int64(len(st.hdr))
 	}
-	if e.Body != nil {
-		st.entry.Body, st.bodyless = nil, true
-	}
-	size += int64(len(st.hdr))
-	if st.entry.Header != nil {
+	if more.header != nil {
 		size += wholeHeader
+	}
+	if more.needed() {
+		st.more = &more
+		size += moreOverhead
 	}
 	st.size = int32(min((size+15)>>4, math.MaxInt32))
 	return st
@@ -554,7 +625,7 @@ var errStuck = errors.New("robotsguard: the fetch outlasted FetchTimeout: Base o
 func (t *Transport) stuck(k stateKey) *originState {
 	o := k.origin
 	now := t.now()
-	if prev := t.cached(k); prev != nil && prev.entry.Status != 0 && t.usableStale(prev, now) {
+	if prev := t.cached(k); prev != nil && prev.status != 0 && t.usableStale(prev, now) {
 		return prev
 	}
 	err := &FetchError{URL: o.robotsURL(), Err: errStuck}
@@ -606,7 +677,7 @@ func (t *Transport) panicked(k stateKey, prev *originState, old *cache.Entry, er
 	e := res.entry
 	p := parsed{}
 	if prev != nil && prev.parsed && prev.sameBody(e) {
-		p = parsed{robots: prev.robots, acap: prev.acap, signals: prev.signals}
+		p = parsed{robots: prev.robots, acap: prev.acap(), signals: prev.signals()}
 	} else if e.Status != 0 {
 		n := *e
 		n.Status, n.Body, n.Header = 0, nil, nil // rules that were never parsed: none stands in
@@ -772,9 +843,10 @@ func sameBody(a, b *cache.Entry) bool {
 // no fetch or Store returns a 2xx without one.
 func (st *originState) sameBody(e *cache.Entry) bool {
 	if st.bodyless {
-		return e.Body == nil && e.Status/100 == st.entry.Status/100
+		return e.Body == nil && e.Status/100 == st.status/100
 	}
-	return sameBody(e, &st.entry)
+	own := st.entry()
+	return sameBody(e, &own)
 }
 
 // observed reports whether fetches are told to an Observer or a Logger.
@@ -789,7 +861,7 @@ func (t *Transport) parseFor(o origin, e *cache.Entry, prev *originState, dial, 
 	if prev == nil || !prev.parsed || e.Status == 0 || !prev.sameBody(e) {
 		return t.parse(o, e, dial, ua)
 	}
-	return parsed{robots: prev.robots, acap: t.resolveACAP(o, prev.acapPolicy(), dial, ua), signals: prev.signals}
+	return parsed{robots: prev.robots, acap: t.resolveACAP(o, prev.acapPolicy(), dial, ua), signals: prev.signals()}
 }
 
 // keep builds o's state and holds it in memory, unless the cache policy
@@ -894,8 +966,8 @@ func (t *Transport) Robots(ctx context.Context, u *url.URL) (*Snapshot, error) {
 		return nil, err
 	}
 	s := &Snapshot{
-		Origin: o.String(), URL: o.robotsURL(), Access: t.access(st, t.now()), Status: st.entry.Status,
-		Rules: emptyRobots, Received: st.entry.Received, FreshUntil: st.until, Err: st.err, st: st,
+		Origin: o.String(), URL: o.robotsURL(), Access: t.access(st, t.now()), Status: st.status,
+		Rules: emptyRobots, Received: st.received, FreshUntil: st.until, Err: st.fetchErr(), st: st,
 	}
 	switch s.Access {
 	case UseRules:
@@ -904,10 +976,10 @@ func (t *Transport) Robots(ctx context.Context, u *url.URL) (*Snapshot, error) {
 		if t.UserAgent == "" {
 			s.Delay, _ = t.interval(st.robots.Group(""))
 		}
-		if st.acap != nil {
-			s.ACAP = st.acap.policy
+		if a := st.acap(); a != nil {
+			s.ACAP = a.policy
 		}
-		s.Usage = st.signals
+		s.Usage = st.signals()
 	case AllowAll:
 		s.Delay, _ = t.interval(nil)
 	}

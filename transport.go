@@ -534,7 +534,7 @@ func (t *Transport) decide(req *http.Request, st *originState, ua string, now ti
 	case DisallowAll:
 		e = &DisallowedError{Reason: ReasonStatus}
 	case Unreachable:
-		e = &DisallowedError{Reason: ReasonUnreachable, Err: st.err}
+		e = &DisallowedError{Reason: ReasonUnreachable, Err: st.fetchErr()}
 	default:
 		if t.UserAgent == "" {
 			g = st.robots.Group(groupAgent(ua))
@@ -543,7 +543,7 @@ func (t *Transport) decide(req *http.Request, st *originState, ua string, now ti
 	}
 	if e != nil {
 		e.Method, e.URL, e.Agent = req.Method, req.URL.Redacted(), t.agent(ua)
-		e.RobotsURL, e.Status = st.origin().robotsURL(), st.entry.Status
+		e.RobotsURL, e.Status = st.origin().robotsURL(), st.status
 		return 0, e
 	}
 	every, over := st.every, st.over
@@ -556,7 +556,7 @@ func (t *Transport) decide(req *http.Request, st *originState, ua string, now ti
 			d = r.Interval()
 		}
 		e := &DisallowedError{Reason: ReasonDelay, Method: req.Method, URL: req.URL.Redacted(), Agent: t.agent(ua),
-			RobotsURL: st.origin().robotsURL(), Status: st.entry.Status, Delay: d}
+			RobotsURL: st.origin().robotsURL(), Status: st.status, Delay: d}
 		return 0, e
 	}
 	return every, nil
@@ -605,12 +605,13 @@ func (t *Transport) agent(ua string) string {
 // the cache policy lets a copy stand in; Unreachable without one; and
 // AllowAll after a long time unreachable (RFC 9309 §2.3.1.4).
 func (t *Transport) access(st *originState, now time.Time) Access {
-	e := &st.entry
-	if e.Status != 0 && (e.Failures == 0 || t.usableStale(st, now)) {
+	if st.status != 0 && (st.failures() == 0 || t.usableStale(st, now)) {
 		return st.access
 	}
-	if !t.DisallowWhileUnreachable && t.cachePolicy().LongUnreachable(e, now) {
-		return AllowAll
+	if !t.DisallowWhileUnreachable {
+		if e := st.entry(); t.cachePolicy().LongUnreachable(&e, now) {
+			return AllowAll
+		}
 	}
 	return Unreachable
 }

@@ -55,14 +55,14 @@ func (t *Transport) Usage(req *http.Request, c usage.Category, page *usage.Page)
 	if err != nil {
 		return usage.Decision{}, err
 	}
-	site := &usage.Site{RobotsURL: o.robotsURL(), Status: st.entry.Status}
+	site := &usage.Site{RobotsURL: o.robotsURL(), Status: st.status}
 	switch t.access(st, now) {
 	case UseRules:
-		site.Rules, site.Robots = st.robots, st.signals
-		if st.acap != nil {
+		site.Rules, site.Robots = st.robots, st.signals()
+		if a := st.acap(); a != nil {
 			// The ACAP policy pools the conventional records, and
 			// decides crawling in their place, as RoundTrip does.
-			site.ACAP, site.Rules = st.acap.policy, nil
+			site.ACAP, site.Rules = a.policy, nil
 		}
 	case AllowAll:
 		site.Unread = usage.Allowed
