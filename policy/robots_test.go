@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -163,6 +164,26 @@ func TestCrawlDelayAndRequestRateValues(t *testing.T) {
 	}
 	if rt, _ := g.RequestRate(); rt.Per != 2*time.Second {
 		t.Errorf("merged request-rate %+v, want 1/2s", rt)
+	}
+}
+
+// TestRecordsAgentExtensions: each user-agent line of a record lists the
+// Crawl-delay and Request-rate lines below it in its group, and only those.
+func TestRecordsAgentExtensions(t *testing.T) {
+	r := policy.Parse([]byte("user-agent: a\ncrawl-delay: 1\nuser-agent: b\nrequest-rate: 1/5\n" +
+		"user-agent: c\ndisallow: /\n\nuser-agent: d\ndisallow: /x\n\nuser-agent: e\ncrawl-delay: 3\nuser-agent: f\n"))
+	rate := policy.Rate{Requests: 1, Per: 5 * time.Second}
+	want := [][]policy.AgentInfo{
+		{{Token: "a", Line: 1, CrawlDelay: time.Second, RequestRate: rate}, {Token: "b", Line: 3, RequestRate: rate}, {Token: "c", Line: 5}},
+		{{Token: "d", Line: 8}},
+		{{Token: "e", Line: 11, CrawlDelay: 3 * time.Second}, {Token: "f", Line: 13}},
+	}
+	var got [][]policy.AgentInfo
+	for _, rec := range r.Records() {
+		got = append(got, rec.Agents)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("agents %+v, want %+v", got, want)
 	}
 }
 
