@@ -23,14 +23,36 @@ type Group struct {
 	*rules
 }
 
-// rules is what Groups with the same member groups share.
+// rules is what Groups with the same member groups share: the groups
+// (members) of the Robots r whose rules they are.
 type rules struct {
-	r       *Robots
-	members []uint32 // indices of Robots.groups, in file order
-	line    uint32   // first user-agent line of the first member; 0 for none
-	one     [1]uint32
-	m       atomic.Pointer[matcher] // set once, by compile, with r.index.mu held
+	r    *Robots
+	m    atomic.Pointer[matcher] // set once, by compile, with r.index.mu held
+	more *[]uint32               // the members when there are several
+	one  [1]uint32               // the members when there are fewer (n of them)
+	n    uint32
 }
+
+// members returns the indices of the member groups in Robots.groups, in
+// file order.
+func (rs *rules) members() []uint32 {
+	if rs.more != nil {
+		return *rs.more
+	}
+	return rs.one[:rs.n]
+}
+
+// line returns the line of the first user-agent line of the first member
+// group, or 0 when there is none.
+func (rs *rules) line() int {
+	if ms := rs.members(); len(ms) > 0 {
+		return int(rs.r.groups[ms[0]].line)
+	}
+	return 0
+}
+
+// empty reports whether rs has no member groups.
+func (rs *rules) empty() bool { return rs.n == 0 && rs.more == nil }
 
 // groupAndRules is a Group with rules of its own, allocated at once.
 type groupAndRules struct {
@@ -129,10 +151,11 @@ func (r *Robots) tokenGroup(tok string) *Group {
 	members := buf[:0]
 	delay, rate := -1.0, Rate{}
 	name := ""
+	agents := r.agents()
 	for gi := range r.groups {
 		src := &r.groups[gi]
 		for i := src.agents[0]; i < src.agents[1]; i++ {
-			a := &r.agents[i]
+			a := &agents[i]
 			if a.star() || int(a.token.n) != len(tok) || !sameToken(tok, r.str(a.token)) {
 				continue
 			}
@@ -190,11 +213,11 @@ func (r *Robots) newGroup(agent string, delay float64, rate Rate, members []uint
 // builtRules returns the rules of a Group already built with the groups
 // members, or nil.
 func (r *Robots) builtRules(members []uint32) *rules {
-	if g := r.index.star.Load(); g != nil && slices.Equal(g.members, members) {
+	if g := r.index.star.Load(); g != nil && slices.Equal(g.members(), members) {
 		return g.rules
 	}
 	for e := r.index.built.Load(); e != nil; e = e.next {
-		if slices.Equal(e.g.members, members) {
+		if slices.Equal(e.g.members(), members) {
 			return e.g.rules
 		}
 	}
@@ -220,10 +243,11 @@ func (r *Robots) starGroupLocked() *Group {
 	var buf [8]uint32
 	members := buf[:0]
 	delay, rate := -1.0, Rate{}
+	agents := r.agents()
 	for gi := range r.groups {
 		src := &r.groups[gi]
 		for i := src.agents[0]; i < src.agents[1]; i++ {
-			if a := &r.agents[i]; a.star() {
+			if a := &agents[i]; a.star() {
 				members = appendGroup(members, uint32(gi))
 				r.ext(a).merge(&delay, &rate)
 			}
@@ -251,9 +275,10 @@ func (r *Robots) recordGroups() *recordIndex {
 		return x
 	}
 	x := &recordIndex{groups: make([]*Group, len(r.groups))}
+	agents := r.agents()
 	for i := range r.groups {
 		delay, rate, agent, star := -1.0, Rate{}, "", false
-		for _, a := range r.agents[r.groups[i].agents[0]:r.groups[i].agents[1]] {
+		for _, a := range agents[r.groups[i].agents[0]:r.groups[i].agents[1]] {
 			r.ext(&a).merge(&delay, &rate)
 			if agent == "" || a.star() {
 				agent = r.str(a.token)
@@ -278,9 +303,10 @@ func (r *Robots) recordGroups() *recordIndex {
 func (r *Robots) recordGroup(tok string) *Group {
 	x := r.recordGroups()
 	if tok != "" {
+		agents := r.agents()
 		for gi := range r.groups {
 			src := &r.groups[gi]
-			for _, a := range r.agents[src.agents[0]:src.agents[1]] {
+			for _, a := range agents[src.agents[0]:src.agents[1]] {
 				if !a.star() && ascii.ContainsFold(r.str(a.token), tok) {
 					return x.groups[gi]
 				}
@@ -303,16 +329,11 @@ func appendGroup(list []uint32, i uint32) []uint32 {
 // retain.
 func (r *Robots) initRules(rs *rules, members []uint32) {
 	rs.r = r
-	switch len(members) {
-	case 0:
-	case 1:
-		rs.one[0] = members[0]
-		rs.members = rs.one[:]
-	default:
-		rs.members = slices.Clone(members)
-	}
-	if len(members) > 0 {
-		rs.line = r.groups[members[0]].line
+	if len(members) <= len(rs.one) {
+		rs.n = uint32(copy(rs.one[:], members))
+	} else {
+		more := slices.Clone(members)
+		rs.more = &more
 	}
 }
 
@@ -335,7 +356,7 @@ func (g *Group) Agent() string { return g.agent }
 
 // Line returns the line of the group's first user-agent line, or 0 when no
 // group applies.
-func (g *Group) Line() int { return int(g.line) }
+func (g *Group) Line() int { return g.line() }
 
 // CrawlDelay returns the Crawl-delay that applies to the group's agent: that
 // of a Crawl-delay line below one of its user-agent lines, in the same
@@ -356,7 +377,7 @@ func (g *Group) RequestRate() (Rate, bool) {
 // Rules returns the group's rules in file order.
 func (g *Group) Rules() []Rule {
 	var out []Rule
-	for _, i := range g.members {
+	for _, i := range g.members() {
 		src := &g.r.groups[i]
 		for j := src.rules[0]; j < src.rules[1]; j++ {
 			out = append(out, g.r.rule(int32(j)))
@@ -412,14 +433,14 @@ func (g *Group) decision(best ruleRef, basis Basis) Decision {
 	case BasisNoGroup:
 		return Decision{Allowed: true, Basis: BasisNoGroup}
 	case BasisRule:
-		return Decision{Allowed: best.allow(), Basis: BasisRule, Rule: g.r.rule(best.idx()), GroupAgent: g.agent, GroupLine: int(g.line)}
+		return Decision{Allowed: best.allow(), Basis: BasisRule, Rule: g.r.rule(best.idx()), GroupAgent: g.agent, GroupLine: g.line()}
 	}
-	return Decision{Allowed: true, Basis: basis, GroupAgent: g.agent, GroupLine: int(g.line)}
+	return Decision{Allowed: true, Basis: basis, GroupAgent: g.agent, GroupLine: g.line()}
 }
 
 // lookup returns the rule that decides target, or noRule, and why.
 func (g *Group) lookup(target string) (ruleRef, Basis) {
-	if len(g.members) > 0 && g.r.beh.encoding == encCanonical {
+	if !g.empty() && g.r.beh.encoding == encCanonical {
 		// Most URLs are canonical already: one pass finds the path and
 		// tells.
 		if path, ok := canonicalPathOf(target); ok {
@@ -433,7 +454,7 @@ func (g *Group) lookup(target string) (ruleRef, Basis) {
 // decide returns the rule that decides path (with its query), which is
 // missing its leading "/" when slash is true, or noRule, and why.
 func (g *Group) decide(path string, slash bool) (ruleRef, Basis) {
-	if len(g.members) == 0 {
+	if g.empty() {
 		return noRule, BasisNoGroup
 	}
 	if slash || g.r.beh.encoding.needsPath(path) {
@@ -460,7 +481,7 @@ func (g *Group) decideNormalised(path string) (ruleRef, Basis) {
 	}
 	var best ruleRef
 	if m == flatMatcher {
-		best = matchFlat(g.r, g.members, path)
+		best = matchFlat(g.r, g.members(), path)
 	} else {
 		best = m.match(path)
 	}
@@ -477,10 +498,10 @@ func (g *rules) compile() *matcher {
 	m := g.m.Load()
 	switch {
 	case m != nil:
-	case flat(g.r, g.members):
+	case flat(g.r, g.members()):
 		m = flatMatcher
 	default:
-		m = compile(g.r, g.members)
+		m = compile(g.r, g.members())
 	}
 	g.m.Store(m)
 	return m

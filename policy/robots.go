@@ -13,25 +13,56 @@ import (
 // for concurrent use by multiple goroutines. The matching structures for an
 // agent's group are built on the first query for that agent and then shared.
 //
-// Its text, rules, groups, agents and lines are carved out of one
-// allocation (builder.finish).
+// Its parts are carved out of one allocation (builder.finish): tail
+// points to its start, where the agentExts (nexts), the agents (nagents)
+// and the directives lie, in this order, before the rules, the groups and
+// the text. The directives are the Sitemap lines (nsitemaps), the lines
+// that Unknown lists (nothers), and the first Host line when hasHost.
 type Robots struct {
-	beh    *behaviour // the dialect's
-	text   string     // every token, pattern and value, back to back
-	rules  []rule     // in file order
-	groups []group
-	agents []agent
-	exts   []agentExt // the Crawl-delay and Request-rate values of agents
-	// dirs is the Sitemap lines (dirs[:nsitemaps]), then the lines that
-	// Unknown lists (up to nsitemaps+nothers), then the first Host line,
-	// when there is one.
-	dirs      []directive
+	beh       *behaviour // the dialect's
+	text      string     // every token, pattern and value, back to back
+	rules     []rule     // in file order
+	groups    []group
+	tail      unsafe.Pointer
 	index     agentIndex // the Groups asked for
+	nexts     uint32
+	nagents   uint32
 	nsitemaps uint32
 	nothers   uint32
 	size      uint32 // bytes parsed (at most maxMaxSize)
 	dialect   Dialect
+	hasHost   bool
 	truncated bool
+}
+
+// exts returns the Crawl-delay and Request-rate values of the agents.
+func (r *Robots) exts() []agentExt {
+	if r.nexts == 0 {
+		return nil // no pointer past the end of the allocation
+	}
+	return unsafe.Slice((*agentExt)(r.tail), r.nexts)
+}
+
+// agents returns the user-agent lines, in file order.
+func (r *Robots) agents() []agent {
+	if r.nagents == 0 {
+		return nil
+	}
+	return unsafe.Slice((*agent)(unsafe.Add(r.tail, uintptr(r.nexts)*unsafe.Sizeof(agentExt{}))), r.nagents)
+}
+
+// dirs returns the directives: the Sitemap lines, the lines Unknown lists,
+// then the Host line.
+func (r *Robots) dirs() []directive {
+	n := r.nsitemaps + r.nothers
+	if r.hasHost {
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	off := uintptr(r.nexts)*unsafe.Sizeof(agentExt{}) + uintptr(r.nagents)*unsafe.Sizeof(agent{})
+	return unsafe.Slice((*directive)(unsafe.Add(r.tail, off)), n)
 }
 
 // span locates a string in Robots.text.
@@ -89,7 +120,7 @@ var noExt = agentExt{crawlDelay: -1}
 // ext returns the Crawl-delay and Request-rate values that apply to a.
 func (r *Robots) ext(a *agent) agentExt {
 	if i := a.ext &^ starAgent; i != 0 {
-		return r.exts[i-1]
+		return r.exts()[i-1]
 	}
 	return noExt
 }
@@ -231,7 +262,7 @@ func (r *Robots) Size() int { return int(r.size) }
 // that are not absolute URLs are listed by Unknown instead.
 func (r *Robots) Sitemaps() []string {
 	out := make([]string, r.nsitemaps)
-	for i, d := range r.dirs[:r.nsitemaps] {
+	for i, d := range r.dirs()[:r.nsitemaps] {
 		out[i] = r.str(d.value)
 	}
 	return out
@@ -240,8 +271,8 @@ func (r *Robots) Sitemaps() []string {
 // Host returns the value of the first Host line (a Yandex extension naming
 // the preferred host), or "".
 func (r *Robots) Host() string {
-	if n := r.nsitemaps + r.nothers; int(n) < len(r.dirs) {
-		return r.str(r.dirs[n].value)
+	if r.hasHost {
+		return r.str(r.dirs()[r.nsitemaps+r.nothers].value)
 	}
 	return ""
 }
@@ -251,14 +282,12 @@ func (r *Robots) Host() string {
 // an agent's group). A cache of parsed files can bound itself with it.
 func (r *Robots) MemSize() int {
 	n := allocSize(int(unsafe.Sizeof(*r)))
-	if len(r.text) > 0 || len(r.rules) > 0 || len(r.groups) > 0 || len(r.agents) > 0 || len(r.dirs) > 0 {
-		n += allocSize(len(r.exts)*int(unsafe.Sizeof(agentExt{})) +
-			len(r.rules)*int(unsafe.Sizeof(rule{})) +
-			len(r.groups)*int(unsafe.Sizeof(group{})) +
-			len(r.agents)*int(unsafe.Sizeof(agent{})) +
-			len(r.dirs)*int(unsafe.Sizeof(directive{})) +
-			len(r.text))
-	}
+	n += allocSize(int(r.nexts)*int(unsafe.Sizeof(agentExt{})) +
+		int(r.nagents)*int(unsafe.Sizeof(agent{})) +
+		len(r.dirs())*int(unsafe.Sizeof(directive{})) +
+		len(r.rules)*int(unsafe.Sizeof(rule{})) +
+		len(r.groups)*int(unsafe.Sizeof(group{})) +
+		len(r.text))
 	seen := map[*rules]bool{}
 	add := func(g *Group) {
 		if g == nil {
@@ -270,8 +299,8 @@ func (r *Robots) MemSize() int {
 		}
 		seen[g.rules] = true
 		n += allocSize(int(unsafe.Sizeof(groupAndRules{})))
-		if len(g.members) > 1 {
-			n += allocSize(4 * cap(g.members))
+		if g.more != nil {
+			n += allocSize(int(unsafe.Sizeof(*g.more))) + allocSize(4*cap(*g.more))
 		}
 		if m := g.m.Load(); m != nil && m != flatMatcher {
 			n += m.memSize()
@@ -345,7 +374,7 @@ type Directive struct {
 // outside a group or whose value does not parse. A linter reports them.
 func (r *Robots) Unknown() []Directive {
 	out := make([]Directive, r.nothers)
-	for i, d := range r.dirs[r.nsitemaps : r.nsitemaps+r.nothers] {
+	for i, d := range r.dirs()[r.nsitemaps : r.nsitemaps+r.nothers] {
 		out[i] = Directive{Line: int(d.line), Key: r.str(d.key), Value: r.str(d.value)}
 	}
 	return out
@@ -373,10 +402,11 @@ type AgentInfo struct {
 // Records returns the groups of the file as written, in file order.
 func (r *Robots) Records() []Record {
 	out := make([]Record, len(r.groups))
+	agents := r.agents()
 	for i := range r.groups {
 		g := &r.groups[i]
 		info := Record{Line: int(g.line)}
-		for _, a := range r.agents[g.agents[0]:g.agents[1]] {
+		for _, a := range agents[g.agents[0]:g.agents[1]] {
 			e := r.ext(&a)
 			ai := AgentInfo{Token: r.str(a.token), Line: int(a.line), RequestRate: e.rate}
 			if a.star() {
@@ -581,40 +611,42 @@ func (b *builder) finish() *Robots {
 	// agentExt is 8-aligned and a multiple of 8 bytes long, the other
 	// records 4-aligned and multiples of 4: carved in this order out of
 	// a []uint64, each is aligned.
-	c := carver{p: unsafe.Pointer(unsafe.SliceData(make([]uint64, (size+7)/8)))}
-	r.exts = carve(&c, b.agentExts)
+	c := carver{base: unsafe.Pointer(unsafe.SliceData(make([]uint64, (size+7)/8)))}
+	r.tail = c.base
+	r.nexts, r.nagents = uint32(len(b.agentExts)), uint32(len(b.agents))
+	r.nsitemaps, r.nothers, r.hasHost = uint32(len(b.sitemaps)), uint32(len(b.others)), b.hostSet
+	carve(&c, b.agentExts)
+	carve(&c, b.agents)
+	carve(&c, b.sitemaps)
+	carve(&c, b.others)
+	if b.hostSet {
+		carve(&c, []directive{b.host})
+	}
 	r.rules = carve(&c, b.rules)
 	r.groups = carve(&c, b.groups)
-	r.agents = carve(&c, b.agents)
-	if ndirs > 0 {
-		r.dirs = unsafe.Slice((*directive)(c.p), ndirs)
-		c.p = unsafe.Add(c.p, ndirs*int(unsafe.Sizeof(directive{})))
-		n := copy(r.dirs, b.sitemaps)
-		n += copy(r.dirs[n:], b.others)
-		if b.hostSet {
-			r.dirs[n] = b.host
-		}
-		r.nsitemaps, r.nothers = uint32(len(b.sitemaps)), uint32(len(b.others))
-	}
-	if len(b.text) > 0 {
-		r.text = unsafe.String((*byte)(c.p), len(b.text))
-		copy(unsafe.Slice((*byte)(c.p), len(b.text)), b.text)
+	if text := carve(&c, b.text); len(text) > 0 {
+		r.text = unsafe.String(unsafe.SliceData(text), len(text))
 	}
 	return r
 }
 
-// carver hands out consecutive parts of an allocation.
-type carver struct{ p unsafe.Pointer }
+// carver hands out consecutive parts of an allocation, from offset off.
+// (It makes no pointer to the end of the allocation, which may be the
+// start of another.)
+type carver struct {
+	base unsafe.Pointer
+	off  uintptr
+}
 
 // carve returns a copy of src in the next part of c's allocation, or nil
-// when src is empty.
+// when src is empty. T holds no pointers.
 func carve[T any](c *carver, src []T) []T {
 	if len(src) == 0 {
 		return nil
 	}
-	dst := unsafe.Slice((*T)(c.p), len(src))
+	dst := unsafe.Slice((*T)(unsafe.Add(c.base, c.off)), len(src))
 	copy(dst, src)
-	c.p = unsafe.Add(c.p, len(src)*int(unsafe.Sizeof(src[0])))
+	c.off += uintptr(len(src)) * unsafe.Sizeof(src[0])
 	return dst
 }
 
