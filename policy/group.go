@@ -86,9 +86,9 @@ type recordIndex struct {
 
 // tokenGroup is an entry of agentIndex.built.
 type tokenGroup struct {
-	// token is a product token in any case: a lower-case token of
-	// Robots.text, or the one first asked for, as given (a part of the
-	// caller's string, which is not copied).
+	// token is a lower-case product token: one of Robots.text, or a copy
+	// of one the file does not name (never a part of the caller's string,
+	// which may be larger).
 	token string
 	g     *Group
 	next  *tokenGroup
@@ -167,7 +167,13 @@ func (r *Robots) tokenGroup(tok string) *Group {
 	var g *Group
 	if len(members) == 0 {
 		g = r.starGroupLocked()
-		name = tok
+		if tok != "" {
+			b := make([]byte, len(tok))
+			for i := range b {
+				b[i] = ascii.Lower(tok[i])
+			}
+			name = unsafe.String(&b[0], len(b)) // b is not changed again
+		}
 	} else {
 		g = r.newGroup(name, delay, rate, members)
 	}
