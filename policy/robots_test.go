@@ -167,6 +167,34 @@ func TestCrawlDelayAndRequestRateValues(t *testing.T) {
 	}
 }
 
+// TestParseAllocations: a parsed file is two allocations, whatever its
+// size, and the first query for an agent adds its Group (with the agent's
+// token when the file does not name it); later queries allocate nothing.
+func TestParseAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts vary under the race detector")
+	}
+	body := []byte("User-agent: *\nDisallow: /a\nAllow: /b\nCrawl-delay: 2\nSitemap: https://example.com/s.xml\n\n" +
+		"User-agent: foobot\nUser-agent: barbot\nDisallow: /\nHost: example.com\nUnicorns: yes\n")
+	for _, tc := range []struct {
+		name  string
+		max   float64
+		parse func() *policy.Robots
+	}{
+		{"Parse", 2, func() *policy.Robots { return policy.Parse(body) }},
+		{"named agent", 3, func() *policy.Robots { r := policy.Parse(body); r.Allowed("FooBot/1.0", "/x"); return r }},
+		{"other agent", 4, func() *policy.Robots { r := policy.Parse(body); r.Allowed("OtherBot/1.0", "/x"); return r }},
+	} {
+		if n := testing.AllocsPerRun(100, func() { tc.parse() }); n > tc.max {
+			t.Errorf("%s: %v allocations, want at most %v", tc.name, n, tc.max)
+		}
+		r := tc.parse()
+		if n := testing.AllocsPerRun(100, func() { r.Allowed("FooBot/1.0", "/x"); r.Allowed("OtherBot/1.0", "/x") }); n != 0 {
+			t.Errorf("%s: %v allocations for queries of groups built", tc.name, n)
+		}
+	}
+}
+
 // TestRecordsAgentExtensions: each user-agent line of a record lists the
 // Crawl-delay and Request-rate lines below it in its group, and only those.
 func TestRecordsAgentExtensions(t *testing.T) {
