@@ -53,7 +53,6 @@ func checkAccessors(t *testing.T, r *policy.Robots) {
 	type ext struct {
 		delay time.Duration
 		rate  policy.Rate
-		named bool
 	}
 	want := map[string]*ext{}
 	for _, rec := range r.Records() {
