@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/robotsguard/robotsguard/policy"
 )
@@ -23,6 +24,7 @@ func FuzzParse(f *testing.F) {
 			if want := countLines(body); len(lines) != want {
 				t.Fatalf("%v: %d line reports for %d lines", d, len(lines), want)
 			}
+			checkAccessors(t, r)
 			ref := newReference(body, d)
 			for _, u := range []string{"/", "/a", "/a/b.php?c=d", "/index.html", "/robots.txt"} {
 				for _, a := range []string{"FooBot", "*", ""} {
@@ -35,6 +37,51 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkAccessors reads every part of r, and checks that the Group of each
+// agent a record names has the longest Crawl-delay and the slowest
+// Request-rate of the user-agent lines that name it.
+func checkAccessors(t *testing.T, r *policy.Robots) {
+	t.Helper()
+	r.Sitemaps()
+	r.Unknown()
+	r.Host()
+	if r.MemSize() <= 0 {
+		t.Fatalf("MemSize %d", r.MemSize())
+	}
+	type ext struct {
+		delay time.Duration
+		rate  policy.Rate
+	}
+	want := map[string]*ext{}
+	for _, rec := range r.Records() {
+		for _, a := range rec.Agents {
+			if a.Token == "" || a.Token == "*" || !policy.ValidProductToken(a.Token) {
+				continue
+			}
+			e := want[a.Token]
+			if e == nil {
+				e = &ext{}
+				want[a.Token] = e
+			}
+			e.delay = max(e.delay, a.CrawlDelay)
+			if rt := a.RequestRate; rt.Per != 0 && (e.rate.Per == 0 || rt.Interval() > e.rate.Interval()) {
+				e.rate = rt
+			}
+		}
+	}
+	if r.Dialect() == policy.Koster1996 {
+		return // a crawler follows one record, not the union
+	}
+	for tok, e := range want {
+		g := r.Group(tok)
+		d, _ := g.CrawlDelay()
+		rt, _ := g.RequestRate()
+		if g.Agent() != tok || d != e.delay || rt.Interval() != e.rate.Interval() {
+			t.Fatalf("Group(%q): agent %q, delay %v, rate %+v; records name it with delay %v, rate %+v", tok, g.Agent(), d, rt, e.delay, e.rate)
+		}
+	}
 }
 
 // FuzzMatch: for any file, agent and URL, the indexed matcher and the

@@ -23,28 +23,58 @@ type Group struct {
 	*rules
 }
 
-// rules is what Groups with the same member groups share.
+// rules is what Groups with the same member groups share: the groups
+// (members) of the Robots r whose rules they are.
 type rules struct {
-	r       *Robots
-	members []uint32 // indices of Robots.groups, in file order
-	line    int      // first user-agent line of the first member; 0 for none
+	r    *Robots
+	m    atomic.Pointer[matcher] // set once, by compile, with r.index.mu held
+	more *[]uint32               // the members when there are several
+	one  [1]uint32               // the members when there are fewer (n of them)
+	n    uint32
+}
 
-	once sync.Once
-	m    atomic.Pointer[matcher] // set once, by compile
+// members returns the indices of the member groups in Robots.groups, in
+// file order.
+func (rs *rules) members() []uint32 {
+	if rs.more != nil {
+		return *rs.more
+	}
+	return rs.one[:rs.n]
+}
+
+// line returns the line of the first user-agent line of the first member
+// group, or 0 when there is none.
+func (rs *rules) line() int {
+	if ms := rs.members(); len(ms) > 0 {
+		return int(rs.r.groups[ms[0]].line)
+	}
+	return 0
+}
+
+// empty reports whether rs has no member groups.
+func (rs *rules) empty() bool { return rs.n == 0 && rs.more == nil }
+
+// groupAndRules is a Group with rules of its own, allocated at once.
+type groupAndRules struct {
+	g  Group
+	rs rules
 }
 
 // agentIndex holds the Groups asked for so far: each is built on the
 // first query for its agent, so that a file naming many agents costs
 // memory only for those a crawler is.
 type agentIndex struct {
-	mu sync.Mutex // serialises building; readers load built without it
-	// built is the Groups built so far, by lower-case token: those of the
-	// tokens the file names, and of others (which follow the "*" group),
-	// at most maxBuilt. Under behaviour.emptyAgentGroup, token "" is the
-	// group of the user-agent values without a token.
-	built   atomic.Pointer[[]tokenGroup]
-	star    atomic.Pointer[Group] // the "*" groups, or the empty group when there are none
-	records *recordIndex          // Koster1996; set once, by buildRecordIndex
+	mu sync.Mutex // serialises building and compiling; readers load built without it
+	// built lists the Groups built so far, the latest first, by product
+	// token: those of the tokens the file names, and of others (which
+	// follow the "*" group), at most maxBuilt. Under
+	// behaviour.emptyAgentGroup, token "" is the group of the user-agent
+	// values without a token. Entries are never changed once listed.
+	built   atomic.Pointer[tokenGroup]
+	nbuilt  int32                       // entries in built
+	star    atomic.Pointer[Group]       // the "*" groups, or the empty group when there are none
+	records atomic.Pointer[recordIndex] // Koster1996
+	first   tokenGroup                  // the first entry of built
 }
 
 // recordIndex holds the Group of each record of a Koster1996 file, by
@@ -54,9 +84,14 @@ type recordIndex struct {
 	star   *Group
 }
 
+// tokenGroup is an entry of agentIndex.built.
 type tokenGroup struct {
+	// token is a lower-case product token: one of Robots.text, or a copy
+	// of one the file does not name (never a part of the caller's string,
+	// which may be larger).
 	token string
 	g     *Group
+	next  *tokenGroup
 }
 
 // maxBuilt bounds the Groups an agentIndex keeps. Past it, a Group is
@@ -77,7 +112,6 @@ const maxBuilt = 32
 func (r *Robots) Group(userAgent string) *Group {
 	tok := agentToken(userAgent)
 	if r.beh.substringAgents {
-		r.indexOnce.Do(r.buildRecordIndex)
 		return r.recordGroup(tok)
 	}
 	if tok == "" {
@@ -89,88 +123,111 @@ func (r *Robots) Group(userAgent string) *Group {
 	return r.tokenGroup(tok)
 }
 
+// builtGroup returns the Group built for product token tok, or nil.
+func (idx *agentIndex) builtGroup(tok string) *Group {
+	for e := idx.built.Load(); e != nil; e = e.next {
+		if len(e.token) == len(tok) && sameToken(tok, e.token) {
+			return e.g
+		}
+	}
+	return nil
+}
+
 // tokenGroup returns the Group of product token tok: the union of the
 // groups that name it, or else the "*" group.
 func (r *Robots) tokenGroup(tok string) *Group {
-	if p := r.index.built.Load(); p != nil {
-		for _, e := range *p {
-			if len(e.token) == len(tok) && sameToken(tok, e.token) {
-				return e.g
-			}
-		}
-	}
 	idx := &r.index
+	if g := idx.builtGroup(tok); g != nil {
+		return g
+	}
 	idx.mu.Lock()
 	defer idx.mu.Unlock()
-	var built []tokenGroup
-	if p := idx.built.Load(); p != nil {
-		built = *p
-		for _, e := range built {
-			if len(e.token) == len(tok) && ascii.EqualFold(tok, e.token) {
-				return e.g
-			}
-		}
+	if g := idx.builtGroup(tok); g != nil {
+		return g
 	}
 	// One pass over the user-agent lines: the groups naming tok, and the
 	// politest Crawl-delay and Request-rate that reach it.
-	var members []uint32
+	var buf [8]uint32
+	members := buf[:0]
 	delay, rate := -1.0, Rate{}
 	name := ""
-	for i := range r.agents {
-		a := &r.agents[i]
-		if a.star || int(a.token.n) != len(tok) || !ascii.EqualFold(tok, r.str(a.token)) {
-			continue
+	agents := r.agents()
+	for gi := range r.groups {
+		src := &r.groups[gi]
+		for i := src.agents[0]; i < src.agents[1]; i++ {
+			a := &agents[i]
+			if a.star() || int(a.token.n) != len(tok) || !sameToken(tok, r.str(a.token)) {
+				continue
+			}
+			members = appendGroup(members, uint32(gi))
+			r.ext(a).merge(&delay, &rate)
+			name = r.str(a.token)
 		}
-		members = appendGroup(members, a.group)
-		a.merge(&delay, &rate)
-		name = r.str(a.token)
 	}
 	var g *Group
-	if members == nil {
+	if len(members) == 0 {
 		g = r.starGroupLocked()
-		b := make([]byte, len(tok))
-		for i := range b {
-			b[i] = ascii.Lower(tok[i])
+		if tok != "" {
+			b := make([]byte, len(tok))
+			for i := range b {
+				b[i] = ascii.Lower(tok[i])
+			}
+			name = unsafe.String(&b[0], len(b)) // b is not changed again
 		}
-		name = string(b)
 	} else {
-		g = &Group{agent: name, crawlDelay: delay, rate: rate, rules: r.sharedRules(built, members)}
+		g = r.newGroup(name, delay, rate, members)
 	}
-	if len(built) < maxBuilt {
-		next := make([]tokenGroup, len(built), len(built)+1)
-		copy(next, built)
-		next = append(next, tokenGroup{name, g})
-		idx.built.Store(&next)
+	if idx.nbuilt < maxBuilt {
+		e := &idx.first
+		if idx.nbuilt > 0 {
+			e = new(tokenGroup)
+		}
+		*e = tokenGroup{token: name, g: g, next: idx.built.Load()}
+		idx.built.Store(e)
+		idx.nbuilt++
 	}
 	return g
 }
 
-// sameToken reports whether the product token tok is lower, a lower-case
-// token of the same length, ignoring case. Setting bit 0x20 lower-cases a
-// letter and changes neither '-' nor '_' into another token character.
-func sameToken(tok, lower string) bool {
-	lower = lower[:len(tok)]
-	for i := 0; i < len(tok); i++ {
-		if tok[i]|0x20 != lower[i]|0x20 {
+// sameToken reports whether the product tokens a and b, of the same
+// length, are equal ignoring case. Setting bit 0x20 lower-cases a letter
+// and changes neither '-' nor '_' into another token character.
+func sameToken(a, b string) bool {
+	b = b[:len(a)]
+	for i := 0; i < len(a); i++ {
+		if a[i]|0x20 != b[i]|0x20 {
 			return false
 		}
 	}
 	return true
 }
 
-// sharedRules returns the rules of the groups members: those of a Group
+// newGroup returns a Group of the groups members, with rules of a Group
 // already built with the same members, or new ones. (Tokens named by the
-// same groups share their matcher.)
-func (r *Robots) sharedRules(built []tokenGroup, members []uint32) *rules {
-	if g := r.index.star.Load(); g != nil && slices.Equal(g.members, members) {
+// same groups share their matcher.) It does not retain members. r.index.mu
+// is held.
+func (r *Robots) newGroup(agent string, delay float64, rate Rate, members []uint32) *Group {
+	if rs := r.builtRules(members); rs != nil {
+		return &Group{agent: agent, crawlDelay: delay, rate: rate, rules: rs}
+	}
+	a := &groupAndRules{g: Group{agent: agent, crawlDelay: delay, rate: rate}}
+	a.g.rules = &a.rs
+	r.initRules(&a.rs, members)
+	return &a.g
+}
+
+// builtRules returns the rules of a Group already built with the groups
+// members, or nil.
+func (r *Robots) builtRules(members []uint32) *rules {
+	if g := r.index.star.Load(); g != nil && slices.Equal(g.members(), members) {
 		return g.rules
 	}
-	for _, e := range built {
-		if slices.Equal(e.g.members, members) {
+	for e := r.index.built.Load(); e != nil; e = e.next {
+		if slices.Equal(e.g.members(), members) {
 			return e.g.rules
 		}
 	}
-	return r.newRules(members)
+	return nil
 }
 
 // starGroup returns the Group of the "*" groups, or a Group without rules
@@ -189,63 +246,80 @@ func (r *Robots) starGroupLocked() *Group {
 	if g := r.index.star.Load(); g != nil {
 		return g
 	}
-	var members []uint32
-	g := &Group{crawlDelay: -1}
-	for i := range r.agents {
-		if a := &r.agents[i]; a.star {
-			members = appendGroup(members, a.group)
-			a.merge(&g.crawlDelay, &g.rate)
+	var buf [8]uint32
+	members := buf[:0]
+	delay, rate := -1.0, Rate{}
+	agents := r.agents()
+	for gi := range r.groups {
+		src := &r.groups[gi]
+		for i := src.agents[0]; i < src.agents[1]; i++ {
+			if a := &agents[i]; a.star() {
+				members = appendGroup(members, uint32(gi))
+				r.ext(a).merge(&delay, &rate)
+			}
 		}
 	}
-	if members != nil {
-		g.agent = "*"
+	agent := ""
+	if len(members) > 0 {
+		agent = "*"
 	}
-	var built []tokenGroup
-	if p := r.index.built.Load(); p != nil {
-		built = *p
-	}
-	g.rules = r.sharedRules(built, members)
+	g := r.newGroup(agent, delay, rate, members)
 	r.index.star.Store(g)
 	return g
 }
 
-// buildRecordIndex gives each record of a Koster1996 file its own Group:
-// the draft follows one record, never a union.
-func (r *Robots) buildRecordIndex() {
-	idx := &recordIndex{groups: make([]*Group, len(r.groups))}
+// recordGroups returns the Group of each record of a Koster1996 file,
+// building them on the first call: the draft follows one record, never a
+// union.
+func (r *Robots) recordGroups() *recordIndex {
+	if x := r.index.records.Load(); x != nil {
+		return x
+	}
+	r.index.mu.Lock()
+	defer r.index.mu.Unlock()
+	if x := r.index.records.Load(); x != nil {
+		return x
+	}
+	x := &recordIndex{groups: make([]*Group, len(r.groups))}
+	agents := r.agents()
 	for i := range r.groups {
-		g := &Group{crawlDelay: -1, rules: r.newRules([]uint32{uint32(i)})}
-		for _, a := range r.agents[r.groups[i].agents[0]:r.groups[i].agents[1]] {
-			a.merge(&g.crawlDelay, &g.rate)
-			if g.agent == "" || a.star {
-				g.agent = r.str(a.token)
+		delay, rate, agent, star := -1.0, Rate{}, "", false
+		for _, a := range agents[r.groups[i].agents[0]:r.groups[i].agents[1]] {
+			r.ext(&a).merge(&delay, &rate)
+			if agent == "" || a.star() {
+				agent = r.str(a.token)
 			}
+			star = star || a.star()
 		}
-		idx.groups[i] = g
-	}
-	idx.star = &Group{crawlDelay: -1, rules: r.newRules(nil)}
-	for _, a := range r.agents {
-		if a.star {
-			idx.star = idx.groups[a.group]
-			break
+		x.groups[i] = r.newGroup(agent, delay, rate, []uint32{uint32(i)})
+		if star && x.star == nil {
+			x.star = x.groups[i]
 		}
 	}
-	r.index.records = idx
-	r.indexed.Store(true)
+	if x.star == nil {
+		x.star = r.newGroup("", -1, Rate{}, nil)
+	}
+	r.index.records.Store(x)
+	return x
 }
 
 // recordGroup returns the Group of the first record of a Koster1996 file
 // with a user-agent line whose value holds tok, ignoring case (section
 // 3.2.1), or the first "*" record.
 func (r *Robots) recordGroup(tok string) *Group {
+	x := r.recordGroups()
 	if tok != "" {
-		for _, a := range r.agents {
-			if !a.star && ascii.ContainsFold(r.str(a.token), tok) {
-				return r.index.records.groups[a.group]
+		agents := r.agents()
+		for gi := range r.groups {
+			src := &r.groups[gi]
+			for _, a := range agents[src.agents[0]:src.agents[1]] {
+				if !a.star() && ascii.ContainsFold(r.str(a.token), tok) {
+					return x.groups[gi]
+				}
 			}
 		}
 	}
-	return r.index.records.star
+	return x.star
 }
 
 // appendGroup adds group i to list unless it is already its last element
@@ -257,12 +331,16 @@ func appendGroup(list []uint32, i uint32) []uint32 {
 	return append(list, i)
 }
 
-func (r *Robots) newRules(members []uint32) *rules {
-	g := &rules{r: r, members: members}
-	if len(members) > 0 {
-		g.line = int(r.groups[members[0]].line)
+// initRules sets rs to the rules of the groups members, which it does not
+// retain.
+func (r *Robots) initRules(rs *rules, members []uint32) {
+	rs.r = r
+	if len(members) <= len(rs.one) {
+		rs.n = uint32(copy(rs.one[:], members))
+	} else {
+		more := slices.Clone(members)
+		rs.more = &more
 	}
-	return g
 }
 
 // Allowed reports whether userAgent may fetch target, which is an absolute
@@ -284,7 +362,7 @@ func (g *Group) Agent() string { return g.agent }
 
 // Line returns the line of the group's first user-agent line, or 0 when no
 // group applies.
-func (g *Group) Line() int { return g.line }
+func (g *Group) Line() int { return g.line() }
 
 // CrawlDelay returns the Crawl-delay that applies to the group's agent: that
 // of a Crawl-delay line below one of its user-agent lines, in the same
@@ -305,7 +383,7 @@ func (g *Group) RequestRate() (Rate, bool) {
 // Rules returns the group's rules in file order.
 func (g *Group) Rules() []Rule {
 	var out []Rule
-	for _, i := range g.members {
+	for _, i := range g.members() {
 		src := &g.r.groups[i]
 		for j := src.rules[0]; j < src.rules[1]; j++ {
 			out = append(out, g.r.rule(int32(j)))
@@ -361,14 +439,14 @@ func (g *Group) decision(best ruleRef, basis Basis) Decision {
 	case BasisNoGroup:
 		return Decision{Allowed: true, Basis: BasisNoGroup}
 	case BasisRule:
-		return Decision{Allowed: best.allow(), Basis: BasisRule, Rule: g.r.rule(best.idx()), GroupAgent: g.agent, GroupLine: g.line}
+		return Decision{Allowed: best.allow(), Basis: BasisRule, Rule: g.r.rule(best.idx()), GroupAgent: g.agent, GroupLine: g.line()}
 	}
-	return Decision{Allowed: true, Basis: basis, GroupAgent: g.agent, GroupLine: g.line}
+	return Decision{Allowed: true, Basis: basis, GroupAgent: g.agent, GroupLine: g.line()}
 }
 
 // lookup returns the rule that decides target, or noRule, and why.
 func (g *Group) lookup(target string) (ruleRef, Basis) {
-	if len(g.members) > 0 && g.r.beh.encoding == encCanonical {
+	if !g.empty() && g.r.beh.encoding == encCanonical {
 		// Most URLs are canonical already: one pass finds the path and
 		// tells.
 		if path, ok := canonicalPathOf(target); ok {
@@ -382,7 +460,7 @@ func (g *Group) lookup(target string) (ruleRef, Basis) {
 // decide returns the rule that decides path (with its query), which is
 // missing its leading "/" when slash is true, or noRule, and why.
 func (g *Group) decide(path string, slash bool) (ruleRef, Basis) {
-	if len(g.members) == 0 {
+	if g.empty() {
 		return noRule, BasisNoGroup
 	}
 	if slash || g.r.beh.encoding.needsPath(path) {
@@ -403,10 +481,13 @@ func (g *Group) decideNormalised(path string) (ruleRef, Basis) {
 	if g.r.beh.robotsTxtAllowed && path == "/robots.txt" {
 		return noRule, BasisRobotsTxt
 	}
-	g.once.Do(g.compile)
+	m := g.m.Load()
+	if m == nil {
+		m = g.compile()
+	}
 	var best ruleRef
-	if m := g.m.Load(); m == flatMatcher {
-		best = matchFlat(g.r, g.members, path)
+	if m == flatMatcher {
+		best = matchFlat(g.r, g.members(), path)
 	} else {
 		best = m.match(path)
 	}
@@ -416,10 +497,18 @@ func (g *Group) decideNormalised(path string) (ruleRef, Basis) {
 	return best, BasisRule
 }
 
-func (g *rules) compile() {
-	if flat(g.r, g.members) {
-		g.m.Store(flatMatcher)
-		return
+// compile builds the matcher of g, once, and returns it.
+func (g *rules) compile() *matcher {
+	g.r.index.mu.Lock()
+	defer g.r.index.mu.Unlock()
+	m := g.m.Load()
+	switch {
+	case m != nil:
+	case flat(g.r, g.members()):
+		m = flatMatcher
+	default:
+		m = compile(g.r, g.members())
 	}
-	g.m.Store(compile(g.r, g.members))
+	g.m.Store(m)
+	return m
 }

@@ -3,7 +3,6 @@ package policy
 import (
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -13,21 +12,57 @@ import (
 // Robots is a parsed robots.txt. It is immutable once Parse returns and safe
 // for concurrent use by multiple goroutines. The matching structures for an
 // agent's group are built on the first query for that agent and then shared.
+//
+// Its parts are carved out of one allocation (builder.finish): tail
+// points to its start, where the agentExts (nexts), the agents (nagents)
+// and the directives lie, in this order, before the rules, the groups and
+// the text. The directives are the Sitemap lines (nsitemaps), the lines
+// that Unknown lists (nothers), and the first Host line when hasHost.
 type Robots struct {
 	beh       *behaviour // the dialect's
 	text      string     // every token, pattern and value, back to back
 	rules     []rule     // in file order
 	groups    []group
-	agents    []agent
-	sitemaps  []directive
-	others    []directive
-	size      int        // bytes parsed
+	tail      unsafe.Pointer
 	index     agentIndex // the Groups asked for
-	host      directive
-	indexOnce sync.Once   // builds index.records (Koster1996)
-	indexed   atomic.Bool // whether index.records is set
+	nexts     uint32
+	nagents   uint32
+	nsitemaps uint32
+	nothers   uint32
+	size      uint32 // bytes parsed (at most maxMaxSize)
 	dialect   Dialect
+	hasHost   bool
 	truncated bool
+}
+
+// exts returns the Crawl-delay and Request-rate values of the agents.
+func (r *Robots) exts() []agentExt {
+	if r.nexts == 0 {
+		return nil // no pointer past the end of the allocation
+	}
+	return unsafe.Slice((*agentExt)(r.tail), r.nexts)
+}
+
+// agents returns the user-agent lines, in file order.
+func (r *Robots) agents() []agent {
+	if r.nagents == 0 {
+		return nil
+	}
+	return unsafe.Slice((*agent)(unsafe.Add(r.tail, uintptr(r.nexts)*unsafe.Sizeof(agentExt{}))), r.nagents)
+}
+
+// dirs returns the directives: the Sitemap lines, the lines Unknown lists,
+// then the Host line.
+func (r *Robots) dirs() []directive {
+	n := r.nsitemaps + r.nothers
+	if r.hasHost {
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	off := uintptr(r.nexts)*unsafe.Sizeof(agentExt{}) + uintptr(r.nagents)*unsafe.Sizeof(agent{})
+	return unsafe.Slice((*directive)(unsafe.Add(r.tail, off)), n)
 }
 
 // span locates a string in Robots.text.
@@ -54,23 +89,48 @@ type group struct {
 	rules  [2]uint32 // range of Robots.rules
 }
 
-// agent is a user-agent line, with the Crawl-delay and Request-rate lines
-// that apply to it: those below it in its group.
+// agent is a user-agent line. Its group is the one whose range of
+// Robots.agents holds it.
 type agent struct {
-	token      span // lower-case product token (Koster1996: the whole value); empty when none
-	line       uint32
-	group      uint32
-	star       bool
+	token span // lower-case product token (Koster1996: the whole value); empty when none
+	line  uint32
+	// ext is 1 + the index in Robots.exts of the Crawl-delay and
+	// Request-rate values that apply to the agent (those of the lines
+	// below it in its group), or 0 when none does; bit starAgent is set
+	// for a "*" line.
+	ext uint32
+}
+
+// starAgent marks the "*" lines in agent.ext.
+const starAgent = 1 << 31
+
+func (a *agent) star() bool { return a.ext&starAgent != 0 }
+
+// agentExt is the Crawl-delay and Request-rate values that apply to an
+// agent.
+type agentExt struct {
 	crawlDelay float64 // seconds; negative when absent
 	rate       Rate    // zero when absent
 }
 
+// noExt is the agentExt of an agent that no Crawl-delay or Request-rate
+// line reaches.
+var noExt = agentExt{crawlDelay: -1}
+
+// ext returns the Crawl-delay and Request-rate values that apply to a.
+func (r *Robots) ext(a *agent) agentExt {
+	if i := a.ext &^ starAgent; i != 0 {
+		return r.exts()[i-1]
+	}
+	return noExt
+}
+
 // merge folds the extension values of a into the running values d and rt:
 // the politest wins, the longest delay and the slowest rate.
-func (a *agent) merge(d *float64, rt *Rate) {
-	*d = max(*d, a.crawlDelay)
-	if a.rate.Per != 0 && (rt.Per == 0 || a.rate.slower(*rt)) {
-		*rt = a.rate
+func (e agentExt) merge(d *float64, rt *Rate) {
+	*d = max(*d, e.crawlDelay)
+	if e.rate.Per != 0 && (rt.Per == 0 || e.rate.slower(*rt)) {
+		*rt = e.rate
 	}
 }
 
@@ -179,7 +239,7 @@ func (b *Builder) End(size int, truncated bool) {
 // that fed it reported to End (zero and false when End was not called).
 func (b *Builder) Robots() *Robots {
 	r := b.b.finish()
-	r.size, r.truncated = b.size, b.truncated
+	r.size, r.truncated = uint32(b.size), b.truncated
 	beh, d := b.b.beh, b.b.dialect
 	b.b.reset()
 	b.b.beh, b.b.dialect = beh, d
@@ -195,14 +255,14 @@ func (r *Robots) Dialect() Dialect { return r.dialect }
 func (r *Robots) Truncated() bool { return r.truncated }
 
 // Size returns the number of bytes of the body that were parsed.
-func (r *Robots) Size() int { return r.size }
+func (r *Robots) Size() int { return int(r.size) }
 
 // Sitemaps returns the absolute URLs of the file's Sitemap lines, in file
 // order. Sitemap lines apply to every agent, wherever they appear. Values
 // that are not absolute URLs are listed by Unknown instead.
 func (r *Robots) Sitemaps() []string {
-	out := make([]string, len(r.sitemaps))
-	for i, d := range r.sitemaps {
+	out := make([]string, r.nsitemaps)
+	for i, d := range r.dirs()[:r.nsitemaps] {
 		out[i] = r.str(d.value)
 	}
 	return out
@@ -210,47 +270,97 @@ func (r *Robots) Sitemaps() []string {
 
 // Host returns the value of the first Host line (a Yandex extension naming
 // the preferred host), or "".
-func (r *Robots) Host() string { return r.str(r.host.value) }
+func (r *Robots) Host() string {
+	if r.hasHost {
+		return r.str(r.dirs()[r.nsitemaps+r.nothers].value)
+	}
+	return ""
+}
 
 // MemSize returns an estimate of the memory r holds, in bytes: the parsed
 // file, and the matchers built so far (one is built on the first query for
 // an agent's group). A cache of parsed files can bound itself with it.
 func (r *Robots) MemSize() int {
-	n := int(unsafe.Sizeof(*r)) + len(r.text) +
-		cap(r.rules)*int(unsafe.Sizeof(rule{})) +
-		cap(r.groups)*int(unsafe.Sizeof(group{})) +
-		cap(r.agents)*int(unsafe.Sizeof(agent{})) +
-		(cap(r.sitemaps)+cap(r.others))*int(unsafe.Sizeof(directive{}))
+	n := allocSize(int(unsafe.Sizeof(*r)))
+	n += allocSize(int(r.nexts)*int(unsafe.Sizeof(agentExt{})) +
+		int(r.nagents)*int(unsafe.Sizeof(agent{})) +
+		len(r.dirs())*int(unsafe.Sizeof(directive{})) +
+		len(r.rules)*int(unsafe.Sizeof(rule{})) +
+		len(r.groups)*int(unsafe.Sizeof(group{})) +
+		len(r.text))
 	seen := map[*rules]bool{}
 	add := func(g *Group) {
 		if g == nil {
 			return
 		}
-		n += int(unsafe.Sizeof(*g))
 		if seen[g.rules] {
+			n += allocSize(int(unsafe.Sizeof(*g)))
 			return
 		}
 		seen[g.rules] = true
-		n += int(unsafe.Sizeof(*g.rules)) + 4*cap(g.members)
+		n += allocSize(int(unsafe.Sizeof(groupAndRules{})))
+		if g.more != nil {
+			n += allocSize(int(unsafe.Sizeof(*g.more))) + allocSize(4*cap(*g.more))
+		}
 		if m := g.m.Load(); m != nil && m != flatMatcher {
 			n += m.memSize()
 		}
 	}
-	if p := r.index.built.Load(); p != nil {
-		n += cap(*p) * int(unsafe.Sizeof(tokenGroup{}))
-		for _, e := range *p {
-			if e.g != r.index.star.Load() {
-				add(e.g)
-			}
+	star := r.index.star.Load()
+	add(star)
+	for e := r.index.built.Load(); e != nil; e = e.next {
+		if e != &r.index.first {
+			n += allocSize(int(unsafe.Sizeof(*e)))
+		}
+		if e.g != star {
+			add(e.g)
+		}
+		if !inText(r.text, e.token) {
+			// A copy; one of a few bytes keeps its 16-byte block of the
+			// tiny allocator.
+			n += allocSize(max(len(e.token), 16))
 		}
 	}
-	add(r.index.star.Load())
-	if r.indexed.Load() {
-		for _, g := range r.index.records.groups { // the 1996 draft's records
+	if x := r.index.records.Load(); x != nil { // the 1996 draft's records
+		n += allocSize(int(unsafe.Sizeof(*x))) + allocSize(8*len(x.groups))
+		for _, g := range x.groups {
 			add(g)
+		}
+		if !seen[x.star.rules] {
+			add(x.star)
 		}
 	}
 	return n
+}
+
+// inText reports whether s is empty or a part of text.
+func inText(text, s string) bool {
+	p, t := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.StringData(text)))
+	return len(s) == 0 || t <= p && p < t+uintptr(len(text))
+}
+
+// sizeClasses are the sizes the Go allocator rounds small allocations up
+// to (runtime/sizeclasses.go), up to 32 KiB.
+var sizeClasses = [...]uint16{
+	8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224,
+	240, 256, 288, 320, 352, 384, 416, 448, 480, 512, 576, 640, 704, 768, 896,
+	1024, 1152, 1280, 1408, 1536, 1792, 2048, 2304, 2688, 3072, 3200, 3456,
+	4096, 4864, 5376, 6144, 6528, 6784, 6912, 8192, 9472, 9728, 10240, 10880,
+	12288, 13568, 14336, 16384, 18432, 19072, 20480, 21760, 24576, 27264,
+	28672, 32768,
+}
+
+// allocSize returns the memory an allocation of n bytes takes: n rounded up
+// to its size class, or to whole 8 KiB pages past 32 KiB.
+func allocSize(n int) int {
+	if n <= 0 {
+		return 0
+	}
+	if n > int(sizeClasses[len(sizeClasses)-1]) {
+		return (n + 8191) &^ 8191
+	}
+	i, _ := slices.BinarySearch(sizeClasses[:], uint16(n))
+	return int(sizeClasses[i])
 }
 
 // A Directive is a line of the file that the dialect does not interpret.
@@ -265,8 +375,8 @@ type Directive struct {
 // that are not absolute URLs, and Crawl-delay or Request-rate lines that are
 // outside a group or whose value does not parse. A linter reports them.
 func (r *Robots) Unknown() []Directive {
-	out := make([]Directive, len(r.others))
-	for i, d := range r.others {
+	out := make([]Directive, r.nothers)
+	for i, d := range r.dirs()[r.nsitemaps : r.nsitemaps+r.nothers] {
 		out[i] = Directive{Line: int(d.line), Key: r.str(d.key), Value: r.str(d.value)}
 	}
 	return out
@@ -294,16 +404,18 @@ type AgentInfo struct {
 // Records returns the groups of the file as written, in file order.
 func (r *Robots) Records() []Record {
 	out := make([]Record, len(r.groups))
+	agents := r.agents()
 	for i := range r.groups {
 		g := &r.groups[i]
 		info := Record{Line: int(g.line)}
-		for _, a := range r.agents[g.agents[0]:g.agents[1]] {
-			ai := AgentInfo{Token: r.str(a.token), Line: int(a.line), RequestRate: a.rate}
-			if a.star {
+		for _, a := range agents[g.agents[0]:g.agents[1]] {
+			e := r.ext(&a)
+			ai := AgentInfo{Token: r.str(a.token), Line: int(a.line), RequestRate: e.rate}
+			if a.star() {
 				ai.Token = "*"
 			}
-			if a.crawlDelay >= 0 {
-				ai.CrawlDelay = seconds(a.crawlDelay)
+			if e.crawlDelay >= 0 {
+				ai.CrawlDelay = seconds(e.crawlDelay)
 			}
 			info.Agents = append(info.Agents, ai)
 		}
@@ -323,19 +435,20 @@ func (r *Robots) rule(i int32) Rule {
 
 // builder is the Handler inside a Builder. Its slices are scratch space,
 // reused through builderPool and by Builders fed several files; finish
-// copies them to right-sized ones.
+// copies them into one allocation.
 type builder struct {
-	text     []byte
-	rules    []rule
-	groups   []group
-	agents   []agent
-	sitemaps []directive
-	others   []directive
-	host     directive
-	hostSet  bool
-	exts     []extension
-	dialect  Dialect
-	beh      *behaviour
+	text      []byte
+	rules     []rule
+	groups    []group
+	agents    []agent
+	sitemaps  []directive
+	others    []directive
+	host      directive
+	hostSet   bool
+	exts      []extension
+	agentExts []agentExt // the distinct values of the agents' exts, by applyExtensions
+	dialect   Dialect
+	beh       *behaviour
 	// taking is true while the current group still takes user-agent
 	// lines, that is before its first rule.
 	taking bool
@@ -372,6 +485,8 @@ func (b *builder) reset() {
 		sitemaps: b.sitemaps[:0],
 		others:   b.others[:0],
 		exts:     b.exts[:0],
+
+		agentExts: b.agentExts[:0],
 	}
 }
 
@@ -406,13 +521,11 @@ func (b *builder) UserAgent(line int, value []byte) {
 		// The robot's name is matched anywhere in the value.
 		tok, star = value, len(value) == 1 && value[0] == '*'
 	}
-	b.agents = append(b.agents, agent{
-		token:      b.addLower(tok),
-		line:       uint32(line),
-		group:      uint32(len(b.groups) - 1),
-		star:       star,
-		crawlDelay: -1,
-	})
+	a := agent{token: b.addLower(tok), line: uint32(line)}
+	if star {
+		a.ext = starAgent
+	}
+	b.agents = append(b.agents, a)
 	g.agents[1] = uint32(len(b.agents))
 }
 
@@ -479,42 +592,94 @@ func (b *builder) other(line int, key, value []byte) {
 	b.others = append(b.others, directive{line: uint32(line), key: b.add(key), value: b.add(value)})
 }
 
-// finish returns the Robots built, with exactly sized copies of the scratch
-// slices.
+// finish returns the Robots built: the scratch slices are copied into one
+// allocation, which holds no pointers (the GC does not scan it).
 func (b *builder) finish() *Robots {
 	b.applyExtensions()
-	return &Robots{
-		dialect:  b.dialect,
-		beh:      b.beh,
-		text:     string(b.text),
-		rules:    slices.Clone(b.rules),
-		groups:   slices.Clone(b.groups),
-		agents:   slices.Clone(b.agents),
-		sitemaps: slices.Clone(b.sitemaps),
-		others:   slices.Clone(b.others),
-		host:     b.host,
+	r := &Robots{dialect: b.dialect, beh: b.beh}
+	ndirs := len(b.sitemaps) + len(b.others)
+	if b.hostSet {
+		ndirs++
 	}
+	size := len(b.agentExts)*int(unsafe.Sizeof(agentExt{})) +
+		len(b.rules)*int(unsafe.Sizeof(rule{})) +
+		len(b.groups)*int(unsafe.Sizeof(group{})) +
+		len(b.agents)*int(unsafe.Sizeof(agent{})) +
+		ndirs*int(unsafe.Sizeof(directive{})) +
+		len(b.text)
+	if size == 0 {
+		return r
+	}
+	// agentExt is 8-aligned and a multiple of 8 bytes long, the other
+	// records 4-aligned and multiples of 4: carved in this order out of
+	// a []uint64, each is aligned.
+	c := carver{base: unsafe.Pointer(unsafe.SliceData(make([]uint64, (size+7)/8)))}
+	r.tail = c.base
+	r.nexts, r.nagents = uint32(len(b.agentExts)), uint32(len(b.agents))
+	r.nsitemaps, r.nothers, r.hasHost = uint32(len(b.sitemaps)), uint32(len(b.others)), b.hostSet
+	carve(&c, b.agentExts)
+	carve(&c, b.agents)
+	carve(&c, b.sitemaps)
+	carve(&c, b.others)
+	if b.hostSet {
+		carve(&c, []directive{b.host})
+	}
+	r.rules = carve(&c, b.rules)
+	r.groups = carve(&c, b.groups)
+	if text := carve(&c, b.text); len(text) > 0 {
+		r.text = unsafe.String(unsafe.SliceData(text), len(text))
+	}
+	return r
+}
+
+// carver hands out consecutive parts of an allocation, from offset off.
+// (It makes no pointer to the end of the allocation, which may be the
+// start of another.)
+type carver struct {
+	base unsafe.Pointer
+	off  uintptr
+}
+
+// carve returns a copy of src in the next part of c's allocation, or nil
+// when src is empty. T holds no pointers.
+func carve[T any](c *carver, src []T) []T {
+	if len(src) == 0 {
+		return nil
+	}
+	dst := unsafe.Slice((*T)(unsafe.Add(c.base, c.off)), len(src))
+	copy(dst, src)
+	c.off += uintptr(len(src)) * unsafe.Sizeof(src[0])
+	return dst
 }
 
 // applyExtensions gives every agent the Crawl-delay and Request-rate lines
 // that reach it, in one backward pass per group: the lines of a group come
 // in file order, each reaching at least the agents of the one before, so
 // walking the agents from the last, the lines that reach an agent are
-// those already met plus those whose reach starts there.
+// those already met plus those whose reach starts there. Consecutive
+// agents reached by the same lines share their agentExt.
 func (b *builder) applyExtensions() {
+	if len(b.exts) == 0 {
+		return
+	}
 	i := len(b.exts) - 1
 	for gi := len(b.groups) - 1; gi >= 0; gi-- {
 		g := b.groups[gi]
-		d, rt := -1.0, Rate{}
+		e := noExt
 		for a := int(g.agents[1]) - 1; a >= int(g.agents[0]); a-- {
+			met := false
 			for ; i >= 0 && int(b.exts[i].upto) > a; i-- {
-				e := &b.exts[i]
-				d = max(d, e.delay)
-				if e.rate.Per != 0 && (rt.Per == 0 || e.rate.slower(rt)) {
-					rt = e.rate
-				}
+				x := &b.exts[i]
+				agentExt{crawlDelay: x.delay, rate: x.rate}.merge(&e.crawlDelay, &e.rate)
+				met = true
 			}
-			b.agents[a].crawlDelay, b.agents[a].rate = d, rt
+			if e == noExt {
+				continue
+			}
+			if met {
+				b.agentExts = append(b.agentExts, e)
+			}
+			b.agents[a].ext |= uint32(len(b.agentExts))
 		}
 	}
 }

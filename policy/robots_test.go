@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -163,6 +164,54 @@ func TestCrawlDelayAndRequestRateValues(t *testing.T) {
 	}
 	if rt, _ := g.RequestRate(); rt.Per != 2*time.Second {
 		t.Errorf("merged request-rate %+v, want 1/2s", rt)
+	}
+}
+
+// TestParseAllocations: a parsed file is two allocations, whatever its
+// size, and the first query for an agent adds its Group (with the agent's
+// token when the file does not name it); later queries allocate nothing.
+func TestParseAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts vary under the race detector")
+	}
+	body := []byte("User-agent: *\nDisallow: /a\nAllow: /b\nCrawl-delay: 2\nSitemap: https://example.com/s.xml\n\n" +
+		"User-agent: foobot\nUser-agent: barbot\nDisallow: /\nHost: example.com\nUnicorns: yes\n")
+	for _, tc := range []struct {
+		name  string
+		max   float64
+		parse func() *policy.Robots
+	}{
+		{"Parse", 2, func() *policy.Robots { return policy.Parse(body) }},
+		{"named agent", 3, func() *policy.Robots { r := policy.Parse(body); r.Allowed("FooBot/1.0", "/x"); return r }},
+		{"other agent", 4, func() *policy.Robots { r := policy.Parse(body); r.Allowed("OtherBot/1.0", "/x"); return r }},
+	} {
+		if n := testing.AllocsPerRun(100, func() { tc.parse() }); n > tc.max {
+			t.Errorf("%s: %v allocations, want at most %v", tc.name, n, tc.max)
+		}
+		r := tc.parse()
+		if n := testing.AllocsPerRun(100, func() { r.Allowed("FooBot/1.0", "/x"); r.Allowed("OtherBot/1.0", "/x") }); n != 0 {
+			t.Errorf("%s: %v allocations for queries of groups built", tc.name, n)
+		}
+	}
+}
+
+// TestRecordsAgentExtensions: each user-agent line of a record lists the
+// Crawl-delay and Request-rate lines below it in its group, and only those.
+func TestRecordsAgentExtensions(t *testing.T) {
+	r := policy.Parse([]byte("user-agent: a\ncrawl-delay: 1\nuser-agent: b\nrequest-rate: 1/5\n" +
+		"user-agent: c\ndisallow: /\n\nuser-agent: d\ndisallow: /x\n\nuser-agent: e\ncrawl-delay: 3\nuser-agent: f\n"))
+	rate := policy.Rate{Requests: 1, Per: 5 * time.Second}
+	want := [][]policy.AgentInfo{
+		{{Token: "a", Line: 1, CrawlDelay: time.Second, RequestRate: rate}, {Token: "b", Line: 3, RequestRate: rate}, {Token: "c", Line: 5}},
+		{{Token: "d", Line: 8}},
+		{{Token: "e", Line: 11, CrawlDelay: 3 * time.Second}, {Token: "f", Line: 13}},
+	}
+	var got [][]policy.AgentInfo
+	for _, rec := range r.Records() {
+		got = append(got, rec.Agents)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("agents %+v, want %+v", got, want)
 	}
 }
 
