@@ -246,7 +246,8 @@ type decider struct {
 	p        *Policy
 	q        Query
 	plan     *agentPlan
-	path     []byte  // canonical, lower-case
+	cased    string  // the canonical path of q.URL
+	path     []byte  // cased, lower-case
 	bytes    byteSet // of path
 	entries  []entry
 	groups   []group
@@ -329,15 +330,19 @@ func (p *Policy) Decide(q Query) Decision {
 			return Decision{Basis: BasisInvalidUsage}
 		}
 	}
+	// The path in RFC 9309's canonical form, as the conventional records
+	// compare it (policy.Group.DecidePath), and lower-cased for the ACAP
+	// fields.
+	cased := policy.CanonicalPath(policy.PathOf(q.URL))
 	if q.Purpose == "" && q.Honours == nil && q.Interprets == nil {
 		var pathBuf [192]byte
-		path, have := appendLower(pathBuf[:0], policy.CanonicalPath(policy.PathOf(q.URL)))
-		if dec, ok := p.decideFast(&q, path, have); ok {
+		path, have := appendLower(pathBuf[:0], cased)
+		if dec, ok := p.decideFast(&q, cased, path, have); ok {
 			return dec
 		}
-		return p.decideGeneral(q, path, have)
+		return p.decideGeneral(q, cased, path, have)
 	}
-	return p.decideGeneral(q, nil, 0)
+	return p.decideGeneral(q, cased, nil, 0)
 }
 
 // standard reports whether u is a usage type of ACAP 1.1 as the constants
@@ -351,15 +356,16 @@ func standard(u Usage) bool {
 	return false
 }
 
-// decideGeneral decides q, whose usage is valid, in every case.
-// path, if not nil, is the canonical lower-case path of q.URL, and have
-// the set of its bytes.
-func (p *Policy) decideGeneral(q Query, path []byte, have byteSet) Decision {
+// decideGeneral decides q, whose usage is valid, in every case. cased is
+// the canonical path of q.URL; path, if not nil, is cased lower-cased, and
+// have the set of its bytes.
+func (p *Policy) decideGeneral(q Query, cased string, path []byte, have byteSet) Decision {
 	d := deciderPool.Get().(*decider)
+	d.cased = cased
 	if path != nil {
 		d.path, d.bytes = append(d.path[:0], path...), have
 	} else {
-		d.path, d.bytes = appendLower(d.path[:0], policy.CanonicalPath(policy.PathOf(q.URL)))
+		d.path, d.bytes = appendLower(d.path[:0], cased)
 	}
 	dec := d.run(p, q)
 	d.release()
@@ -639,7 +645,7 @@ func fallback(q *Query, pt *part) (allow bool, u Usage, fellBack bool) {
 // the opposite verdict is ignored, and the decision taken without it.
 func (d *decider) conventional() (entry, bool) {
 	g := d.plan.conv
-	dec := g.Decide(d.q.URL)
+	dec := g.DecidePath(d.cased)
 	if dec.Basis != policy.BasisRule {
 		return entry{}, false
 	}
@@ -658,10 +664,9 @@ func (d *decider) conventional() (entry, bool) {
 	if len(d.entries) > 32 && ignored(rule) || len(d.entries) <= 32 && d.opposed(rule.Allow, strings.ToLower(rule.Pattern)) {
 		// Decide again without the ignored rules: the longest match wins,
 		// an Allow a tie (RFC 9309 §2.2.2).
-		cased := policy.CanonicalPath(policy.PathOf(d.q.URL))
 		found := false
 		for _, r := range g.Rules() {
-			if ignored(r) || !policy.PatternMatches(r.Pattern, cased) {
+			if ignored(r) || !policy.PatternMatches(r.Pattern, d.cased) {
 				continue
 			}
 			if !found || len(r.Pattern) > len(rule.Pattern) || len(r.Pattern) == len(rule.Pattern) && r.Allow {

@@ -39,9 +39,9 @@ func (e *fastEntry) pattern(conv string) string {
 
 // decideFast decides q, whose usage is valid and whose Purpose, Honours
 // and Interprets are unset, if it can (ok).
-// path is the canonical lower-case path of q.URL, and have the set of its
-// bytes.
-func (p *Policy) decideFast(q *Query, path []byte, have byteSet) (dec Decision, ok bool) {
+// cased is the canonical path of q.URL, path cased lower-cased, and have
+// the set of its bytes.
+func (p *Policy) decideFast(q *Query, cased string, path []byte, have byteSet) (dec Decision, ok bool) {
 	pl := p.planFor(q.Agent)
 	written := relevantUsages(q.Usage) & pl.usages
 	var es [fastEntries + 1]fastEntry
@@ -90,7 +90,7 @@ func (p *Policy) decideFast(q *Query, path []byte, have byteSet) (dec Decision, 
 	}
 	var rule policy.Rule
 	if q.Usage == Crawl && pl.conv != nil && pl.convRules {
-		d := pl.conv.Decide(q.URL)
+		d := pl.conv.DecidePath(cased)
 		if d.Basis == policy.BasisRule {
 			rule = d.Rule
 			for i := range es[:n] {

@@ -74,12 +74,13 @@ var fastUsages = []Usage{Crawl, Follow, Index, Preserve, Present, Other, Present
 // the general path's.
 func checkFast(t *testing.T, p *Policy, q Query) (decided bool) {
 	t.Helper()
-	path, have := appendLower(nil, policy.CanonicalPath(policy.PathOf(q.URL)))
-	fast, ok := p.decideFast(&q, path, have)
+	cased := policy.CanonicalPath(policy.PathOf(q.URL))
+	path, have := appendLower(nil, cased)
+	fast, ok := p.decideFast(&q, cased, path, have)
 	if !ok {
 		return false
 	}
-	if general := p.decideGeneral(q, nil, 0); !reflect.DeepEqual(fast, general) {
+	if general := p.decideGeneral(q, cased, nil, 0); !reflect.DeepEqual(fast, general) {
 		t.Fatalf("%+v:\nfast    %#v\ngeneral %#v", q, fast, general)
 	}
 	return true
