@@ -186,6 +186,7 @@ type entry struct {
 	usage    Usage // after the fallback
 	allow    bool  // after the fallback
 	fellBack bool
+	pending  bool   // allow is yet to be checked with Query.Honours (honour)
 	sub      bool   // the field belongs to a sub-record
 	named    bool   // the record names the crawler
 	relevant bool   // it concerns the usage asked about
@@ -253,12 +254,12 @@ type decider struct {
 	groups   []group
 	es       []*entry
 	cls      []int32
-	dups     []entry // of a conflict
 	cands    []candidate
 	pats     []string
 	groupMap map[*resources]int32
 	sets     map[*resources]*setMatch // the patterns of each resource set that match
 	fell     map[*part]fellBack       // the fallback of the parts of definitions
+	asked    int                      // the qualifiers Query.Honours was asked about
 
 	conv     Field       // the conventional rule's entry's
 	convRule policy.Rule // the conventional rule
@@ -267,25 +268,24 @@ type decider struct {
 var deciderPool = sync.Pool{New: func() any { return new(decider) }}
 
 // maxScratch is the number of entries beyond which a decider's scratch
-// space is not kept for the next decision.
-const maxScratch = 256
+// space is not kept for the next decision (about 150 KiB of entries).
+const maxScratch = 1024
 
 // release clears d of what it refers to, and keeps it for another
 // decision unless its scratch space has grown large.
 func (d *decider) release() {
-	if cap(d.entries) > maxScratch || cap(d.groups) > maxScratch || cap(d.es) > maxScratch ||
-		cap(d.cls) > maxScratch || cap(d.dups) > maxScratch || cap(d.path) > 4096 ||
+	if cap(d.entries) > maxScratch || cap(d.groups) > maxScratch || cap(d.es) > 2*maxScratch ||
+		cap(d.cls) > 2*maxScratch || cap(d.path) > 4096 ||
 		cap(d.cands) > maxScratch || cap(d.pats) > maxScratch || len(d.groupMap) > maxScratch {
 		return
 	}
 	clear(d.entries)
 	clear(d.groups)
 	clear(d.es)
-	clear(d.dups)
 	clear(d.cands)
 	clear(d.pats)
 	clear(d.groupMap)
-	*d = decider{path: d.path[:0], entries: d.entries[:0], groups: d.groups[:0], es: d.es[:0], cls: d.cls[:0], dups: d.dups[:0],
+	*d = decider{path: d.path[:0], entries: d.entries[:0], groups: d.groups[:0], es: d.es[:0], cls: d.cls[:0],
 		cands: d.cands[:0], pats: d.pats[:0], groupMap: d.groupMap}
 	deciderPool.Put(d)
 }
@@ -565,10 +565,21 @@ func (d *decider) collect() {
 				if !written.has(pt.usage) {
 					continue
 				}
-				allow, usage, fellBack := d.fallback(pt, f.shared)
+				// Without Interprets, a permission that falls back keeps its
+				// usage, and so what it concerns and what overrides it:
+				// whether the crawler honours its qualifiers is asked only
+				// of those that can decide (honour).
+				var allow, fellBack bool
+				var usage Usage
+				pending := q.Interprets == nil && pt.allow && len(pt.qualifiers) > 0
+				if pending {
+					allow, usage, fellBack = pt.allow, pt.usage, pt.fellBack
+				} else {
+					allow, usage, fellBack = d.fallback(pt, f.shared)
+				}
 				e := entry{
 					f: f, part: pt, rec: src.r, crawler: src.crawler, purpose: src.purpose, ri: src.ri, list: x, class: c, written: pt.usage,
-					usage: usage, allow: allow, fellBack: fellBack, sub: src.sub, named: !src.r.any,
+					usage: usage, allow: allow, fellBack: fellBack, pending: pending && q.Honours != nil, sub: src.sub, named: !src.r.any,
 				}
 				e.relevant, e.other = relevance(pt.usage, usage, fellBack)
 				d.entries = append(d.entries, e)
@@ -595,18 +606,21 @@ func (d *decider) setMatch(res *resources) *setMatch {
 }
 
 // fallback is the package-level fallback for the query, computed once per
-// part of a definition, which many fields may share.
+// part of a definition, which many fields may share; and, with Interprets,
+// whose fallback collect asks twice of a part, once per part that Honours
+// is asked about, so that the bound on the qualifiers asked about gives
+// each part one answer.
 func (d *decider) fallback(pt *part, shared bool) (allow bool, u Usage, fell bool) {
 	if d.q.Honours == nil && d.q.Interprets == nil {
 		return pt.allow, pt.usage, pt.fellBack
 	}
-	if !shared {
-		return fallback(&d.q, pt)
+	if !shared && (d.q.Interprets == nil || d.q.Honours == nil || !pt.allow || len(pt.qualifiers) == 0) {
+		return d.fallbackOnce(pt)
 	}
 	if r, ok := d.fell[pt]; ok {
 		return r.allow, r.usage, r.fellBack
 	}
-	allow, u, fell = fallback(&d.q, pt)
+	allow, u, fell = d.fallbackOnce(pt)
 	if d.fell == nil {
 		d.fell = map[*part]fellBack{}
 	}
@@ -614,15 +628,36 @@ func (d *decider) fallback(pt *part, shared bool) (allow bool, u Usage, fell boo
 	return allow, u, fell
 }
 
-// fallback applies section 2.4.3 to a part for the crawler of q, as many
-// times as it takes: a permission with qualifiers the crawler cannot
+// maxHonoursAsked is the number of qualifiers a decision asks
+// Query.Honours about, at most: a permission whose qualifiers would take it
+// past that is read as one the crawler cannot honour.
+const maxHonoursAsked = 1024
+
+// honour applies the fallback of section 2.4.3 to an entry whose
+// permission is yet to be checked with Query.Honours.
+func (d *decider) honour(e *entry) {
+	if !e.pending {
+		return
+	}
+	e.pending = false
+	e.allow, e.usage, e.fellBack = d.fallback(e.part, e.f.shared)
+}
+
+// fallbackOnce applies section 2.4.3 to a part for the crawler of d.q, as
+// many times as it takes: a permission with qualifiers the crawler cannot
 // honour becomes a prohibition of its usage; a prohibition the crawler
-// cannot act on becomes one of the basic usage, then one of crawl.
-func fallback(q *Query, pt *part) (allow bool, u Usage, fellBack bool) {
+// cannot act on becomes one of the basic usage, then one of crawl. It asks
+// Honours about maxHonoursAsked qualifiers at most, in all the calls of a
+// decision: a permission with more is one the crawler cannot honour.
+func (d *decider) fallbackOnce(pt *part) (allow bool, u Usage, fellBack bool) {
+	q := &d.q
 	allow, u, fellBack = pt.allow, pt.usage, pt.fellBack
-	if allow && q.Honours != nil {
+	if allow && q.Honours != nil && len(pt.qualifiers) > 0 {
+		if d.asked += len(pt.qualifiers); d.asked > maxHonoursAsked {
+			allow, fellBack = false, true
+		}
 		for _, x := range pt.qualifiers {
-			if !q.Honours(x) {
+			if !allow || !q.Honours(x) {
 				allow, fellBack = false, true
 				break
 			}
@@ -691,7 +726,10 @@ func (d *decider) conventional() (entry, bool) {
 func (d *decider) opposed(allow bool, pattern string) bool {
 	for i := range d.entries {
 		e := &d.entries[i]
-		if e.disabled || e.usage != Crawl || e.allow == allow {
+		if e.disabled || e.usage != Crawl {
+			continue
+		}
+		if d.honour(e); e.allow == allow {
 			continue
 		}
 		pats := e.f.res.patterns
@@ -716,7 +754,10 @@ func (d *decider) crawlVerdicts() map[string]uint8 {
 	done := map[key]bool{}
 	for i := range d.entries {
 		e := &d.entries[i]
-		if e.disabled || e.usage != Crawl || done[key{e.f.res, e.allow}] {
+		if e.disabled || e.usage != Crawl {
+			continue
+		}
+		if d.honour(e); done[key{e.f.res, e.allow}] {
 			continue
 		}
 		done[key{e.f.res, e.allow}] = true
@@ -792,6 +833,7 @@ func (d *decider) decide(groups []group, winners []int32) Decision {
 		g := &groups[gi]
 		for i := g.first; i >= 0; i = d.entries[i].next {
 			e := &d.entries[i]
+			d.honour(e)
 			es = append(es, e)
 			e.won = g.won
 			allow = allow || e.allow
@@ -806,110 +848,101 @@ func (d *decider) decide(groups []group, winners []int32) Decision {
 		slices.SortStableFunc(es, compareEntries)
 	}
 	if allow && deny {
-		es = d.withDuplicates(es)
-		d := Decision{Basis: BasisConflict}
-		type key struct {
-			f     *field
-			c     *Field
-			allow bool
-			u     Usage
-		}
-		seen := map[key]bool{}
-		for _, e := range es {
-			k := key{e.f, e.conv, e.allow, e.usage}
-			if !seen[k] && len(d.Conflict) < maxConflict {
-				seen[k] = true
-				d.Conflict = append(d.Conflict, e.field(e.won))
-			}
-		}
-		return d
+		return Decision{Basis: BasisConflict, Conflict: d.conflict(es)}
 	}
 	dec := Decision{Permitted: allow, Basis: BasisField, Field: es[0].field(es[0].won)}
 	if allow {
-		// Each qualifier once, and each list of qualifiers (which the
-		// parts of many fields may share with a definition) read once;
-		// by map when there are many.
-		type list struct {
-			first *Qualifier
-			n     int
-		}
-		var lists []list
-		var seenList map[list]bool
-		var seen *qualifierSet
-		total := 0 // qualifiers, at most
-		for _, e := range es {
-			if e.part != nil {
-				total += len(e.part.qualifiers)
-			}
-		}
-		for _, e := range es {
-			if e.part == nil || len(e.part.qualifiers) == 0 {
-				continue
-			}
-			l := list{&e.part.qualifiers[0], len(e.part.qualifiers)}
-			if seenList != nil {
-				if seenList[l] {
-					continue
-				}
-				seenList[l] = true
-			} else if slices.Contains(lists, l) {
-				continue
-			} else if lists = append(lists, l); len(lists) > 16 {
-				seenList = make(map[list]bool, len(es))
-				for _, l := range lists {
-					seenList[l] = true
-				}
-			}
-			for _, q := range e.part.qualifiers {
-				if seen != nil {
-					if !seen.add(dec.Qualifiers, q) {
-						continue
-					}
-				} else if slices.Contains(dec.Qualifiers, q) {
-					continue
-				} else if len(dec.Qualifiers) >= 16 {
-					seen = newQualifierSet(total)
-					for i, x := range dec.Qualifiers {
-						seen.insert(x, i)
-					}
-					seen.add(dec.Qualifiers, q)
-				}
-				if dec.Qualifiers == nil {
-					dec.Qualifiers = make([]Qualifier, 0, total)
-				}
-				dec.Qualifiers = append(dec.Qualifiers, q)
-			}
-		}
+		dec.Qualifiers = d.qualifiers(es)
 	}
 	return dec
 }
 
-// withDuplicates returns es, sorted, with the entries of the other
-// fields of the classes of its entries, as far as the fields a conflict
-// lists can reach: each field of a class follows the class's first.
-func (d *decider) withDuplicates(es []*entry) []*entry {
-	dups := d.dups[:0]
+// conflictItem is a field that a conflict may list: the field of an
+// entry, or another field of its class (which says the same).
+type conflictItem struct {
+	e *entry
+	f *field // e.f, or another field of its class; nil for the conventional rule
+}
+
+func (c conflictItem) order() (conventional bool, source string, line int) {
+	if c.e.conv != nil {
+		return true, "", c.e.conv.Line
+	}
+	return false, c.e.rec.source, c.f.line
+}
+
+func compareItems(a, b conflictItem) int {
+	ac, as, al := a.order()
+	bc, bs, bl := b.order()
+	switch {
+	case ac != bc:
+		return boolInt(ac) - boolInt(bc)
+	case as != bs:
+		return strings.Compare(as, bs)
+	}
+	return al - bl
+}
+
+// same reports whether a and b list the same field with the same verdict.
+func (c conflictItem) same(o conflictItem) bool {
+	return c.f == o.f && c.e.conv == o.e.conv && c.e.allow == o.e.allow && c.e.usage == o.e.usage
+}
+
+// conflict returns the fields of a conflict between the entries es, sorted
+// for reporting: those of the entries and the other fields of their
+// classes, in order (ACAP fields in file order, then the conventional
+// rule), each field with each verdict once, the first maxConflict of them.
+// Only those are built: the fields are kept in order as they are found,
+// and a class's fields, in file order, are read only while they come before
+// the last kept.
+func (d *decider) conflict(es []*entry) []Field {
+	var buf [maxConflict + 1]conflictItem
+	top := buf[:0]
+	// add keeps c among the first maxConflict, after those that come
+	// before it or with it, unless it is one of them; it reports whether c
+	// comes before the last of them.
+	add := func(c conflictItem) bool {
+		i := len(top)
+		for i > 0 && compareItems(top[i-1], c) > 0 {
+			i--
+		}
+		for _, o := range top[:i] {
+			if o.same(c) {
+				return true
+			}
+		}
+		if i == maxConflict {
+			return false
+		}
+		top = slices.Insert(top, i, c)
+		if len(top) > maxConflict {
+			top = top[:maxConflict]
+		}
+		return true
+	}
+	// The entries, sorted, then the other fields of their classes: a
+	// stable sort of them all would list them in this order.
+	for _, e := range es {
+		add(conflictItem{e, e.f})
+	}
 	for _, e := range es {
 		if e.list == nil {
 			continue
 		}
 		c := &e.list.classes[e.class]
 		for _, fi := range e.list.members[c.lo+1 : min(c.hi, c.lo+1+maxConflict)] {
-			dup := *e
-			dup.f, dup.part = e.list.fields[fi], nil
-			dups = append(dups, dup)
+			if !add(conflictItem{e, e.list.fields[fi]}) {
+				break // the class's later fields come later still
+			}
 		}
 	}
-	d.dups = dups
-	if len(dups) == 0 {
-		return es
+	out := make([]Field, len(top))
+	for i, c := range top {
+		dup := *c.e
+		dup.f = c.f
+		out[i] = dup.field(c.e.won)
 	}
-	for i := range dups {
-		es = append(es, &dups[i])
-	}
-	slices.SortStableFunc(es, compareEntries)
-	d.es = es
-	return es
+	return out
 }
 
 // qualifierSet is a set of the qualifiers of a list, by open addressing:
@@ -986,6 +1019,7 @@ func (d *decider) narrowest(groups []group, out []int32) []int32 {
 			pats = append(pats, c.pat)
 		}
 	}
+	d.cands, d.pats = cands, pats // kept for the next decision
 	var winBuf [8]string
 	for _, pat := range narrowestPatterns(pats, winBuf[:0]) {
 		i, _ := slices.BinarySearchFunc(cands, pat, func(c candidate, pat string) int { return strings.Compare(c.pat, pat) })
