@@ -186,14 +186,70 @@ func globIndexSize(patterns []string) int {
 // only join the fields of a conflict that Decision.Conflict lists. A file
 // that repeats one field thousands of times costs a decision no more than
 // one that holds it once.
+//
+// The classes of a pattern that has more than aggregateMin of them are
+// read, when no usage falls back to another (Query.Interprets unset), in
+// aggregates: the parts of one usage and verdict of all its classes, which
+// say the same of every query but for their qualifiers. A file that writes
+// one pattern in thousands of fields with different qualifiers costs a
+// decision a few entries, not thousands.
 type listIndex struct {
 	fields   []*field
 	pats     *globIndex   // the distinct patterns of the fields of one pattern
 	classes  []fieldClass // numbered in the order of their first fields
 	byPat    []int32      // the classes of each pattern: byPat[patStart[k]:patStart[k+1]]
 	patStart []int32
-	sets     []int32 // the classes of fields of resource sets
-	members  []int32 // the fields of each class, in file order
+	sets     []int32       // the classes of fields of resource sets
+	members  []int32       // the fields of each class, in file order
+	aggs     [][]aggregate // by pattern, for those with more than aggregateMin classes
+}
+
+// aggregateMin is the number of classes of a pattern past which a
+// decision reads them in aggregates.
+const aggregateMin = 8
+
+// An aggregate is the parts of one usage, verdict and fallback of the
+// classes of one pattern.
+type aggregate struct {
+	usage       Usage
+	allow, fell bool
+	parts       []classPart // in file order: by class, then by part
+	quals       int         // the qualifiers of its parts, in all
+	bare        int         // its parts without qualifiers
+	scratch     bool        // made for one decision, of the parts of another
+}
+
+// classPart is a part of the first field of a class.
+type classPart struct{ class, part int32 }
+
+// aggregates returns the aggregates of the classes cs of one pattern, in
+// the order of their first parts.
+func aggregates(x *listIndex, cs []int32) []aggregate {
+	type sig struct {
+		usage       Usage
+		allow, fell bool
+	}
+	var out []aggregate
+	at := map[sig]int{}
+	for _, c := range cs {
+		f := x.fields[x.classes[c].rep]
+		for j := range f.parts {
+			pt := &f.parts[j]
+			k := sig{pt.usage, pt.allow, pt.fellBack}
+			i, ok := at[k]
+			if !ok {
+				i = len(out)
+				at[k] = i
+				out = append(out, aggregate{usage: pt.usage, allow: pt.allow, fell: pt.fellBack})
+			}
+			out[i].parts = append(out[i].parts, classPart{c, int32(j)})
+			out[i].quals += len(pt.qualifiers)
+			if len(pt.qualifiers) == 0 {
+				out[i].bare++
+			}
+		}
+	}
+	return out
 }
 
 type fieldClass struct {
@@ -286,14 +342,28 @@ func compileList(fields []*field) *listIndex {
 		x.byPat = append(x.byPat, cs...)
 	}
 	x.patStart = append(x.patStart, int32(len(x.byPat)))
+	for id, cs := range byPat {
+		if len(cs) > aggregateMin {
+			if x.aggs == nil {
+				x.aggs = make([][]aggregate, len(pats))
+			}
+			x.aggs[id] = aggregates(x, cs)
+		}
+	}
 	x.pats = newGlobIndex(pats)
 	return x
 }
 
 // classesOf appends to cls the classes of the fields of x that may
-// concern usages written and that apply to path, in file order.
-func (d *decider) classesOf(x *listIndex, written usageSet, cls []int32) []int32 {
+// concern usages written and that apply to path, in file order; with
+// aggregate, those of patterns with aggregates are left out, and the
+// patterns appended to d.aggPats instead.
+func (d *decider) classesOf(x *listIndex, written usageSet, cls []int32, aggregate bool) []int32 {
 	x.pats.each(d.path, d.bytes, func(id int32) {
+		if aggregate && x.aggs != nil && x.aggs[id] != nil {
+			d.aggPats = append(d.aggPats, id)
+			return
+		}
 		for _, c := range x.byPat[x.patStart[id]:x.patStart[id+1]] {
 			if x.classes[c].mask&written != 0 {
 				cls = append(cls, c)
@@ -311,7 +381,7 @@ func (d *decider) classesOf(x *listIndex, written usageSet, cls []int32) []int32
 
 // fieldListSize estimates the bytes the index of a field list takes.
 func fieldListSize(fields []*field) int {
-	n := 96 + 40*len(fields) // a class and a member per field, at most
+	n := 96 + 48*len(fields) // a class, a member and an aggregated part per field, at most
 	for _, f := range fields {
 		if !f.res.set {
 			n += 104 + len(f.res.patterns[0]) + 24*strings.Count(f.res.patterns[0], "*")

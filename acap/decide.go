@@ -186,13 +186,15 @@ type entry struct {
 	usage    Usage // after the fallback
 	allow    bool  // after the fallback
 	fellBack bool
-	pending  bool   // allow is yet to be checked with Query.Honours (honour)
-	sub      bool   // the field belongs to a sub-record
-	named    bool   // the record names the crawler
-	relevant bool   // it concerns the usage asked about
-	other    bool   // it concerns it as usage other
-	disabled bool   // overridden (section 2.2.1)
-	won      string // the narrowest pattern its group won with
+	pending  bool       // allow is yet to be checked with Query.Honours (honourAll)
+	agg      *aggregate // the parts of many classes it stands for, or nil
+	pi       int32      // part's position in f.parts
+	sub      bool       // the field belongs to a sub-record
+	named    bool       // the record names the crawler
+	relevant bool       // it concerns the usage asked about
+	other    bool       // it concerns it as usage other
+	disabled bool       // overridden (section 2.2.1)
+	won      string     // the narrowest pattern its group won with
 }
 
 // field returns the entry as the decision reports it, with the pattern
@@ -209,25 +211,27 @@ func (e *entry) field(pattern string) Field {
 	}
 }
 
-// order sorts entries for reporting: ACAP fields in file order, then the
-// conventional rule.
-func (e *entry) order() (conventional bool, source string, line int) {
+// order sorts entries for reporting: ACAP fields in file order (and the
+// parts of a field in order), then the conventional rule.
+func (e *entry) order() (conventional bool, source string, line, part int) {
 	if e.conv != nil {
-		return true, "", e.conv.Line
+		return true, "", e.conv.Line, 0
 	}
-	return false, e.rec.source, e.f.line
+	return false, e.rec.source, e.f.line, int(e.pi)
 }
 
 func compareEntries(a, b *entry) int {
-	ac, as, al := a.order()
-	bc, bs, bl := b.order()
+	ac, as, al, ap := a.order()
+	bc, bs, bl, bp := b.order()
 	switch {
 	case ac != bc:
 		return boolInt(ac) - boolInt(bc)
 	case as != bs:
 		return strings.Compare(as, bs)
+	case al != bl:
+		return al - bl
 	}
-	return al - bl
+	return ap - bp
 }
 
 // group is the entries whose patterns are the same resources: those of
@@ -259,7 +263,11 @@ type decider struct {
 	groupMap map[*resources]int32
 	sets     map[*resources]*setMatch // the patterns of each resource set that match
 	fell     map[*part]fellBack       // the fallback of the parts of definitions
-	asked    int                      // the qualifiers Query.Honours was asked about
+	aggPats  []int32                  // of classesOf
+	// honourNone: the permissions Honours would be asked about carry
+	// more than maxHonoursAsked qualifiers, and none is honoured.
+	honourNone bool
+	perClass   bool // read no aggregates (for tests)
 
 	conv     Field       // the conventional rule's entry's
 	convRule policy.Rule // the conventional rule
@@ -285,7 +293,7 @@ func (d *decider) release() {
 	clear(d.cands)
 	clear(d.pats)
 	clear(d.groupMap)
-	*d = decider{path: d.path[:0], entries: d.entries[:0], groups: d.groups[:0], es: d.es[:0], cls: d.cls[:0],
+	*d = decider{path: d.path[:0], aggPats: d.aggPats[:0], entries: d.entries[:0], groups: d.groups[:0], es: d.es[:0], cls: d.cls[:0],
 		cands: d.cands[:0], pats: d.pats[:0], groupMap: d.groupMap}
 	deciderPool.Put(d)
 }
@@ -535,6 +543,19 @@ func (d *decider) collect() {
 			written |= src.usages & rel
 		}
 	} else {
+		if q.Honours != nil {
+			total := 0 // the qualifiers Honours would be asked about
+			for _, src := range sources {
+				for _, c := range src.list.index(src.fields).classes {
+					for _, pt := range src.fields[c.rep].parts {
+						if pt.allow {
+							total += len(pt.qualifiers)
+						}
+					}
+				}
+			}
+			d.honourNone = total > maxHonoursAsked
+		}
 		for _, src := range sources {
 			x := src.list.index(src.fields)
 			for _, c := range x.classes {
@@ -557,7 +578,8 @@ func (d *decider) collect() {
 			continue
 		}
 		x := src.list.index(src.fields)
-		d.cls = d.classesOf(x, written, d.cls[:0])
+		d.aggPats = d.aggPats[:0]
+		d.cls = d.classesOf(x, written, d.cls[:0], q.Interprets == nil && !d.perClass)
 		for _, c := range d.cls {
 			f := src.fields[x.classes[c].rep]
 			for j := range f.parts {
@@ -567,8 +589,8 @@ func (d *decider) collect() {
 				}
 				// Without Interprets, a permission that falls back keeps its
 				// usage, and so what it concerns and what overrides it:
-				// whether the crawler honours its qualifiers is asked only
-				// of those that can decide (honour).
+				// whether the crawler honours its qualifiers is asked once
+				// the overrides are known (honourAll).
 				var allow, fellBack bool
 				var usage Usage
 				pending := q.Interprets == nil && pt.allow && len(pt.qualifiers) > 0
@@ -578,15 +600,112 @@ func (d *decider) collect() {
 					allow, usage, fellBack = d.fallback(pt, f.shared)
 				}
 				e := entry{
-					f: f, part: pt, rec: src.r, crawler: src.crawler, purpose: src.purpose, ri: src.ri, list: x, class: c, written: pt.usage,
+					f: f, part: pt, pi: int32(j), rec: src.r, crawler: src.crawler, purpose: src.purpose, ri: src.ri, list: x, class: c, written: pt.usage,
 					usage: usage, allow: allow, fellBack: fellBack, pending: pending && q.Honours != nil, sub: src.sub, named: !src.r.any,
 				}
 				e.relevant, e.other = relevance(pt.usage, usage, fellBack)
 				d.entries = append(d.entries, e)
 			}
 		}
+		// Without Interprets, nothing falls back to another usage: the
+		// parts of a usage and verdict of a pattern's classes are one
+		// entry.
+		for _, id := range d.aggPats {
+			for i := range x.aggs[id] {
+				a := &x.aggs[id][i]
+				if !written.has(a.usage) {
+					continue
+				}
+				cp := a.parts[0]
+				f := src.fields[x.classes[cp.class].rep]
+				e := entry{
+					f: f, part: &f.parts[cp.part], pi: cp.part, agg: a, rec: src.r, crawler: src.crawler, purpose: src.purpose, ri: src.ri, list: x, class: cp.class,
+					written: a.usage, usage: a.usage, allow: a.allow, fellBack: a.fell, pending: q.Honours != nil && a.allow && a.quals > 0,
+					sub: src.sub, named: !src.r.any,
+				}
+				e.relevant, e.other = relevance(a.usage, a.usage, a.fell)
+				d.entries = append(d.entries, e)
+			}
+		}
 	}
 	override(d.entries, len(d.plan.recs))
+	if q.Honours != nil && q.Interprets == nil {
+		d.honourAll()
+	}
+}
+
+// honourAll applies the fallback of section 2.4.3 to the permissions that
+// apply with qualifiers, as the crawler honours them or not, unless they
+// carry more than maxHonoursAsked qualifiers in all: then none is
+// honoured. An aggregate some of whose parts the crawler honours and some
+// not gives way to an entry per part.
+func (d *decider) honourAll() {
+	total := 0
+	for i := range d.entries {
+		if e := &d.entries[i]; e.pending && !e.disabled {
+			if e.agg != nil {
+				total += e.agg.quals
+			} else {
+				total += len(e.part.qualifiers)
+			}
+		}
+	}
+	d.honourNone = total > maxHonoursAsked
+	for i, n := 0, len(d.entries); i < n; i++ {
+		e := &d.entries[i]
+		if !e.pending || e.disabled {
+			continue
+		}
+		e.pending = false
+		if e.agg == nil {
+			e.allow, e.usage, e.fellBack = d.fallback(e.part, e.f.shared)
+			continue
+		}
+		if d.honourNone && e.agg.bare == 0 {
+			e.allow, e.fellBack = false, true // none honoured
+			continue
+		}
+		var yes, no []classPart // the parts the crawler honours, and the others
+		for k, cp := range e.agg.parts {
+			f := e.list.fields[e.list.classes[cp.class].rep]
+			pt := &f.parts[cp.part]
+			honoured := true
+			if len(pt.qualifiers) > 0 {
+				honoured, _, _ = d.fallback(pt, f.shared)
+			}
+			switch {
+			case honoured && no != nil:
+				yes = append(yes, cp)
+			case !honoured && no == nil:
+				yes, no = e.agg.parts[:k:k], []classPart{cp}
+			case !honoured:
+				no = append(no, cp)
+			}
+		}
+		if no == nil {
+			continue
+		}
+		// The parts it does not honour are prohibitions: an aggregate of
+		// their own.
+		out := *e
+		out.agg = &aggregate{usage: e.agg.usage, fell: true, parts: no, scratch: true}
+		out.allow, out.fellBack = false, true
+		out.setFirst()
+		if len(yes) == 0 {
+			*e = out
+			continue
+		}
+		e.agg = &aggregate{usage: e.agg.usage, allow: true, fell: e.agg.fell, parts: yes, quals: e.agg.quals, scratch: true}
+		e.setFirst()
+		d.entries = append(d.entries, out)
+	}
+}
+
+// setFirst makes the first part of e's aggregate e's part.
+func (e *entry) setFirst() {
+	cp := e.agg.parts[0]
+	e.f = e.list.fields[e.list.classes[cp.class].rep]
+	e.part, e.pi, e.class = &e.f.parts[cp.part], cp.part, cp.class
 }
 
 // setMatch returns the patterns of a resource set that match the path, and
@@ -606,15 +725,13 @@ func (d *decider) setMatch(res *resources) *setMatch {
 }
 
 // fallback is the package-level fallback for the query, computed once per
-// part of a definition, which many fields may share; and, with Interprets,
-// whose fallback collect asks twice of a part, once per part that Honours
-// is asked about, so that the bound on the qualifiers asked about gives
-// each part one answer.
+// part of a definition, which many fields may share (or of an aggregate,
+// shared: true).
 func (d *decider) fallback(pt *part, shared bool) (allow bool, u Usage, fell bool) {
 	if d.q.Honours == nil && d.q.Interprets == nil {
 		return pt.allow, pt.usage, pt.fellBack
 	}
-	if !shared && (d.q.Interprets == nil || d.q.Honours == nil || !pt.allow || len(pt.qualifiers) == 0) {
+	if !shared {
 		return d.fallbackOnce(pt)
 	}
 	if r, ok := d.fell[pt]; ok {
@@ -629,31 +746,21 @@ func (d *decider) fallback(pt *part, shared bool) (allow bool, u Usage, fell boo
 }
 
 // maxHonoursAsked is the number of qualifiers a decision asks
-// Query.Honours about, at most: a permission whose qualifiers would take it
-// past that is read as one the crawler cannot honour.
+// Query.Honours about, at most: when the permissions it would ask about
+// carry more, it asks about none, and reads each as one the crawler cannot
+// honour.
 const maxHonoursAsked = 1024
-
-// honour applies the fallback of section 2.4.3 to an entry whose
-// permission is yet to be checked with Query.Honours.
-func (d *decider) honour(e *entry) {
-	if !e.pending {
-		return
-	}
-	e.pending = false
-	e.allow, e.usage, e.fellBack = d.fallback(e.part, e.f.shared)
-}
 
 // fallbackOnce applies section 2.4.3 to a part for the crawler of d.q, as
 // many times as it takes: a permission with qualifiers the crawler cannot
 // honour becomes a prohibition of its usage; a prohibition the crawler
-// cannot act on becomes one of the basic usage, then one of crawl. It asks
-// Honours about maxHonoursAsked qualifiers at most, in all the calls of a
-// decision: a permission with more is one the crawler cannot honour.
+// cannot act on becomes one of the basic usage, then one of crawl. With
+// d.honourNone, no qualifier is honoured.
 func (d *decider) fallbackOnce(pt *part) (allow bool, u Usage, fellBack bool) {
 	q := &d.q
 	allow, u, fellBack = pt.allow, pt.usage, pt.fellBack
 	if allow && q.Honours != nil && len(pt.qualifiers) > 0 {
-		if d.asked += len(pt.qualifiers); d.asked > maxHonoursAsked {
+		if d.honourNone {
 			allow, fellBack = false, true
 		}
 		for _, x := range pt.qualifiers {
@@ -729,7 +836,7 @@ func (d *decider) opposed(allow bool, pattern string) bool {
 		if e.disabled || e.usage != Crawl {
 			continue
 		}
-		if d.honour(e); e.allow == allow {
+		if e.allow == allow {
 			continue
 		}
 		pats := e.f.res.patterns
@@ -757,7 +864,7 @@ func (d *decider) crawlVerdicts() map[string]uint8 {
 		if e.disabled || e.usage != Crawl {
 			continue
 		}
-		if d.honour(e); done[key{e.f.res, e.allow}] {
+		if done[key{e.f.res, e.allow}] {
 			continue
 		}
 		done[key{e.f.res, e.allow}] = true
@@ -833,7 +940,6 @@ func (d *decider) decide(groups []group, winners []int32) Decision {
 		g := &groups[gi]
 		for i := g.first; i >= 0; i = d.entries[i].next {
 			e := &d.entries[i]
-			d.honour(e)
 			es = append(es, e)
 			e.won = g.won
 			allow = allow || e.allow
@@ -860,27 +966,30 @@ func (d *decider) decide(groups []group, winners []int32) Decision {
 // conflictItem is a field that a conflict may list: the field of an
 // entry, or another field of its class (which says the same).
 type conflictItem struct {
-	e *entry
-	f *field // e.f, or another field of its class; nil for the conventional rule
+	e  *entry
+	f  *field // e.f, or another field of its class; nil for the conventional rule
+	pi int32  // the position in the first field of its class of the part it stands for
 }
 
-func (c conflictItem) order() (conventional bool, source string, line int) {
+func (c conflictItem) order() (conventional bool, source string, line, part int) {
 	if c.e.conv != nil {
-		return true, "", c.e.conv.Line
+		return true, "", c.e.conv.Line, 0
 	}
-	return false, c.e.rec.source, c.f.line
+	return false, c.e.rec.source, c.f.line, int(c.pi)
 }
 
 func compareItems(a, b conflictItem) int {
-	ac, as, al := a.order()
-	bc, bs, bl := b.order()
+	ac, as, al, ap := a.order()
+	bc, bs, bl, bp := b.order()
 	switch {
 	case ac != bc:
 		return boolInt(ac) - boolInt(bc)
 	case as != bs:
 		return strings.Compare(as, bs)
+	case al != bl:
+		return al - bl
 	}
-	return al - bl
+	return ap - bp
 }
 
 // same reports whether a and b list the same field with the same verdict.
@@ -920,19 +1029,36 @@ func (d *decider) conflict(es []*entry) []Field {
 		}
 		return true
 	}
-	// The entries, sorted, then the other fields of their classes: a
-	// stable sort of them all would list them in this order.
+	// The entries (an aggregate's parts), sorted, then the other fields
+	// of their classes: a stable sort of them all would list them in this
+	// order.
 	for _, e := range es {
-		add(conflictItem{e, e.f})
-	}
-	for _, e := range es {
-		if e.list == nil {
+		if e.agg == nil {
+			add(conflictItem{e, e.f, e.pi})
 			continue
 		}
-		c := &e.list.classes[e.class]
+		for _, cp := range e.agg.parts {
+			if !add(conflictItem{e, e.list.fields[e.list.classes[cp.class].rep], cp.part}) {
+				break // its later parts come later still
+			}
+		}
+	}
+	dups := func(e *entry, class, pi int32) {
+		c := &e.list.classes[class]
 		for _, fi := range e.list.members[c.lo+1 : min(c.hi, c.lo+1+maxConflict)] {
-			if !add(conflictItem{e, e.list.fields[fi]}) {
+			if !add(conflictItem{e, e.list.fields[fi], pi}) {
 				break // the class's later fields come later still
+			}
+		}
+	}
+	for _, e := range es {
+		switch {
+		case e.list == nil:
+		case e.agg == nil:
+			dups(e, e.class, e.pi)
+		default:
+			for _, cp := range e.agg.parts {
+				dups(e, cp.class, cp.part)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package acap
 
 import (
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -66,73 +67,91 @@ func (u *qualifierUnion) add(qs []Qualifier) {
 	}
 }
 
-// sharedUnion is the number of permissions with qualifiers past which a
-// decision looks for their list among those built before.
-const sharedUnion = 16
-
 // qualifiers returns the qualifiers of the permissions es, which decide,
-// sorted for reporting.
+// sorted for reporting (by field, then by part).
 //
-// When they are many and are all the permissions with qualifiers of one
-// pattern (or resource set) and usage in one field list, as when a file
-// repeats a pattern in many fields, the list is that of the Policy's
+// When they are those of one aggregate, the list is that of the Policy's
 // unionCache, built once and shared by the decisions that read it.
 func (d *decider) qualifiers(es []*entry) []Qualifier {
-	var first *entry
-	n, total := 0, 0
-	one := true // one list, pattern and usage
+	var only *entry
+	n, total := 0, 0 // entries with qualifiers, and their qualifiers
 	for _, e := range es {
-		if e.part == nil || len(e.part.qualifiers) == 0 {
+		switch {
+		case e.agg != nil && e.agg.quals > 0:
+			total += e.agg.quals
+		case e.agg == nil && e.part != nil && len(e.part.qualifiers) > 0:
+			total += len(e.part.qualifiers)
+		default:
 			continue
 		}
-		if first == nil {
-			first = e
-		} else if e.list != first.list || e.f.res != first.f.res || e.written != first.written {
-			one = false
-		}
+		only = e
 		n++
-		total += len(e.part.qualifiers)
 	}
 	if n == 0 {
 		return nil
 	}
-	if one && n > sharedUnion && d.p.unions != nil {
-		if u := d.p.unions.get(unionKey{first.list, first.f.res, first.written}, d.p); u.parts == n {
-			return u.quals
-		}
+	if n == 1 && only.agg != nil && !only.agg.scratch && d.p.unions != nil {
+		return d.p.unions.get(only.list, only.agg, d.p)
 	}
 	u := qualifierUnion{total: total}
-	for _, e := range es {
-		if e.part != nil {
-			u.add(e.part.qualifiers)
+	if n == 1 {
+		if only.agg == nil {
+			u.add(only.part.qualifiers)
+		} else {
+			only.list.unionOf(only.agg, &u)
 		}
+		return u.out
+	}
+	// The parts of aggregates and entries, in order.
+	type item struct {
+		e  *entry
+		f  *field
+		pi int32
+	}
+	var items []item
+	for _, e := range es {
+		if e.agg == nil {
+			if e.part != nil && len(e.part.qualifiers) > 0 {
+				items = append(items, item{e, e.f, e.pi})
+			}
+			continue
+		}
+		for _, cp := range e.agg.parts {
+			if f := e.list.fields[e.list.classes[cp.class].rep]; len(f.parts[cp.part].qualifiers) > 0 {
+				items = append(items, item{e, f, cp.part})
+			}
+		}
+	}
+	slices.SortStableFunc(items, func(a, b item) int {
+		if c := strings.Compare(a.e.rec.source, b.e.rec.source); c != 0 {
+			return c
+		}
+		if a.f.line != b.f.line {
+			return a.f.line - b.f.line
+		}
+		return int(a.pi - b.pi)
+	})
+	for _, it := range items {
+		u.add(it.f.parts[it.pi].qualifiers)
 	}
 	return u.out
 }
 
-// unionKey names the permissions with qualifiers of a field list whose
-// fields have one resource specification and whose parts one usage.
-type unionKey struct {
-	list  *listIndex
-	res   *resources
-	usage Usage
+// unionOf adds to u the qualifiers of the parts of a, in order.
+func (x *listIndex) unionOf(a *aggregate, u *qualifierUnion) {
+	for _, cp := range a.parts {
+		u.add(x.fields[x.classes[cp.class].rep].parts[cp.part].qualifiers)
+	}
 }
 
-// union is the qualifiers of the permissions a unionKey names, each once,
-// in file order (the order of the classes of the list, then of the parts of
-// each), and the number of those permissions.
-type union struct {
-	quals []Qualifier
-	parts int
-}
-
-// unionCache keeps the unions that decisions read, as many as fit in a
-// budget of qualifiers: as many as the file holds (counting each list of
-// them once, as MemSize does), and unionSlack more. A union past the
-// budget is built again by each decision that reads it.
+// unionCache keeps the qualifiers of the parts of the aggregates that
+// decisions read, as many as fit in a budget of qualifiers: as many as the
+// file holds (counting each list of them once, as MemSize does), and
+// unionSlack more. A union past the budget is built again by each decision
+// that reads it.
 type unionCache struct {
 	mu     sync.Mutex // guards what follows
-	m      map[unionKey]*union
+	m      map[*aggregate][]Qualifier
 	budget int // the qualifiers the cache may still keep; < 0 before the first use
 }
 
@@ -142,46 +161,26 @@ const unionSlack = 4096
 
 func newUnionCache() *unionCache { return &unionCache{budget: -1} }
 
-// get returns the union k names, from the cache or built.
-func (c *unionCache) get(k unionKey, p *Policy) *union {
+// get returns the qualifiers of the parts of a, an aggregate of x, each
+// once, in order: from the cache or built.
+func (c *unionCache) get(x *listIndex, a *aggregate, p *Policy) []Qualifier {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if u := c.m[k]; u != nil {
+	if u, ok := c.m[a]; ok {
 		return u
 	}
 	if c.budget < 0 {
 		c.budget = p.qualifierCount() + unionSlack
 	}
-	u := buildUnion(k)
-	if len(u.quals) <= c.budget {
-		c.budget -= len(u.quals)
+	u := qualifierUnion{total: a.quals}
+	x.unionOf(a, &u)
+	quals := slices.Clip(u.out)
+	if len(quals) <= c.budget {
+		c.budget -= len(quals)
 		if c.m == nil {
-			c.m = map[unionKey]*union{}
+			c.m = map[*aggregate][]Qualifier{}
 		}
-		c.m[k] = u
+		c.m[a] = quals
 	}
-	return u
-}
-
-// buildUnion builds the union k names.
-func buildUnion(k unionKey) *union {
-	x := k.list
-	var u qualifierUnion
-	var parts []*part
-	for _, c := range x.classes {
-		f := x.fields[c.rep]
-		if f.res != k.res {
-			continue
-		}
-		for i := range f.parts {
-			if pt := &f.parts[i]; pt.usage == k.usage && pt.allow && len(pt.qualifiers) > 0 {
-				parts = append(parts, pt)
-				u.total += len(pt.qualifiers)
-			}
-		}
-	}
-	for _, pt := range parts {
-		u.add(pt.qualifiers)
-	}
-	return &union{quals: slices.Clip(u.out), parts: len(parts)}
+	return quals
 }
