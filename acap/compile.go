@@ -116,14 +116,15 @@ func newGlobIndex(patterns []string) *globIndex {
 const smallIndex = 8
 
 // each calls fn with the position (in the list the index was built from)
-// of every pattern that matches path, whose bytes have holds.
-func (x *globIndex) each(path []byte, have byteSet, fn func(id int32)) {
+// of every pattern that matches path, whose bytes have holds, until fn
+// returns false.
+func (x *globIndex) each(path []byte, have byteSet, fn func(id int32) bool) {
 	gs := x.globs
 	if len(gs) <= smallIndex {
 		for i := range gs {
 			g := &gs[i]
-			if bytes.HasPrefix(path, g.prefix) && g.matchRest(path, have) {
-				fn(x.ids[i])
+			if bytes.HasPrefix(path, g.prefix) && g.matchRest(path, have) && !fn(x.ids[i]) {
+				return
 			}
 		}
 		return
@@ -133,8 +134,8 @@ func (x *globIndex) each(path []byte, have byteSet, fn func(id int32)) {
 		// gs[lo:hi] are the globs whose prefixes start with path[:k];
 		// those of length k, which path starts with, come first.
 		for lo < hi && len(gs[lo].prefix) == k {
-			if gs[lo].matchRest(path, have) {
-				fn(x.ids[lo])
+			if gs[lo].matchRest(path, have) && !fn(x.ids[lo]) {
+				return
 			}
 			lo++
 		}
@@ -202,6 +203,7 @@ type listIndex struct {
 	sets     []int32       // the classes of fields of resource sets
 	members  []int32       // the fields of each class, in file order
 	aggs     [][]aggregate // by pattern, for those with more than aggregateMin classes
+	patRank  []int32       // by pattern, its position among the patterns sorted
 }
 
 // aggregateMin is the number of classes of a pattern past which a
@@ -256,6 +258,7 @@ type fieldClass struct {
 	rep    int32    // the class's first field
 	mask   usageSet // the usages of its parts
 	lo, hi int32    // its fields, members[lo:hi]
+	pat    int32    // its pattern, or -1 for a resource set
 }
 
 // partKey is what of a part a decision reads: parts with the same key say
@@ -330,8 +333,10 @@ func compileList(fields []*field) *listIndex {
 		cl.lo = int32(len(x.members))
 		x.members = append(x.members, members[c]...)
 		cl.hi = int32(len(x.members))
+		cl.pat = -1
 		if id := resIDs[fields[cl.rep].res]; id >= 0 {
 			byPat[id] = append(byPat[id], int32(c))
+			cl.pat = int32(id)
 		} else {
 			x.sets = append(x.sets, int32(c))
 		}
@@ -350,6 +355,15 @@ func compileList(fields []*field) *listIndex {
 			x.aggs[id] = aggregates(x, cs)
 		}
 	}
+	order := make([]int32, len(pats))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(pats[a], pats[b]) })
+	x.patRank = make([]int32, len(pats))
+	for rank, id := range order {
+		x.patRank[id] = int32(rank)
+	}
 	x.pats = newGlobIndex(pats)
 	return x
 }
@@ -359,16 +373,17 @@ func compileList(fields []*field) *listIndex {
 // aggregate, those of patterns with aggregates are left out, and the
 // patterns appended to d.aggPats instead.
 func (d *decider) classesOf(x *listIndex, written usageSet, cls []int32, aggregate bool) []int32 {
-	x.pats.each(d.path, d.bytes, func(id int32) {
+	x.pats.each(d.path, d.bytes, func(id int32) bool {
 		if aggregate && x.aggs != nil && x.aggs[id] != nil {
 			d.aggPats = append(d.aggPats, id)
-			return
+			return true
 		}
 		for _, c := range x.byPat[x.patStart[id]:x.patStart[id+1]] {
 			if x.classes[c].mask&written != 0 {
 				cls = append(cls, c)
 			}
 		}
+		return true
 	})
 	for _, c := range x.sets {
 		if x.classes[c].mask&written != 0 && len(d.setMatch(x.fields[x.classes[c].rep].res).all) > 0 {
@@ -381,7 +396,7 @@ func (d *decider) classesOf(x *listIndex, written usageSet, cls []int32, aggrega
 
 // fieldListSize estimates the bytes the index of a field list takes.
 func fieldListSize(fields []*field) int {
-	n := 96 + 48*len(fields) // a class, a member and an aggregated part per field, at most
+	n := 96 + 56*len(fields) // a class, a member, an aggregated part and a rank per field, at most
 	for _, f := range fields {
 		if !f.res.set {
 			n += 104 + len(f.res.patterns[0]) + 24*strings.Count(f.res.patterns[0], "*")
@@ -479,14 +494,27 @@ func appendLower(b []byte, s string) ([]byte, byteSet) {
 	n := len(b)
 	b = slices.Grow(b, len(s))[:n+len(s)]
 	dst := b[n:]
-	var set uint64
-	for i := range dst {
-		c := s[i]
-		if c-'A' < 26 {
-			c += 'a' - 'A'
-		}
+	s = s[:len(dst)]
+	var set, set2 uint64 // two, so that the bytes of a pair are done at once
+	i := 0
+	for ; i+2 <= len(dst); i += 2 {
+		c, c2 := lower(s[i]), lower(s[i+1])
+		set |= 1 << (c & 63)
+		set2 |= 1 << (c2 & 63)
+		dst[i], dst[i+1] = c, c2
+	}
+	if i < len(dst) {
+		c := lower(s[i])
 		set |= 1 << (c & 63)
 		dst[i] = c
 	}
-	return b, byteSet(set)
+	return b, byteSet(set | set2)
+}
+
+// lower returns c lower-cased (ASCII).
+func lower(c byte) byte {
+	if c-'A' < 26 {
+		c += 'a' - 'A'
+	}
+	return c
 }

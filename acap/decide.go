@@ -384,7 +384,7 @@ func (p *Policy) decideGeneral(q Query, cased string, path []byte, have byteSet)
 func (d *decider) run(p *Policy, q Query) Decision {
 	d.p, d.q, d.plan = p, q, p.planFor(q.Agent)
 	d.collect()
-	if q.Usage == Crawl && d.plan.conv != nil {
+	if q.Usage == Crawl && d.plan.conv != nil && d.plan.convRules {
 		if e, ok := d.conventional(); ok {
 			d.entries = append(d.entries, e)
 		}
@@ -718,7 +718,7 @@ func (d *decider) setMatch(res *resources) *setMatch {
 		d.sets = map[*resources]*setMatch{}
 	}
 	m := &setMatch{}
-	res.idx.index(res).each(d.path, d.bytes, func(id int32) { m.all = append(m.all, res.patterns[id]) })
+	res.idx.index(res).each(d.path, d.bytes, func(id int32) bool { m.all = append(m.all, res.patterns[id]); return true })
 	m.narrowest = narrowestPatterns(slices.Clone(m.all), nil)
 	d.sets[res] = m
 	return m
@@ -1117,8 +1117,9 @@ func (s *qualifierSet) insert(q Qualifier, i int) {
 
 // candidate is a pattern of a group that may be of narrowest scope.
 type candidate struct {
-	pat string
-	g   int32
+	pat  string
+	g    int32
+	rank int32 // of pat among the patterns of a field list, when all are of one
 }
 
 // narrowest appends to out the groups of narrowest scope (section 2.4.6),
@@ -1131,14 +1132,40 @@ func (d *decider) narrowest(groups []group, out []int32) []int32 {
 		return append(out, 0)
 	}
 	cands := d.cands[:0]
+	// When the groups are patterns of one field list, their order is
+	// known: its rank of their patterns.
+	var x *listIndex
 	for i := range groups {
-		for _, pat := range d.patternsOf(&groups[i]) {
-			cands = append(cands, candidate{pat, int32(i)})
+		g := &groups[i]
+		if g.res == nil || g.res.set {
+			x = nil
+			break
+		}
+		if e := &d.entries[g.first]; i == 0 || e.list == x {
+			x = e.list
+		} else {
+			x = nil
+			break
+		}
+	}
+	for i := range groups {
+		g := &groups[i]
+		if x != nil {
+			rank := x.patRank[x.classes[d.entries[g.first].class].pat]
+			cands = append(cands, candidate{g.res.patterns[0], int32(i), rank})
+			continue
+		}
+		for _, pat := range d.patternsOf(g) {
+			cands = append(cands, candidate{pat, int32(i), 0})
 		}
 	}
 	// Sorted by pattern, the candidates of each winning pattern are found
 	// by binary search, and the patterns come sorted to narrowestPatterns.
-	slices.SortFunc(cands, func(a, b candidate) int { return strings.Compare(a.pat, b.pat) })
+	if x != nil {
+		slices.SortFunc(cands, func(a, b candidate) int { return int(a.rank - b.rank) })
+	} else {
+		slices.SortFunc(cands, func(a, b candidate) int { return strings.Compare(a.pat, b.pat) })
+	}
 	pats := d.pats[:0]
 	for i, c := range cands {
 		if i == 0 || c.pat != cands[i-1].pat {
@@ -1147,7 +1174,7 @@ func (d *decider) narrowest(groups []group, out []int32) []int32 {
 	}
 	d.cands, d.pats = cands, pats // kept for the next decision
 	var winBuf [8]string
-	for _, pat := range narrowestPatterns(pats, winBuf[:0]) {
+	for _, pat := range narrowestSorted(pats, winBuf[:0]) {
 		i, _ := slices.BinarySearchFunc(cands, pat, func(c candidate, pat string) int { return strings.Compare(c.pat, pat) })
 		for ; i < len(cands) && cands[i].pat == pat; i++ {
 			if g := &groups[cands[i].g]; !g.winner {
@@ -1170,7 +1197,11 @@ func (d *decider) narrowest(groups []group, out []int32) []int32 {
 // branches, so the cost is that of the sort.
 func narrowestPatterns(pats, out []string) []string {
 	slices.Sort(pats)
-	pats = slices.Compact(pats)
+	return narrowestSorted(slices.Compact(pats), out)
+}
+
+// narrowestSorted is narrowestPatterns for patterns sorted and distinct.
+func narrowestSorted(pats, out []string) []string {
 	if len(pats) <= 1 {
 		return append(out, pats...)
 	}

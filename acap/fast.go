@@ -200,17 +200,18 @@ func narrower(a, b string) bool {
 // in file order, unless
 // there are more than cap(cls) (full), or fields of resource sets.
 func (x *listIndex) classesFast(path []byte, have byteSet, written usageSet, cls []int32) (out []int32, full bool) {
-	x.pats.each(path, have, func(id int32) {
+	x.pats.each(path, have, func(id int32) bool {
 		for _, c := range x.byPat[x.patStart[id]:x.patStart[id+1]] {
 			if x.classes[c].mask&written == 0 {
 				continue
 			}
 			if len(cls) == cap(cls) {
 				full = true
-				return
+				return false
 			}
 			cls = append(cls, c)
 		}
+		return true
 	})
 	if full {
 		return nil, true
