@@ -423,6 +423,11 @@ type agentPlan struct {
 	recs   []planRecord
 	usages usageSet // of the parts of the records' fields (not of sub-records)
 	sets   usageSet // of the parts of the records' fields that name resource sets
+	// covered: usages for which a record-level field of a record naming
+	// the agent has a pattern that matches every path, and so overrides
+	// the record-level fields of the records for any crawler for every
+	// resource (section 2.2.1).
+	covered usageSet
 	conv   *policy.Group
 	// convRules: the conventional group has rules with a pattern,
 	// without which it decides nothing by a rule.
@@ -475,6 +480,10 @@ func (p *Policy) newPlan(agent string) *agentPlan {
 				for _, pt := range f.parts {
 					pl.sets = pl.sets.with(pt.usage)
 				}
+			} else if !r.any && matchesAll(f.res.patterns[0]) {
+				for _, pt := range f.parts {
+					pl.covered = pl.covered.with(pt.usage)
+				}
 			}
 		}
 	}
@@ -486,6 +495,13 @@ func (p *Policy) newPlan(agent string) *agentPlan {
 		}
 	}
 	return pl
+}
+
+// matchesAll reports whether a resource path pattern matches every path:
+// "/", or stars after an optional "/".
+func matchesAll(pattern string) bool {
+	rest := strings.TrimLeft(strings.TrimPrefix(pattern, "/"), "*")
+	return rest == "" && pattern != ""
 }
 
 // appendLower appends s, lower-cased (ASCII), to b, and returns the set

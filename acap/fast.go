@@ -53,11 +53,15 @@ func (p *Policy) decideFast(q *Query, cased string, path []byte, have byteSet) (
 		var clsBuf [fastEntries]int32
 		for ri, pr := range pl.recs {
 			r := pr.r
-			if r.usages&written == 0 {
+			w := written
+			if r.any {
+				w &^= pl.covered // its fields of those usages are overridden
+			}
+			if r.usages&w == 0 {
 				continue
 			}
 			x := r.list.index(r.fields)
-			cls, full := x.classesFast(path, have, written, clsBuf[:0])
+			cls, full := x.classesFast(path, have, w, clsBuf[:0])
 			if full {
 				return dec, false
 			}
@@ -65,7 +69,7 @@ func (p *Policy) decideFast(q *Query, cased string, path []byte, have byteSet) (
 				f := r.fields[x.classes[c].rep]
 				for j := range f.parts {
 					pt := &f.parts[j]
-					if !written.has(pt.usage) {
+					if !w.has(pt.usage) {
 						continue
 					}
 					if n == fastEntries {

@@ -59,6 +59,23 @@ ACAP-allow-crawl: /*x
 ACAP-disallow-crawl: /x$
 ACAP-disallow-crawl: /X*Y
 `,
+	`User-agent: NewsBot
+Disallow: /private/
+
+ACAP-crawler: *
+ACAP-disallow-crawl: /private/
+ACAP-allow-index: /news/
+ACAP-disallow-index: /drafts/
+ACAP-disallow-present: /
+ACAP-allow-other: /a/
+ACAP-crawler: NewsBot
+ACAP-allow-index: /*
+ACAP-disallow-crawl: /
+ACAP-allow-crawl: /news/
+ACAP-crawler: Guidebot
+ACAP-allow-present-snippet: /
+ACAP-disallow-index: /news$
+`,
 }
 
 var fastURLs = []string{"/", "/private/a", "/private/open", "/private/x.PDF", "/news", "/news/a", "/news/archive/b",
