@@ -428,7 +428,7 @@ type agentPlan struct {
 	// the record-level fields of the records for any crawler for every
 	// resource (section 2.2.1).
 	covered usageSet
-	conv   *policy.Group
+	conv    *policy.Group
 	// convRules: the conventional group has rules with a pattern,
 	// without which it decides nothing by a rule.
 	convRules bool
