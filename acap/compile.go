@@ -505,21 +505,28 @@ func matchesAll(pattern string) bool {
 }
 
 // appendLower appends s, lower-cased (ASCII), to b, and returns the set
-// of its bytes too.
+// of its bytes too. It reads eight bytes at a time.
 func appendLower(b []byte, s string) ([]byte, byteSet) {
+	const ones = 0x0101010101010101
 	n := len(b)
 	b = slices.Grow(b, len(s))[:n+len(s)]
 	dst := b[n:]
-	s = s[:len(dst)]
-	var set, set2 uint64 // two, so that the bytes of a pair are done at once
+	var set, set2 uint64 // two, so that halves of a word are done at once
 	i := 0
-	for ; i+2 <= len(dst); i += 2 {
-		c, c2 := lower(s[i]), lower(s[i+1])
-		set |= 1 << (c & 63)
-		set2 |= 1 << (c2 & 63)
-		dst[i], dst[i+1] = c, c2
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		// The high bit of each byte of upper: the byte is in 'A'..'Z'
+		// (h+0x3f reaches 0x80 from 'A' on, h+0x25 from '[' on; neither
+		// carries into the next byte, h being below 0x80).
+		h := w & (0x7f * ones)
+		upper := (h + 0x3f*ones) &^ (h + 0x25*ones) &^ w & (0x80 * ones)
+		w |= upper >> 2 // 0x20: lower case
+		binary.LittleEndian.PutUint64(dst[i:], w)
+		set |= 1<<(w&63) | 1<<(w>>8&63) | 1<<(w>>16&63) | 1<<(w>>24&63)
+		set2 |= 1<<(w>>32&63) | 1<<(w>>40&63) | 1<<(w>>48&63) | 1<<(w>>56&63)
 	}
-	if i < len(dst) {
+	for ; i < len(s); i++ {
 		c := lower(s[i])
 		set |= 1 << (c & 63)
 		dst[i] = c

@@ -634,15 +634,26 @@ func (d *decider) collect() {
 	}
 }
 
-// honourAll applies the fallback of section 2.4.3 to the permissions that
-// apply with qualifiers, as the crawler honours them or not, unless they
+// honourAll applies the fallback of section 2.4.3 to the permissions with
+// qualifiers that apply and count (those of usage other only when no
+// other field applies), as the crawler honours them or not, unless they
 // carry more than maxHonoursAsked qualifiers in all: then none is
 // honoured. An aggregate some of whose parts the crawler honours and some
-// not gives way to an entry per part.
+// not gives way to two: the parts it honours, and the others. The
+// permissions that do not count keep their verdict, which decides
+// nothing.
 func (d *decider) honourAll() {
+	// Those that count: fields of usage other count only when no other
+	// applies.
+	direct := false
+	for i := range d.entries {
+		e := &d.entries[i]
+		direct = direct || !e.disabled && e.relevant && !e.other
+	}
+	counts := func(e *entry) bool { return e.pending && !e.disabled && e.relevant && !(direct && e.other) }
 	total := 0
 	for i := range d.entries {
-		if e := &d.entries[i]; e.pending && !e.disabled {
+		if e := &d.entries[i]; counts(e) {
 			if e.agg != nil {
 				total += e.agg.quals
 			} else {
@@ -653,7 +664,7 @@ func (d *decider) honourAll() {
 	d.honourNone = total > maxHonoursAsked
 	for i, n := 0, len(d.entries); i < n; i++ {
 		e := &d.entries[i]
-		if !e.pending || e.disabled {
+		if !counts(e) {
 			continue
 		}
 		e.pending = false

@@ -191,3 +191,37 @@ func TestConcurrentDecide(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendLower checks the word-at-a-time lower-casing against one that
+// reads a byte at a time, for every byte in every position of a word.
+func TestAppendLower(t *testing.T) {
+	want := func(s string) ([]byte, byteSet) {
+		var out []byte
+		var set byteSet
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			out = append(out, c)
+			set.add(c)
+		}
+		return out, set
+	}
+	check := func(s string) {
+		got, set := appendLower([]byte("x"), s)
+		w, wset := want(s)
+		if string(got) != "x"+string(w) || set != wset {
+			t.Fatalf("appendLower(%q) = %q, %x; want %q, %x", s, got[1:], set, w, wset)
+		}
+	}
+	for c := range 256 {
+		for pos := range 9 {
+			b := []byte("/aZ09-._~/Ab")
+			b[pos] = byte(c)
+			check(string(b))
+		}
+	}
+	check("")
+	check("/News/Irish-News/Some-ARTICLE-30291.html?Q=%C3%A9")
+}
