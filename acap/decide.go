@@ -40,6 +40,16 @@ type Query struct {
 	// A permission with a qualifier it cannot honour is read as a
 	// prohibition of the same usage (section 2.4.3). Nil means the crawler
 	// honours every qualifier, which Decision.Qualifiers lists.
+	//
+	// Decide asks Honours about the qualifiers of the permissions that
+	// apply and count (those of usage other only when no field of another
+	// usage applies; with Interprets, every permission of the records that
+	// apply to the agent), each permission's once, and about 1024
+	// qualifiers at most: when those permissions carry more in all, it
+	// asks about none, and reads each of them as a permission the crawler
+	// cannot honour. No crawler honours thousands of conditions on one
+	// resource, and the bound keeps a decision on a file built to hold
+	// them cheap.
 	Honours func(Qualifier) bool
 	// Interprets reports whether the crawler can act on a prohibition of a
 	// usage. One it cannot act on is read as a prohibition of the basic
@@ -130,8 +140,10 @@ type Decision struct {
 	Field Field
 	// Qualifiers restrict a permission: the crawler must honour them all.
 	// They are those of every permission with the narrowest scope (section
-	// 2.4.6), each listed once; the rules of section 2.5 for repeating a
-	// qualifier have been applied within each field.
+	// 2.4.6), each listed once, in file order; the rules of section 2.5
+	// for repeating a qualifier have been applied within each field. The
+	// slice may be shared with other decisions on the same Policy (a list
+	// of thousands is built once): read it, do not modify its elements.
 	Qualifiers []Qualifier
 	// Conflict lists the fields of narrowest scope that disagree, when
 	// Basis is BasisConflict.
@@ -329,8 +341,10 @@ type setMatch struct{ all, narrowest []string }
 // The patterns of each record are compiled on the first decision that
 // reads them, and the records that apply to an agent found once for the
 // agent last asked about: a decision tries only the patterns whose
-// literal prefix the path starts with, and allocates nothing unless a
-// field of a resource set, a conflict or qualifiers are involved.
+// literal prefix the path starts with, reads the fields of a pattern that
+// many fields name as a few aggregates (see the package documentation,
+// section Cost), and allocates nothing unless a field of a resource set,
+// a conflict or qualifiers are involved.
 func (p *Policy) Decide(q Query) Decision {
 	if !standard(q.Usage) {
 		q.Usage = Usage(strings.ToLower(string(q.Usage)))
