@@ -223,28 +223,34 @@ func (e *entry) field(pattern string) Field {
 	}
 }
 
-// order sorts entries for reporting: ACAP fields in file order (and the
-// parts of a field in order), then the conventional rule.
-func (e *entry) order() (conventional bool, source string, line, part int) {
-	if e.conv != nil {
-		return true, "", e.conv.Line, 0
-	}
-	return false, e.rec.source, e.f.line, int(e.pi)
+// orderKey sorts what a decision reports: ACAP fields in file order (and
+// the parts of a field in order), then the conventional rule.
+type orderKey struct {
+	conventional bool
+	source       string
+	line, part   int
 }
 
-func compareEntries(a, b *entry) int {
-	ac, as, al, ap := a.order()
-	bc, bs, bl, bp := b.order()
+func (k orderKey) compare(o orderKey) int {
 	switch {
-	case ac != bc:
-		return boolInt(ac) - boolInt(bc)
-	case as != bs:
-		return strings.Compare(as, bs)
-	case al != bl:
-		return al - bl
+	case k.conventional != o.conventional:
+		return boolInt(k.conventional) - boolInt(o.conventional)
+	case k.source != o.source:
+		return strings.Compare(k.source, o.source)
+	case k.line != o.line:
+		return k.line - o.line
 	}
-	return ap - bp
+	return k.part - o.part
 }
+
+func (e *entry) order() orderKey {
+	if e.conv != nil {
+		return orderKey{true, "", e.conv.Line, 0}
+	}
+	return orderKey{false, e.rec.source, e.f.line, int(e.pi)}
+}
+
+func compareEntries(a, b *entry) int { return a.order().compare(b.order()) }
 
 // group is the entries whose patterns are the same resources: those of
 // the fields that name one pattern or one resource set, or the
@@ -996,26 +1002,14 @@ type conflictItem struct {
 	pi int32  // the position in the first field of its class of the part it stands for
 }
 
-func (c conflictItem) order() (conventional bool, source string, line, part int) {
+func (c conflictItem) order() orderKey {
 	if c.e.conv != nil {
-		return true, "", c.e.conv.Line, 0
+		return orderKey{true, "", c.e.conv.Line, 0}
 	}
-	return false, c.e.rec.source, c.f.line, int(c.pi)
+	return orderKey{false, c.e.rec.source, c.f.line, int(c.pi)}
 }
 
-func compareItems(a, b conflictItem) int {
-	ac, as, al, ap := a.order()
-	bc, bs, bl, bp := b.order()
-	switch {
-	case ac != bc:
-		return boolInt(ac) - boolInt(bc)
-	case as != bs:
-		return strings.Compare(as, bs)
-	case al != bl:
-		return al - bl
-	}
-	return ap - bp
-}
+func compareItems(a, b conflictItem) int { return a.order().compare(b.order()) }
 
 // same reports whether a and b list the same field with the same verdict.
 func (c conflictItem) same(o conflictItem) bool {

@@ -2,7 +2,6 @@ package acap
 
 import (
 	"slices"
-	"strings"
 	"sync"
 )
 
@@ -123,13 +122,7 @@ func (d *decider) qualifiers(es []*entry) []Qualifier {
 		}
 	}
 	slices.SortStableFunc(items, func(a, b item) int {
-		if c := strings.Compare(a.e.rec.source, b.e.rec.source); c != 0 {
-			return c
-		}
-		if a.f.line != b.f.line {
-			return a.f.line - b.f.line
-		}
-		return int(a.pi - b.pi)
+		return orderKey{false, a.e.rec.source, a.f.line, int(a.pi)}.compare(orderKey{false, b.e.rec.source, b.f.line, int(b.pi)})
 	})
 	for _, it := range items {
 		u.add(it.f.parts[it.pi].qualifiers)
