@@ -294,8 +294,8 @@ type decider struct {
 var deciderPool = sync.Pool{New: func() any { return new(decider) }}
 
 // maxScratch is the number of entries beyond which a decider's scratch
-// space is not kept for the next decision (about 150 KiB of entries).
-const maxScratch = 1024
+// space is not kept for the next decision.
+const maxScratch = 256
 
 // release clears d of what it refers to, and keeps it for another
 // decision unless its scratch space has grown large.

@@ -202,8 +202,7 @@
 // verdict, whose qualifiers are listed once, on the first decision that
 // reads them, and shared by every decision after it (Decision.Qualifiers);
 // the lists a Policy keeps hold at most as many qualifiers as its file
-// does, and 4,096 more, past which a list is built by each decision that
-// reads it. Query.Honours is asked about 1,024 qualifiers at most. A
+// does, past which a list is built by each decision that reads it. Query.Honours is asked about 1,024 qualifiers at most. A
 // conflict lists its first sixteen fields, built without reading the
 // others.
 //

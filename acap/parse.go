@@ -1114,7 +1114,6 @@ func (p *Policy) MemSize() int {
 		}
 	}
 	n += cachedPlans * (96 + 24*len(p.records)) // the plans of the agents last asked about
-	n += 32 * unionSlack                        // the unions past the file's qualifiers
 	for name, set := range p.sets {
 		n += 64 + len(name) + globIndexSize(set.patterns)
 		for _, pat := range set.patterns {

@@ -139,18 +139,14 @@ func (x *listIndex) unionOf(a *aggregate, u *qualifierUnion) {
 
 // unionCache keeps the qualifiers of the parts of the aggregates that
 // decisions read, as many as fit in a budget of qualifiers: as many as the
-// file holds (counting each list of them once, as MemSize does), and
-// unionSlack more. A union past the budget is built again by each decision
-// that reads it.
+// file holds (counting each list of them once, as MemSize does, which
+// counts their places in the cache too). A union past the budget is built
+// again by each decision that reads it.
 type unionCache struct {
 	mu     sync.Mutex // guards what follows
 	m      map[*aggregate][]Qualifier
 	budget int // the qualifiers the cache may still keep; < 0 before the first use
 }
-
-// unionSlack is the number of qualifiers a unionCache may keep beyond
-// those of its file.
-const unionSlack = 4096
 
 func newUnionCache() *unionCache { return &unionCache{budget: -1} }
 
@@ -163,7 +159,7 @@ func (c *unionCache) get(x *listIndex, a *aggregate, p *Policy) []Qualifier {
 		return u
 	}
 	if c.budget < 0 {
-		c.budget = p.qualifierCount() + unionSlack
+		c.budget = p.qualifierCount()
 	}
 	u := qualifierUnion{total: a.quals}
 	x.unionOf(a, &u)
