@@ -116,14 +116,15 @@ func newGlobIndex(patterns []string) *globIndex {
 const smallIndex = 8
 
 // each calls fn with the position (in the list the index was built from)
-// of every pattern that matches path, whose bytes have holds.
-func (x *globIndex) each(path []byte, have byteSet, fn func(id int32)) {
+// of every pattern that matches path, whose bytes have holds, until fn
+// returns false.
+func (x *globIndex) each(path []byte, have byteSet, fn func(id int32) bool) {
 	gs := x.globs
 	if len(gs) <= smallIndex {
 		for i := range gs {
 			g := &gs[i]
-			if bytes.HasPrefix(path, g.prefix) && g.matchRest(path, have) {
-				fn(x.ids[i])
+			if bytes.HasPrefix(path, g.prefix) && g.matchRest(path, have) && !fn(x.ids[i]) {
+				return
 			}
 		}
 		return
@@ -133,8 +134,8 @@ func (x *globIndex) each(path []byte, have byteSet, fn func(id int32)) {
 		// gs[lo:hi] are the globs whose prefixes start with path[:k];
 		// those of length k, which path starts with, come first.
 		for lo < hi && len(gs[lo].prefix) == k {
-			if gs[lo].matchRest(path, have) {
-				fn(x.ids[lo])
+			if gs[lo].matchRest(path, have) && !fn(x.ids[lo]) {
+				return
 			}
 			lo++
 		}
@@ -186,20 +187,78 @@ func globIndexSize(patterns []string) int {
 // only join the fields of a conflict that Decision.Conflict lists. A file
 // that repeats one field thousands of times costs a decision no more than
 // one that holds it once.
+//
+// The classes of a pattern that has more than aggregateMin of them are
+// read, when no usage falls back to another (Query.Interprets unset), in
+// aggregates: the parts of one usage and verdict of all its classes, which
+// say the same of every query but for their qualifiers. A file that writes
+// one pattern in thousands of fields with different qualifiers costs a
+// decision a few entries, not thousands.
 type listIndex struct {
 	fields   []*field
 	pats     *globIndex   // the distinct patterns of the fields of one pattern
 	classes  []fieldClass // numbered in the order of their first fields
 	byPat    []int32      // the classes of each pattern: byPat[patStart[k]:patStart[k+1]]
 	patStart []int32
-	sets     []int32 // the classes of fields of resource sets
-	members  []int32 // the fields of each class, in file order
+	sets     []int32       // the classes of fields of resource sets
+	members  []int32       // the fields of each class, in file order
+	aggs     [][]aggregate // by pattern, for those with more than aggregateMin classes
+	patRank  []int32       // by pattern, its position among the patterns sorted
+}
+
+// aggregateMin is the number of classes of a pattern past which a
+// decision reads them in aggregates.
+const aggregateMin = 8
+
+// An aggregate is the parts of one usage, verdict and fallback of the
+// classes of one pattern.
+type aggregate struct {
+	usage       Usage
+	allow, fell bool
+	parts       []classPart // in file order: by class, then by part
+	quals       int         // the qualifiers of its parts, in all
+	bare        int         // its parts without qualifiers
+	scratch     bool        // made for one decision, of the parts of another
+}
+
+// classPart is a part of the first field of a class.
+type classPart struct{ class, part int32 }
+
+// aggregates returns the aggregates of the classes cs of one pattern, in
+// the order of their first parts.
+func aggregates(x *listIndex, cs []int32) []aggregate {
+	type sig struct {
+		usage       Usage
+		allow, fell bool
+	}
+	var out []aggregate
+	at := map[sig]int{}
+	for _, c := range cs {
+		f := x.fields[x.classes[c].rep]
+		for j := range f.parts {
+			pt := &f.parts[j]
+			k := sig{pt.usage, pt.allow, pt.fellBack}
+			i, ok := at[k]
+			if !ok {
+				i = len(out)
+				at[k] = i
+				out = append(out, aggregate{usage: pt.usage, allow: pt.allow, fell: pt.fellBack})
+			}
+			out[i].parts = append(out[i].parts, classPart{c, int32(j)})
+			out[i].quals += len(pt.qualifiers)
+			if len(pt.qualifiers) == 0 {
+				out[i].bare++
+			}
+		}
+	}
+	return out
 }
 
 type fieldClass struct {
 	rep    int32    // the class's first field
 	mask   usageSet // the usages of its parts
 	lo, hi int32    // its fields, members[lo:hi]
+	pat    int32    // its pattern, or -1 for a resource set
 }
 
 // partKey is what of a part a decision reads: parts with the same key say
@@ -274,8 +333,10 @@ func compileList(fields []*field) *listIndex {
 		cl.lo = int32(len(x.members))
 		x.members = append(x.members, members[c]...)
 		cl.hi = int32(len(x.members))
+		cl.pat = -1
 		if id := resIDs[fields[cl.rep].res]; id >= 0 {
 			byPat[id] = append(byPat[id], int32(c))
+			cl.pat = int32(id)
 		} else {
 			x.sets = append(x.sets, int32(c))
 		}
@@ -286,19 +347,43 @@ func compileList(fields []*field) *listIndex {
 		x.byPat = append(x.byPat, cs...)
 	}
 	x.patStart = append(x.patStart, int32(len(x.byPat)))
+	for id, cs := range byPat {
+		if len(cs) > aggregateMin {
+			if x.aggs == nil {
+				x.aggs = make([][]aggregate, len(pats))
+			}
+			x.aggs[id] = aggregates(x, cs)
+		}
+	}
+	order := make([]int32, len(pats))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(pats[a], pats[b]) })
+	x.patRank = make([]int32, len(pats))
+	for rank, id := range order {
+		x.patRank[id] = int32(rank)
+	}
 	x.pats = newGlobIndex(pats)
 	return x
 }
 
 // classesOf appends to cls the classes of the fields of x that may
-// concern usages written and that apply to path, in file order.
-func (d *decider) classesOf(x *listIndex, written usageSet, cls []int32) []int32 {
-	x.pats.each(d.path, d.bytes, func(id int32) {
+// concern usages written and that apply to path, in file order; with
+// aggregate, those of patterns with aggregates are left out, and the
+// patterns appended to d.aggPats instead.
+func (d *decider) classesOf(x *listIndex, written usageSet, cls []int32, aggregate bool) []int32 {
+	x.pats.each(d.path, d.bytes, func(id int32) bool {
+		if aggregate && x.aggs != nil && x.aggs[id] != nil {
+			d.aggPats = append(d.aggPats, id)
+			return true
+		}
 		for _, c := range x.byPat[x.patStart[id]:x.patStart[id+1]] {
 			if x.classes[c].mask&written != 0 {
 				cls = append(cls, c)
 			}
 		}
+		return true
 	})
 	for _, c := range x.sets {
 		if x.classes[c].mask&written != 0 && len(d.setMatch(x.fields[x.classes[c].rep].res).all) > 0 {
@@ -311,7 +396,7 @@ func (d *decider) classesOf(x *listIndex, written usageSet, cls []int32) []int32
 
 // fieldListSize estimates the bytes the index of a field list takes.
 func fieldListSize(fields []*field) int {
-	n := 96 + 40*len(fields) // a class and a member per field, at most
+	n := 96 + 56*len(fields) // a class, a member, an aggregated part and a rank per field, at most
 	for _, f := range fields {
 		if !f.res.set {
 			n += 104 + len(f.res.patterns[0]) + 24*strings.Count(f.res.patterns[0], "*")
@@ -338,7 +423,12 @@ type agentPlan struct {
 	recs   []planRecord
 	usages usageSet // of the parts of the records' fields (not of sub-records)
 	sets   usageSet // of the parts of the records' fields that name resource sets
-	conv   *policy.Group
+	// covered: usages for which a record-level field of a record naming
+	// the agent has a pattern that matches every path, and so overrides
+	// the record-level fields of the records for any crawler for every
+	// resource (section 2.2.1).
+	covered usageSet
+	conv    *policy.Group
 	// convRules: the conventional group has rules with a pattern,
 	// without which it decides nothing by a rule.
 	convRules bool
@@ -390,6 +480,10 @@ func (p *Policy) newPlan(agent string) *agentPlan {
 				for _, pt := range f.parts {
 					pl.sets = pl.sets.with(pt.usage)
 				}
+			} else if !r.any && matchesAll(f.res.patterns[0]) {
+				for _, pt := range f.parts {
+					pl.covered = pl.covered.with(pt.usage)
+				}
 			}
 		}
 	}
@@ -403,20 +497,47 @@ func (p *Policy) newPlan(agent string) *agentPlan {
 	return pl
 }
 
+// matchesAll reports whether a resource path pattern matches every path:
+// "/", or stars after an optional "/".
+func matchesAll(pattern string) bool {
+	rest := strings.TrimLeft(strings.TrimPrefix(pattern, "/"), "*")
+	return rest == "" && pattern != ""
+}
+
 // appendLower appends s, lower-cased (ASCII), to b, and returns the set
-// of its bytes too.
+// of its bytes too. It reads eight bytes at a time.
 func appendLower(b []byte, s string) ([]byte, byteSet) {
+	const ones = 0x0101010101010101
 	n := len(b)
 	b = slices.Grow(b, len(s))[:n+len(s)]
 	dst := b[n:]
-	var set uint64
-	for i := range dst {
-		c := s[i]
-		if c-'A' < 26 {
-			c += 'a' - 'A'
-		}
+	var set, set2 uint64 // two, so that halves of a word are done at once
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		// The high bit of each byte of upper: the byte is in 'A'..'Z'
+		// (h+0x3f reaches 0x80 from 'A' on, h+0x25 from '[' on; neither
+		// carries into the next byte, h being below 0x80).
+		h := w & (0x7f * ones)
+		upper := (h + 0x3f*ones) &^ (h + 0x25*ones) &^ w & (0x80 * ones)
+		w |= upper >> 2 // 0x20: lower case
+		binary.LittleEndian.PutUint64(dst[i:], w)
+		set |= 1<<(w&63) | 1<<(w>>8&63) | 1<<(w>>16&63) | 1<<(w>>24&63)
+		set2 |= 1<<(w>>32&63) | 1<<(w>>40&63) | 1<<(w>>48&63) | 1<<(w>>56&63)
+	}
+	for ; i < len(s); i++ {
+		c := lower(s[i])
 		set |= 1 << (c & 63)
 		dst[i] = c
 	}
-	return b, byteSet(set)
+	return b, byteSet(set | set2)
+}
+
+// lower returns c lower-cased (ASCII).
+func lower(c byte) byte {
+	if c-'A' < 26 {
+		c += 'a' - 'A'
+	}
+	return c
 }

@@ -40,6 +40,16 @@ type Query struct {
 	// A permission with a qualifier it cannot honour is read as a
 	// prohibition of the same usage (section 2.4.3). Nil means the crawler
 	// honours every qualifier, which Decision.Qualifiers lists.
+	//
+	// Decide asks Honours about the qualifiers of the permissions that
+	// apply and count (those of usage other only when no field of another
+	// usage applies; with Interprets, every permission of the records that
+	// apply to the agent), each permission's once, and about 1024
+	// qualifiers at most: when those permissions carry more in all, it
+	// asks about none, and reads each of them as a permission the crawler
+	// cannot honour. No crawler honours thousands of conditions on one
+	// resource, and the bound keeps a decision on a file built to hold
+	// them cheap.
 	Honours func(Qualifier) bool
 	// Interprets reports whether the crawler can act on a prohibition of a
 	// usage. One it cannot act on is read as a prohibition of the basic
@@ -130,8 +140,10 @@ type Decision struct {
 	Field Field
 	// Qualifiers restrict a permission: the crawler must honour them all.
 	// They are those of every permission with the narrowest scope (section
-	// 2.4.6), each listed once; the rules of section 2.5 for repeating a
-	// qualifier have been applied within each field.
+	// 2.4.6), each listed once, in file order; the rules of section 2.5
+	// for repeating a qualifier have been applied within each field. The
+	// slice may be shared with other decisions on the same Policy (a list
+	// of thousands is built once): read it, do not modify its elements.
 	Qualifiers []Qualifier
 	// Conflict lists the fields of narrowest scope that disagree, when
 	// Basis is BasisConflict.
@@ -186,12 +198,15 @@ type entry struct {
 	usage    Usage // after the fallback
 	allow    bool  // after the fallback
 	fellBack bool
-	sub      bool   // the field belongs to a sub-record
-	named    bool   // the record names the crawler
-	relevant bool   // it concerns the usage asked about
-	other    bool   // it concerns it as usage other
-	disabled bool   // overridden (section 2.2.1)
-	won      string // the narrowest pattern its group won with
+	pending  bool       // allow is yet to be checked with Query.Honours (honourAll)
+	agg      *aggregate // the parts of many classes it stands for, or nil
+	pi       int32      // part's position in f.parts
+	sub      bool       // the field belongs to a sub-record
+	named    bool       // the record names the crawler
+	relevant bool       // it concerns the usage asked about
+	other    bool       // it concerns it as usage other
+	disabled bool       // overridden (section 2.2.1)
+	won      string     // the narrowest pattern its group won with
 }
 
 // field returns the entry as the decision reports it, with the pattern
@@ -208,26 +223,34 @@ func (e *entry) field(pattern string) Field {
 	}
 }
 
-// order sorts entries for reporting: ACAP fields in file order, then the
-// conventional rule.
-func (e *entry) order() (conventional bool, source string, line int) {
-	if e.conv != nil {
-		return true, "", e.conv.Line
-	}
-	return false, e.rec.source, e.f.line
+// orderKey sorts what a decision reports: ACAP fields in file order (and
+// the parts of a field in order), then the conventional rule.
+type orderKey struct {
+	conventional bool
+	source       string
+	line, part   int
 }
 
-func compareEntries(a, b *entry) int {
-	ac, as, al := a.order()
-	bc, bs, bl := b.order()
+func (k orderKey) compare(o orderKey) int {
 	switch {
-	case ac != bc:
-		return boolInt(ac) - boolInt(bc)
-	case as != bs:
-		return strings.Compare(as, bs)
+	case k.conventional != o.conventional:
+		return boolInt(k.conventional) - boolInt(o.conventional)
+	case k.source != o.source:
+		return strings.Compare(k.source, o.source)
+	case k.line != o.line:
+		return k.line - o.line
 	}
-	return al - bl
+	return k.part - o.part
 }
+
+func (e *entry) order() orderKey {
+	if e.conv != nil {
+		return orderKey{true, "", e.conv.Line, 0}
+	}
+	return orderKey{false, e.rec.source, e.f.line, int(e.pi)}
+}
+
+func compareEntries(a, b *entry) int { return a.order().compare(b.order()) }
 
 // group is the entries whose patterns are the same resources: those of
 // the fields that name one pattern or one resource set, or the
@@ -246,18 +269,23 @@ type decider struct {
 	p        *Policy
 	q        Query
 	plan     *agentPlan
-	path     []byte  // canonical, lower-case
+	cased    string  // the canonical path of q.URL
+	path     []byte  // cased, lower-case
 	bytes    byteSet // of path
 	entries  []entry
 	groups   []group
 	es       []*entry
 	cls      []int32
-	dups     []entry // of a conflict
 	cands    []candidate
 	pats     []string
 	groupMap map[*resources]int32
 	sets     map[*resources]*setMatch // the patterns of each resource set that match
 	fell     map[*part]fellBack       // the fallback of the parts of definitions
+	aggPats  []int32                  // of classesOf
+	// honourNone: the permissions Honours would be asked about carry
+	// more than maxHonoursAsked qualifiers, and none is honoured.
+	honourNone bool
+	perClass   bool // read no aggregates (for tests)
 
 	conv     Field       // the conventional rule's entry's
 	convRule policy.Rule // the conventional rule
@@ -272,19 +300,18 @@ const maxScratch = 256
 // release clears d of what it refers to, and keeps it for another
 // decision unless its scratch space has grown large.
 func (d *decider) release() {
-	if cap(d.entries) > maxScratch || cap(d.groups) > maxScratch || cap(d.es) > maxScratch ||
-		cap(d.cls) > maxScratch || cap(d.dups) > maxScratch || cap(d.path) > 4096 ||
+	if cap(d.entries) > maxScratch || cap(d.groups) > maxScratch || cap(d.es) > 2*maxScratch ||
+		cap(d.cls) > 2*maxScratch || cap(d.path) > 4096 ||
 		cap(d.cands) > maxScratch || cap(d.pats) > maxScratch || len(d.groupMap) > maxScratch {
 		return
 	}
 	clear(d.entries)
 	clear(d.groups)
 	clear(d.es)
-	clear(d.dups)
 	clear(d.cands)
 	clear(d.pats)
 	clear(d.groupMap)
-	*d = decider{path: d.path[:0], entries: d.entries[:0], groups: d.groups[:0], es: d.es[:0], cls: d.cls[:0], dups: d.dups[:0],
+	*d = decider{path: d.path[:0], aggPats: d.aggPats[:0], entries: d.entries[:0], groups: d.groups[:0], es: d.es[:0], cls: d.cls[:0],
 		cands: d.cands[:0], pats: d.pats[:0], groupMap: d.groupMap}
 	deciderPool.Put(d)
 }
@@ -320,8 +347,10 @@ type setMatch struct{ all, narrowest []string }
 // The patterns of each record are compiled on the first decision that
 // reads them, and the records that apply to an agent found once for the
 // agent last asked about: a decision tries only the patterns whose
-// literal prefix the path starts with, and allocates nothing unless a
-// field of a resource set, a conflict or qualifiers are involved.
+// literal prefix the path starts with, reads the fields of a pattern that
+// many fields name as a few aggregates (see the package documentation,
+// section Cost), and allocates nothing unless a field of a resource set,
+// a conflict or qualifiers are involved.
 func (p *Policy) Decide(q Query) Decision {
 	if !standard(q.Usage) {
 		q.Usage = Usage(strings.ToLower(string(q.Usage)))
@@ -329,15 +358,19 @@ func (p *Policy) Decide(q Query) Decision {
 			return Decision{Basis: BasisInvalidUsage}
 		}
 	}
+	// The path in RFC 9309's canonical form, as the conventional records
+	// compare it (policy.Group.DecidePath), and lower-cased for the ACAP
+	// fields.
+	cased := policy.CanonicalPath(policy.PathOf(q.URL))
 	if q.Purpose == "" && q.Honours == nil && q.Interprets == nil {
 		var pathBuf [192]byte
-		path, have := appendLower(pathBuf[:0], policy.CanonicalPath(policy.PathOf(q.URL)))
-		if dec, ok := p.decideFast(&q, path, have); ok {
+		path, have := appendLower(pathBuf[:0], cased)
+		if dec, ok := p.decideFast(&q, cased, path, have); ok {
 			return dec
 		}
-		return p.decideGeneral(q, path, have)
+		return p.decideGeneral(q, cased, path, have)
 	}
-	return p.decideGeneral(q, nil, 0)
+	return p.decideGeneral(q, cased, nil, 0)
 }
 
 // standard reports whether u is a usage type of ACAP 1.1 as the constants
@@ -351,15 +384,16 @@ func standard(u Usage) bool {
 	return false
 }
 
-// decideGeneral decides q, whose usage is valid, in every case.
-// path, if not nil, is the canonical lower-case path of q.URL, and have
-// the set of its bytes.
-func (p *Policy) decideGeneral(q Query, path []byte, have byteSet) Decision {
+// decideGeneral decides q, whose usage is valid, in every case. cased is
+// the canonical path of q.URL; path, if not nil, is cased lower-cased, and
+// have the set of its bytes.
+func (p *Policy) decideGeneral(q Query, cased string, path []byte, have byteSet) Decision {
 	d := deciderPool.Get().(*decider)
+	d.cased = cased
 	if path != nil {
 		d.path, d.bytes = append(d.path[:0], path...), have
 	} else {
-		d.path, d.bytes = appendLower(d.path[:0], policy.CanonicalPath(policy.PathOf(q.URL)))
+		d.path, d.bytes = appendLower(d.path[:0], cased)
 	}
 	dec := d.run(p, q)
 	d.release()
@@ -370,7 +404,7 @@ func (p *Policy) decideGeneral(q Query, path []byte, have byteSet) Decision {
 func (d *decider) run(p *Policy, q Query) Decision {
 	d.p, d.q, d.plan = p, q, p.planFor(q.Agent)
 	d.collect()
-	if q.Usage == Crawl && d.plan.conv != nil {
+	if q.Usage == Crawl && d.plan.conv != nil && d.plan.convRules {
 		if e, ok := d.conventional(); ok {
 			d.entries = append(d.entries, e)
 		}
@@ -529,6 +563,19 @@ func (d *decider) collect() {
 			written |= src.usages & rel
 		}
 	} else {
+		if q.Honours != nil {
+			total := 0 // the qualifiers Honours would be asked about
+			for _, src := range sources {
+				for _, c := range src.list.index(src.fields).classes {
+					for _, pt := range src.fields[c.rep].parts {
+						if pt.allow {
+							total += len(pt.qualifiers)
+						}
+					}
+				}
+			}
+			d.honourNone = total > maxHonoursAsked
+		}
 		for _, src := range sources {
 			x := src.list.index(src.fields)
 			for _, c := range x.classes {
@@ -551,7 +598,8 @@ func (d *decider) collect() {
 			continue
 		}
 		x := src.list.index(src.fields)
-		d.cls = d.classesOf(x, written, d.cls[:0])
+		d.aggPats = d.aggPats[:0]
+		d.cls = d.classesOf(x, written, d.cls[:0], q.Interprets == nil && !d.perClass)
 		for _, c := range d.cls {
 			f := src.fields[x.classes[c].rep]
 			for j := range f.parts {
@@ -559,17 +607,136 @@ func (d *decider) collect() {
 				if !written.has(pt.usage) {
 					continue
 				}
-				allow, usage, fellBack := d.fallback(pt, f.shared)
+				// Without Interprets, a permission that falls back keeps its
+				// usage, and so what it concerns and what overrides it:
+				// whether the crawler honours its qualifiers is asked once
+				// the overrides are known (honourAll).
+				var allow, fellBack bool
+				var usage Usage
+				pending := q.Interprets == nil && pt.allow && len(pt.qualifiers) > 0
+				if pending {
+					allow, usage, fellBack = pt.allow, pt.usage, pt.fellBack
+				} else {
+					allow, usage, fellBack = d.fallback(pt, f.shared)
+				}
 				e := entry{
-					f: f, part: pt, rec: src.r, crawler: src.crawler, purpose: src.purpose, ri: src.ri, list: x, class: c, written: pt.usage,
-					usage: usage, allow: allow, fellBack: fellBack, sub: src.sub, named: !src.r.any,
+					f: f, part: pt, pi: int32(j), rec: src.r, crawler: src.crawler, purpose: src.purpose, ri: src.ri, list: x, class: c, written: pt.usage,
+					usage: usage, allow: allow, fellBack: fellBack, pending: pending && q.Honours != nil, sub: src.sub, named: !src.r.any,
 				}
 				e.relevant, e.other = relevance(pt.usage, usage, fellBack)
 				d.entries = append(d.entries, e)
 			}
 		}
+		// Without Interprets, nothing falls back to another usage: the
+		// parts of a usage and verdict of a pattern's classes are one
+		// entry.
+		for _, id := range d.aggPats {
+			for i := range x.aggs[id] {
+				a := &x.aggs[id][i]
+				if !written.has(a.usage) {
+					continue
+				}
+				cp := a.parts[0]
+				f := src.fields[x.classes[cp.class].rep]
+				e := entry{
+					f: f, part: &f.parts[cp.part], pi: cp.part, agg: a, rec: src.r, crawler: src.crawler, purpose: src.purpose, ri: src.ri, list: x, class: cp.class,
+					written: a.usage, usage: a.usage, allow: a.allow, fellBack: a.fell, pending: q.Honours != nil && a.allow && a.quals > 0,
+					sub: src.sub, named: !src.r.any,
+				}
+				e.relevant, e.other = relevance(a.usage, a.usage, a.fell)
+				d.entries = append(d.entries, e)
+			}
+		}
 	}
 	override(d.entries, len(d.plan.recs))
+	if q.Honours != nil && q.Interprets == nil {
+		d.honourAll()
+	}
+}
+
+// honourAll applies the fallback of section 2.4.3 to the permissions with
+// qualifiers that apply and count (those of usage other only when no
+// other field applies), as the crawler honours them or not, unless they
+// carry more than maxHonoursAsked qualifiers in all: then none is
+// honoured. An aggregate some of whose parts the crawler honours and some
+// not gives way to two: the parts it honours, and the others. The
+// permissions that do not count keep their verdict, which decides
+// nothing.
+func (d *decider) honourAll() {
+	// Those that count: fields of usage other count only when no other
+	// applies.
+	direct := false
+	for i := range d.entries {
+		e := &d.entries[i]
+		direct = direct || !e.disabled && e.relevant && !e.other
+	}
+	counts := func(e *entry) bool { return e.pending && !e.disabled && e.relevant && !(direct && e.other) }
+	total := 0
+	for i := range d.entries {
+		if e := &d.entries[i]; counts(e) {
+			if e.agg != nil {
+				total += e.agg.quals
+			} else {
+				total += len(e.part.qualifiers)
+			}
+		}
+	}
+	d.honourNone = total > maxHonoursAsked
+	for i, n := 0, len(d.entries); i < n; i++ {
+		e := &d.entries[i]
+		if !counts(e) {
+			continue
+		}
+		e.pending = false
+		if e.agg == nil {
+			e.allow, e.usage, e.fellBack = d.fallback(e.part, e.f.shared)
+			continue
+		}
+		if d.honourNone && e.agg.bare == 0 {
+			e.allow, e.fellBack = false, true // none honoured
+			continue
+		}
+		var yes, no []classPart // the parts the crawler honours, and the others
+		for k, cp := range e.agg.parts {
+			f := e.list.fields[e.list.classes[cp.class].rep]
+			pt := &f.parts[cp.part]
+			honoured := true
+			if len(pt.qualifiers) > 0 {
+				honoured, _, _ = d.fallback(pt, f.shared)
+			}
+			switch {
+			case honoured && no != nil:
+				yes = append(yes, cp)
+			case !honoured && no == nil:
+				yes, no = e.agg.parts[:k:k], []classPart{cp}
+			case !honoured:
+				no = append(no, cp)
+			}
+		}
+		if no == nil {
+			continue
+		}
+		// The parts it does not honour are prohibitions: an aggregate of
+		// their own.
+		out := *e
+		out.agg = &aggregate{usage: e.agg.usage, fell: true, parts: no, scratch: true}
+		out.allow, out.fellBack = false, true
+		out.setFirst()
+		if len(yes) == 0 {
+			*e = out
+			continue
+		}
+		e.agg = &aggregate{usage: e.agg.usage, allow: true, fell: e.agg.fell, parts: yes, quals: e.agg.quals, scratch: true}
+		e.setFirst()
+		d.entries = append(d.entries, out)
+	}
+}
+
+// setFirst makes the first part of e's aggregate e's part.
+func (e *entry) setFirst() {
+	cp := e.agg.parts[0]
+	e.f = e.list.fields[e.list.classes[cp.class].rep]
+	e.part, e.pi, e.class = &e.f.parts[cp.part], cp.part, cp.class
 }
 
 // setMatch returns the patterns of a resource set that match the path, and
@@ -582,25 +749,26 @@ func (d *decider) setMatch(res *resources) *setMatch {
 		d.sets = map[*resources]*setMatch{}
 	}
 	m := &setMatch{}
-	res.idx.index(res).each(d.path, d.bytes, func(id int32) { m.all = append(m.all, res.patterns[id]) })
+	res.idx.index(res).each(d.path, d.bytes, func(id int32) bool { m.all = append(m.all, res.patterns[id]); return true })
 	m.narrowest = narrowestPatterns(slices.Clone(m.all), nil)
 	d.sets[res] = m
 	return m
 }
 
 // fallback is the package-level fallback for the query, computed once per
-// part of a definition, which many fields may share.
+// part of a definition, which many fields may share (or of an aggregate,
+// shared: true).
 func (d *decider) fallback(pt *part, shared bool) (allow bool, u Usage, fell bool) {
 	if d.q.Honours == nil && d.q.Interprets == nil {
 		return pt.allow, pt.usage, pt.fellBack
 	}
 	if !shared {
-		return fallback(&d.q, pt)
+		return d.fallbackOnce(pt)
 	}
 	if r, ok := d.fell[pt]; ok {
 		return r.allow, r.usage, r.fellBack
 	}
-	allow, u, fell = fallback(&d.q, pt)
+	allow, u, fell = d.fallbackOnce(pt)
 	if d.fell == nil {
 		d.fell = map[*part]fellBack{}
 	}
@@ -608,15 +776,26 @@ func (d *decider) fallback(pt *part, shared bool) (allow bool, u Usage, fell boo
 	return allow, u, fell
 }
 
-// fallback applies section 2.4.3 to a part for the crawler of q, as many
-// times as it takes: a permission with qualifiers the crawler cannot
+// maxHonoursAsked is the number of qualifiers a decision asks
+// Query.Honours about, at most: when the permissions it would ask about
+// carry more, it asks about none, and reads each as one the crawler cannot
+// honour.
+const maxHonoursAsked = 1024
+
+// fallbackOnce applies section 2.4.3 to a part for the crawler of d.q, as
+// many times as it takes: a permission with qualifiers the crawler cannot
 // honour becomes a prohibition of its usage; a prohibition the crawler
-// cannot act on becomes one of the basic usage, then one of crawl.
-func fallback(q *Query, pt *part) (allow bool, u Usage, fellBack bool) {
+// cannot act on becomes one of the basic usage, then one of crawl. With
+// d.honourNone, no qualifier is honoured.
+func (d *decider) fallbackOnce(pt *part) (allow bool, u Usage, fellBack bool) {
+	q := &d.q
 	allow, u, fellBack = pt.allow, pt.usage, pt.fellBack
-	if allow && q.Honours != nil {
+	if allow && q.Honours != nil && len(pt.qualifiers) > 0 {
+		if d.honourNone {
+			allow, fellBack = false, true
+		}
 		for _, x := range pt.qualifiers {
-			if !q.Honours(x) {
+			if !allow || !q.Honours(x) {
 				allow, fellBack = false, true
 				break
 			}
@@ -639,7 +818,7 @@ func fallback(q *Query, pt *part) (allow bool, u Usage, fellBack bool) {
 // the opposite verdict is ignored, and the decision taken without it.
 func (d *decider) conventional() (entry, bool) {
 	g := d.plan.conv
-	dec := g.Decide(d.q.URL)
+	dec := g.DecidePath(d.cased)
 	if dec.Basis != policy.BasisRule {
 		return entry{}, false
 	}
@@ -658,10 +837,9 @@ func (d *decider) conventional() (entry, bool) {
 	if len(d.entries) > 32 && ignored(rule) || len(d.entries) <= 32 && d.opposed(rule.Allow, strings.ToLower(rule.Pattern)) {
 		// Decide again without the ignored rules: the longest match wins,
 		// an Allow a tie (RFC 9309 §2.2.2).
-		cased := policy.CanonicalPath(policy.PathOf(d.q.URL))
 		found := false
 		for _, r := range g.Rules() {
-			if ignored(r) || !policy.PatternMatches(r.Pattern, cased) {
+			if ignored(r) || !policy.PatternMatches(r.Pattern, d.cased) {
 				continue
 			}
 			if !found || len(r.Pattern) > len(rule.Pattern) || len(r.Pattern) == len(rule.Pattern) && r.Allow {
@@ -686,7 +864,10 @@ func (d *decider) conventional() (entry, bool) {
 func (d *decider) opposed(allow bool, pattern string) bool {
 	for i := range d.entries {
 		e := &d.entries[i]
-		if e.disabled || e.usage != Crawl || e.allow == allow {
+		if e.disabled || e.usage != Crawl {
+			continue
+		}
+		if e.allow == allow {
 			continue
 		}
 		pats := e.f.res.patterns
@@ -711,7 +892,10 @@ func (d *decider) crawlVerdicts() map[string]uint8 {
 	done := map[key]bool{}
 	for i := range d.entries {
 		e := &d.entries[i]
-		if e.disabled || e.usage != Crawl || done[key{e.f.res, e.allow}] {
+		if e.disabled || e.usage != Crawl {
+			continue
+		}
+		if done[key{e.f.res, e.allow}] {
 			continue
 		}
 		done[key{e.f.res, e.allow}] = true
@@ -801,110 +985,109 @@ func (d *decider) decide(groups []group, winners []int32) Decision {
 		slices.SortStableFunc(es, compareEntries)
 	}
 	if allow && deny {
-		es = d.withDuplicates(es)
-		d := Decision{Basis: BasisConflict}
-		type key struct {
-			f     *field
-			c     *Field
-			allow bool
-			u     Usage
-		}
-		seen := map[key]bool{}
-		for _, e := range es {
-			k := key{e.f, e.conv, e.allow, e.usage}
-			if !seen[k] && len(d.Conflict) < maxConflict {
-				seen[k] = true
-				d.Conflict = append(d.Conflict, e.field(e.won))
-			}
-		}
-		return d
+		return Decision{Basis: BasisConflict, Conflict: d.conflict(es)}
 	}
 	dec := Decision{Permitted: allow, Basis: BasisField, Field: es[0].field(es[0].won)}
 	if allow {
-		// Each qualifier once, and each list of qualifiers (which the
-		// parts of many fields may share with a definition) read once;
-		// by map when there are many.
-		type list struct {
-			first *Qualifier
-			n     int
-		}
-		var lists []list
-		var seenList map[list]bool
-		var seen *qualifierSet
-		total := 0 // qualifiers, at most
-		for _, e := range es {
-			if e.part != nil {
-				total += len(e.part.qualifiers)
-			}
-		}
-		for _, e := range es {
-			if e.part == nil || len(e.part.qualifiers) == 0 {
-				continue
-			}
-			l := list{&e.part.qualifiers[0], len(e.part.qualifiers)}
-			if seenList != nil {
-				if seenList[l] {
-					continue
-				}
-				seenList[l] = true
-			} else if slices.Contains(lists, l) {
-				continue
-			} else if lists = append(lists, l); len(lists) > 16 {
-				seenList = make(map[list]bool, len(es))
-				for _, l := range lists {
-					seenList[l] = true
-				}
-			}
-			for _, q := range e.part.qualifiers {
-				if seen != nil {
-					if !seen.add(dec.Qualifiers, q) {
-						continue
-					}
-				} else if slices.Contains(dec.Qualifiers, q) {
-					continue
-				} else if len(dec.Qualifiers) >= 16 {
-					seen = newQualifierSet(total)
-					for i, x := range dec.Qualifiers {
-						seen.insert(x, i)
-					}
-					seen.add(dec.Qualifiers, q)
-				}
-				if dec.Qualifiers == nil {
-					dec.Qualifiers = make([]Qualifier, 0, total)
-				}
-				dec.Qualifiers = append(dec.Qualifiers, q)
-			}
-		}
+		dec.Qualifiers = d.qualifiers(es)
 	}
 	return dec
 }
 
-// withDuplicates returns es, sorted, with the entries of the other
-// fields of the classes of its entries, as far as the fields a conflict
-// lists can reach: each field of a class follows the class's first.
-func (d *decider) withDuplicates(es []*entry) []*entry {
-	dups := d.dups[:0]
+// conflictItem is a field that a conflict may list: the field of an
+// entry, or another field of its class (which says the same).
+type conflictItem struct {
+	e  *entry
+	f  *field // e.f, or another field of its class; nil for the conventional rule
+	pi int32  // the position in the first field of its class of the part it stands for
+}
+
+func (c conflictItem) order() orderKey {
+	if c.e.conv != nil {
+		return orderKey{true, "", c.e.conv.Line, 0}
+	}
+	return orderKey{false, c.e.rec.source, c.f.line, int(c.pi)}
+}
+
+func compareItems(a, b conflictItem) int { return a.order().compare(b.order()) }
+
+// same reports whether a and b list the same field with the same verdict.
+func (c conflictItem) same(o conflictItem) bool {
+	return c.f == o.f && c.e.conv == o.e.conv && c.e.allow == o.e.allow && c.e.usage == o.e.usage
+}
+
+// conflict returns the fields of a conflict between the entries es, sorted
+// for reporting: those of the entries and the other fields of their
+// classes, in order (ACAP fields in file order, then the conventional
+// rule), each field with each verdict once, the first maxConflict of them.
+// Only those are built: the fields are kept in order as they are found,
+// and a class's fields, in file order, are read only while they come before
+// the last kept.
+func (d *decider) conflict(es []*entry) []Field {
+	var buf [maxConflict + 1]conflictItem
+	top := buf[:0]
+	// add keeps c among the first maxConflict, after those that come
+	// before it or with it, unless it is one of them; it reports whether c
+	// comes before the last of them.
+	add := func(c conflictItem) bool {
+		i := len(top)
+		for i > 0 && compareItems(top[i-1], c) > 0 {
+			i--
+		}
+		for _, o := range top[:i] {
+			if o.same(c) {
+				return true
+			}
+		}
+		if i == maxConflict {
+			return false
+		}
+		top = slices.Insert(top, i, c)
+		if len(top) > maxConflict {
+			top = top[:maxConflict]
+		}
+		return true
+	}
+	// The entries (an aggregate's parts), sorted, then the other fields
+	// of their classes: a stable sort of them all would list them in this
+	// order.
 	for _, e := range es {
-		if e.list == nil {
+		if e.agg == nil {
+			add(conflictItem{e, e.f, e.pi})
 			continue
 		}
-		c := &e.list.classes[e.class]
-		for _, fi := range e.list.members[c.lo+1 : min(c.hi, c.lo+1+maxConflict)] {
-			dup := *e
-			dup.f, dup.part = e.list.fields[fi], nil
-			dups = append(dups, dup)
+		for _, cp := range e.agg.parts {
+			if !add(conflictItem{e, e.list.fields[e.list.classes[cp.class].rep], cp.part}) {
+				break // its later parts come later still
+			}
 		}
 	}
-	d.dups = dups
-	if len(dups) == 0 {
-		return es
+	dups := func(e *entry, class, pi int32) {
+		c := &e.list.classes[class]
+		for _, fi := range e.list.members[c.lo+1 : min(c.hi, c.lo+1+maxConflict)] {
+			if !add(conflictItem{e, e.list.fields[fi], pi}) {
+				break // the class's later fields come later still
+			}
+		}
 	}
-	for i := range dups {
-		es = append(es, &dups[i])
+	for _, e := range es {
+		switch {
+		case e.list == nil:
+		case e.agg == nil:
+			dups(e, e.class, e.pi)
+		default:
+			for _, cp := range e.agg.parts {
+				dups(e, cp.class, cp.part)
+			}
+		}
 	}
-	slices.SortStableFunc(es, compareEntries)
-	d.es = es
-	return es
+	out := make([]Field, len(top))
+	for i, c := range top {
+		dup := *c.e
+		dup.f = c.f
+		out[i] = dup.field(c.e.won)
+	}
+	return out
 }
 
 // qualifierSet is a set of the qualifiers of a list, by open addressing:
@@ -953,8 +1136,9 @@ func (s *qualifierSet) insert(q Qualifier, i int) {
 
 // candidate is a pattern of a group that may be of narrowest scope.
 type candidate struct {
-	pat string
-	g   int32
+	pat  string
+	g    int32
+	rank int32 // of pat among the patterns of a field list, when all are of one
 }
 
 // narrowest appends to out the groups of narrowest scope (section 2.4.6),
@@ -967,22 +1151,49 @@ func (d *decider) narrowest(groups []group, out []int32) []int32 {
 		return append(out, 0)
 	}
 	cands := d.cands[:0]
+	// When the groups are patterns of one field list, their order is
+	// known: its rank of their patterns.
+	var x *listIndex
 	for i := range groups {
-		for _, pat := range d.patternsOf(&groups[i]) {
-			cands = append(cands, candidate{pat, int32(i)})
+		g := &groups[i]
+		if g.res == nil || g.res.set {
+			x = nil
+			break
+		}
+		if e := &d.entries[g.first]; i == 0 || e.list == x {
+			x = e.list
+		} else {
+			x = nil
+			break
+		}
+	}
+	for i := range groups {
+		g := &groups[i]
+		if x != nil {
+			rank := x.patRank[x.classes[d.entries[g.first].class].pat]
+			cands = append(cands, candidate{g.res.patterns[0], int32(i), rank})
+			continue
+		}
+		for _, pat := range d.patternsOf(g) {
+			cands = append(cands, candidate{pat, int32(i), 0})
 		}
 	}
 	// Sorted by pattern, the candidates of each winning pattern are found
 	// by binary search, and the patterns come sorted to narrowestPatterns.
-	slices.SortFunc(cands, func(a, b candidate) int { return strings.Compare(a.pat, b.pat) })
+	if x != nil {
+		slices.SortFunc(cands, func(a, b candidate) int { return int(a.rank - b.rank) })
+	} else {
+		slices.SortFunc(cands, func(a, b candidate) int { return strings.Compare(a.pat, b.pat) })
+	}
 	pats := d.pats[:0]
 	for i, c := range cands {
 		if i == 0 || c.pat != cands[i-1].pat {
 			pats = append(pats, c.pat)
 		}
 	}
+	d.cands, d.pats = cands, pats // kept for the next decision
 	var winBuf [8]string
-	for _, pat := range narrowestPatterns(pats, winBuf[:0]) {
+	for _, pat := range narrowestSorted(pats, winBuf[:0]) {
 		i, _ := slices.BinarySearchFunc(cands, pat, func(c candidate, pat string) int { return strings.Compare(c.pat, pat) })
 		for ; i < len(cands) && cands[i].pat == pat; i++ {
 			if g := &groups[cands[i].g]; !g.winner {
@@ -1005,7 +1216,11 @@ func (d *decider) narrowest(groups []group, out []int32) []int32 {
 // branches, so the cost is that of the sort.
 func narrowestPatterns(pats, out []string) []string {
 	slices.Sort(pats)
-	pats = slices.Compact(pats)
+	return narrowestSorted(slices.Compact(pats), out)
+}
+
+// narrowestSorted is narrowestPatterns for patterns sorted and distinct.
+func narrowestSorted(pats, out []string) []string {
 	if len(pats) <= 1 {
 		return append(out, pats...)
 	}

@@ -39,9 +39,9 @@ func (e *fastEntry) pattern(conv string) string {
 
 // decideFast decides q, whose usage is valid and whose Purpose, Honours
 // and Interprets are unset, if it can (ok).
-// path is the canonical lower-case path of q.URL, and have the set of its
-// bytes.
-func (p *Policy) decideFast(q *Query, path []byte, have byteSet) (dec Decision, ok bool) {
+// cased is the canonical path of q.URL, path cased lower-cased, and have
+// the set of its bytes.
+func (p *Policy) decideFast(q *Query, cased string, path []byte, have byteSet) (dec Decision, ok bool) {
 	pl := p.planFor(q.Agent)
 	written := relevantUsages(q.Usage) & pl.usages
 	var es [fastEntries + 1]fastEntry
@@ -53,11 +53,15 @@ func (p *Policy) decideFast(q *Query, path []byte, have byteSet) (dec Decision, 
 		var clsBuf [fastEntries]int32
 		for ri, pr := range pl.recs {
 			r := pr.r
-			if r.usages&written == 0 {
+			w := written
+			if r.any {
+				w &^= pl.covered // its fields of those usages are overridden
+			}
+			if r.usages&w == 0 {
 				continue
 			}
 			x := r.list.index(r.fields)
-			cls, full := x.classesFast(path, have, written, clsBuf[:0])
+			cls, full := x.classesFast(path, have, w, clsBuf[:0])
 			if full {
 				return dec, false
 			}
@@ -65,7 +69,7 @@ func (p *Policy) decideFast(q *Query, path []byte, have byteSet) (dec Decision, 
 				f := r.fields[x.classes[c].rep]
 				for j := range f.parts {
 					pt := &f.parts[j]
-					if !written.has(pt.usage) {
+					if !w.has(pt.usage) {
 						continue
 					}
 					if n == fastEntries {
@@ -90,7 +94,7 @@ func (p *Policy) decideFast(q *Query, path []byte, have byteSet) (dec Decision, 
 	}
 	var rule policy.Rule
 	if q.Usage == Crawl && pl.conv != nil && pl.convRules {
-		d := pl.conv.Decide(q.URL)
+		d := pl.conv.DecidePath(cased)
 		if d.Basis == policy.BasisRule {
 			rule = d.Rule
 			for i := range es[:n] {
@@ -200,17 +204,18 @@ func narrower(a, b string) bool {
 // in file order, unless
 // there are more than cap(cls) (full), or fields of resource sets.
 func (x *listIndex) classesFast(path []byte, have byteSet, written usageSet, cls []int32) (out []int32, full bool) {
-	x.pats.each(path, have, func(id int32) {
+	x.pats.each(path, have, func(id int32) bool {
 		for _, c := range x.byPat[x.patStart[id]:x.patStart[id+1]] {
 			if x.classes[c].mask&written == 0 {
 				continue
 			}
 			if len(cls) == cap(cls) {
 				full = true
-				return
+				return false
 			}
 			cls = append(cls, c)
 		}
+		return true
 	})
 	if full {
 		return nil, true

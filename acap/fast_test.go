@@ -59,6 +59,23 @@ ACAP-allow-crawl: /*x
 ACAP-disallow-crawl: /x$
 ACAP-disallow-crawl: /X*Y
 `,
+	`User-agent: NewsBot
+Disallow: /private/
+
+ACAP-crawler: *
+ACAP-disallow-crawl: /private/
+ACAP-allow-index: /news/
+ACAP-disallow-index: /drafts/
+ACAP-disallow-present: /
+ACAP-allow-other: /a/
+ACAP-crawler: NewsBot
+ACAP-allow-index: /*
+ACAP-disallow-crawl: /
+ACAP-allow-crawl: /news/
+ACAP-crawler: Guidebot
+ACAP-allow-present-snippet: /
+ACAP-disallow-index: /news$
+`,
 }
 
 var fastURLs = []string{"/", "/private/a", "/private/open", "/private/x.PDF", "/news", "/news/a", "/news/archive/b",
@@ -74,12 +91,13 @@ var fastUsages = []Usage{Crawl, Follow, Index, Preserve, Present, Other, Present
 // the general path's.
 func checkFast(t *testing.T, p *Policy, q Query) (decided bool) {
 	t.Helper()
-	path, have := appendLower(nil, policy.CanonicalPath(policy.PathOf(q.URL)))
-	fast, ok := p.decideFast(&q, path, have)
+	cased := policy.CanonicalPath(policy.PathOf(q.URL))
+	path, have := appendLower(nil, cased)
+	fast, ok := p.decideFast(&q, cased, path, have)
 	if !ok {
 		return false
 	}
-	if general := p.decideGeneral(q, nil, 0); !reflect.DeepEqual(fast, general) {
+	if general := p.decideGeneral(q, cased, nil, 0); !reflect.DeepEqual(fast, general) {
 		t.Fatalf("%+v:\nfast    %#v\ngeneral %#v", q, fast, general)
 	}
 	return true
@@ -172,4 +190,38 @@ func TestConcurrentDecide(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestAppendLower checks the word-at-a-time lower-casing against one that
+// reads a byte at a time, for every byte in every position of a word.
+func TestAppendLower(t *testing.T) {
+	want := func(s string) ([]byte, byteSet) {
+		var out []byte
+		var set byteSet
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			out = append(out, c)
+			set.add(c)
+		}
+		return out, set
+	}
+	check := func(s string) {
+		got, set := appendLower([]byte("x"), s)
+		w, wset := want(s)
+		if string(got) != "x"+string(w) || set != wset {
+			t.Fatalf("appendLower(%q) = %q, %x; want %q, %x", s, got[1:], set, w, wset)
+		}
+	}
+	for c := range 256 {
+		for pos := range 9 {
+			b := []byte("/aZ09-._~/Ab")
+			b[pos] = byte(c)
+			check(string(b))
+		}
+	}
+	check("")
+	check("/News/Irish-News/Some-ARTICLE-30291.html?Q=%C3%A9")
 }

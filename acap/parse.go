@@ -38,7 +38,8 @@ type Policy struct {
 
 	problems []Problem
 
-	plans *planCache // the records that apply to the agents last asked about
+	plans  *planCache  // the records that apply to the agents last asked about
+	unions *unionCache // the qualifiers of permissions that decisions read
 }
 
 // part is a standard usage with qualifiers: what a permission or
@@ -259,7 +260,7 @@ func (ps Parser) Parse(body []byte) *Policy { return ps.ParseAlong(body, nil) }
 //	r := b.Robots()
 func (ps Parser) ParseAlong(body []byte, also policy.LineHandler) *Policy {
 	p := &Policy{
-		maxSize: ps.MaxSize, plans: &planCache{},
+		maxSize: ps.MaxSize, plans: &planCache{}, unions: newUnionCache(),
 		qualified: map[string][]part{}, composite: map[string][]part{}, sets: map[string]*resources{},
 	}
 	conv := convPool.Get().(*policy.Builder)
@@ -332,7 +333,7 @@ func (p *Policy) Include(ref Reference, body []byte) *Policy {
 		return p
 	}
 	n := *p
-	n.plans = &planCache{}
+	n.plans, n.unions = &planCache{}, newUnionCache()
 	n.records = slices.Clone(p.records)
 	n.problems = slices.Clone(p.problems)
 	n.qualified, n.composite, n.sets = maps.Clone(p.qualified), maps.Clone(p.composite), maps.Clone(p.sets)
@@ -1024,6 +1025,38 @@ func (pr *parser) resources(spec string) *resources {
 	return res
 }
 
+// qualifierCount returns the number of qualifiers of p's fields and
+// definitions, counting each list of them once.
+func (p *Policy) qualifierCount() int {
+	n := 0
+	counted := map[*Qualifier]bool{}
+	count := func(ps []part) {
+		for _, pt := range ps {
+			if len(pt.qualifiers) > 0 && !counted[&pt.qualifiers[0]] {
+				counted[&pt.qualifiers[0]] = true
+				n += len(pt.qualifiers)
+			}
+		}
+	}
+	for _, r := range p.records {
+		for _, f := range r.fields {
+			count(f.parts)
+		}
+		for _, s := range r.subs {
+			for _, f := range s.fields {
+				count(f.parts)
+			}
+		}
+	}
+	for _, q := range p.qualified {
+		count(q)
+	}
+	for _, c := range p.composite {
+		count(c)
+	}
+	return n
+}
+
 // MemSize estimates the bytes of memory p holds, for caches that bound
 // their size.
 func (p *Policy) MemSize() int {
@@ -1046,7 +1079,8 @@ func (p *Policy) MemSize() int {
 			}
 			counted[&q.qualifiers[0]] = true
 			for _, x := range q.qualifiers {
-				n += 32 + len(x.Type) + len(x.Value)
+				// And 32 for its place in a union of the unionCache.
+				n += 64 + len(x.Type) + len(x.Value)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package acap_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -187,5 +188,68 @@ func TestAgentProductToken(t *testing.T) {
 	}
 	if a := p.Actions("compatible"); len(a) != 0 {
 		t.Errorf("Actions(compatible) = %v", a)
+	}
+}
+
+// qualifiedFile has n permissions of other for "/", each with q usage-ref
+// qualifiers of its own, and a permission of index for "/a" with one.
+func qualifiedFile(n, q int) []byte {
+	var b strings.Builder
+	b.WriteString("ACAP-version: 1.1\nACAP-crawler: *\nACAP-allow-index: /a time-limit=7-days\n")
+	for i := range n {
+		b.WriteString("ACAP-allow-other: /")
+		for j := range q {
+			fmt.Fprintf(&b, " usage-ref=/%x", i*q+j)
+		}
+		b.WriteString("\n")
+	}
+	return []byte(b.String())
+}
+
+// TestHonoursBounded: Decide asks Honours about 1024 qualifiers at most.
+// When the permissions that apply carry more, it asks about none, and
+// reads each as one the crawler cannot honour (section 2.4.3): a
+// prohibition.
+func TestHonoursBounded(t *testing.T) {
+	for _, tc := range []struct {
+		n, q      int
+		permitted bool
+	}{
+		{32, 32, true},   // 1024
+		{33, 32, false},  // 1056
+		{900, 32, false}, // 28,800
+		{2000, 1, false},
+	} {
+		p := acap.Parse(qualifiedFile(tc.n, tc.q))
+		asked := 0
+		honours := func(acap.Qualifier) bool { asked++; return true }
+		d := p.Decide(acap.Query{Agent: "bot", URL: "/b", Usage: acap.Crawl, Honours: honours})
+		if d.Permitted != tc.permitted || asked > 1024 {
+			t.Errorf("%d×%d qualifiers: %v, Honours asked %d times", tc.n, tc.q, d, asked)
+		}
+		if !tc.permitted && (asked != 0 || d.Basis != acap.BasisField || !d.Field.FellBack || d.Field.Line != 4) {
+			t.Errorf("%d×%d qualifiers: %v, Honours asked %d times", tc.n, tc.q, d, asked)
+		}
+		if tc.permitted && len(d.Qualifiers) != tc.n*tc.q {
+			t.Errorf("%d×%d qualifiers: %d listed", tc.n, tc.q, len(d.Qualifiers))
+		}
+		// Without Honours, the crawler honours them all: permitted, with
+		// every qualifier, in file order.
+		d = p.Decide(acap.Query{Agent: "bot", URL: "/b", Usage: acap.Crawl})
+		if !d.Permitted || len(d.Qualifiers) != tc.n*tc.q {
+			t.Fatalf("%d×%d qualifiers, without Honours: %v with %d qualifiers", tc.n, tc.q, d.Basis, len(d.Qualifiers))
+		}
+		for i, q := range d.Qualifiers {
+			if q.Value != fmt.Sprintf("/%x", i) {
+				t.Fatalf("%d×%d qualifiers: qualifier %d is %v", tc.n, tc.q, i, q)
+			}
+		}
+		// For index, the permission for "/a" alone counts: its qualifier
+		// is asked about.
+		asked = 0
+		d = p.Decide(acap.Query{Agent: "bot", URL: "/a", Usage: acap.Index, Honours: honours})
+		if !d.Permitted || asked != 1 || len(d.Qualifiers) != 1 {
+			t.Errorf("%d×%d qualifiers, /a: %v, Honours asked %d times", tc.n, tc.q, d, asked)
+		}
 	}
 }

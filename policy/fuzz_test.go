@@ -111,6 +111,9 @@ func FuzzMatch(f *testing.F) {
 			if got.Allowed != allowed || got.Rule.Line != line {
 				t.Fatalf("%v: Decide(%q, %q) = %v; reference: allowed=%v line %d", d, agent, url, got, allowed, line)
 			}
+			if p := r.Group(agent).DecidePath(policy.CanonicalPath(policy.PathOf(url))); d == policy.RFC9309 && p != got {
+				t.Fatalf("%v: DecidePath(%q) = %v; Decide(%q) = %v", d, policy.CanonicalPath(policy.PathOf(url)), p, url, got)
+			}
 		}
 	})
 }

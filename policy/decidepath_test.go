@@ -1,0 +1,33 @@
+package policy_test
+
+import (
+	"testing"
+
+	"github.com/robotsguard/robotsguard/policy"
+)
+
+// TestDecidePath: for every file and URL of the seed corpus, deciding the
+// canonical path gives Decide's verdict on the URL in the RFC9309 dialect;
+// in the others, DecidePath is Decide.
+func TestDecidePath(t *testing.T) {
+	bodies, urls := seedBodies(t), seedURLs(t)
+	urls = append(urls, "https://example.com", "https://example.com/robots.txt", "/caf%c3%a9?q=%7e", "/a b", "https://x.test?q", "//x.test/a")
+	for _, d := range []policy.Dialect{policy.RFC9309, policy.Google, policy.Koster1996} {
+		for _, body := range bodies {
+			r := policy.ParseWith(body, d)
+			for _, agent := range []string{"FooBot", "Googlebot"} {
+				g := r.Group(agent)
+				for _, u := range urls {
+					path := policy.CanonicalPath(policy.PathOf(u))
+					want := g.Decide(u)
+					if d != policy.RFC9309 {
+						want = g.Decide(path)
+					}
+					if got := g.DecidePath(path); got != want {
+						t.Fatalf("%v %s: DecidePath(%q) = %v; Decide(%q) = %v", d, agent, path, got, u, want)
+					}
+				}
+			}
+		}
+	}
+}
