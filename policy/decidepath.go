@@ -9,7 +9,7 @@ package policy
 // dialects, and for a path that does not start with "/", DecidePath is
 // Decide.
 func (g *Group) DecidePath(path string) Decision {
-	if len(g.members) == 0 || g.r.beh.encoding != encCanonical || path == "" || path[0] != '/' {
+	if len(g.members()) == 0 || g.r.beh.encoding != encCanonical || path == "" || path[0] != '/' {
 		return g.Decide(path)
 	}
 	return g.decision(g.decideNormalised(path))
