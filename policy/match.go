@@ -28,9 +28,13 @@ import (
 //   - exact rules, a literal followed by '$' ("/a/b$"): binary search for
 //     the path itself.
 //   - wildcard rules, with a literal after a '*' ("/*.php", "/a/*/b$"):
-//     kept best first. A path can only match a rule if it contains every
-//     literal of the rule. Past wildLinear rules, an Aho-Corasick automaton
-//     over all their literals finds, in one pass over the path,
+//     kept best first. Past wildLinear rules, those whose literal before
+//     the first '*' is longer than "/" and shared by at most prefixShare
+//     rules are filed under that literal, in a chain like that of the
+//     prefix rules: only those filed under a prefix of the path are
+//     tried. For the others, a path can only match a rule if it contains
+//     every literal of the rule. Past wildLinear rules, an Aho-Corasick
+//     automaton over all their literals finds, in one pass over the path,
 //     which literals it contains; each rule is filed under its rarest
 //     literal ("factor"), so only the rules whose factor occurs are looked
 //     at, and only those with all their literals present are tried. Rules
@@ -105,6 +109,12 @@ type matcher struct {
 	exact    []exactEntry // sorted by literal, distinct
 	wild     []wildEntry  // best first
 	index    *wildIndex   // with more than wildLinear wildcard rules
+	// Wildcard rules filed by the literal before their first '*' (see
+	// fileByPrefix): the literals, each with the best of its rules, and
+	// the rules of wpre[i], best first, in pwild[wlo[i]:wlo[i+1]].
+	wpre  chain
+	wlo   []int32
+	pwild []wildEntry
 }
 
 // wildIndex finds the wildcard rules that can match a path: the automaton
@@ -254,6 +264,20 @@ func sigOf(path string) pathSig {
 	return s
 }
 
+// lazySig is the signature of a path, computed on first use.
+type lazySig struct {
+	sig pathSig
+	ok  bool
+}
+
+// holds reports whether the signature of path holds every bit of need.
+func (l *lazySig) holds(path string, need pathSig) bool {
+	if !l.ok {
+		l.sig, l.ok = sigOf(path), true
+	}
+	return l.sig.holds(need)
+}
+
 // holds reports whether s holds every bit of need.
 func (s pathSig) holds(need pathSig) bool {
 	return need.bytes&^s.bytes|need.pairs&^s.pairs == 0
@@ -297,7 +321,8 @@ func (m *matcher) memSize() int {
 	n := int(unsafe.Sizeof(*m)) +
 		cap(m.prefixes)*int(unsafe.Sizeof(prefixEntry{})) +
 		cap(m.exact)*int(unsafe.Sizeof(exactEntry{})) +
-		cap(m.wild)*int(unsafe.Sizeof(wildEntry{}))
+		(cap(m.wild)+cap(m.pwild))*int(unsafe.Sizeof(wildEntry{})) +
+		cap(m.wpre)*int(unsafe.Sizeof(prefixEntry{})) + 4*cap(m.wlo)
 	n += len(m.vtext) // variants, made at compile time
 	if x := m.index; x != nil {
 		n += int(unsafe.Sizeof(*x)) + 4*(cap(x.segLo)+cap(x.segs)+cap(x.factorLo)+cap(x.byFactor))
@@ -485,8 +510,98 @@ func (c *compiler) build() {
 	slices.SortStableFunc(m.wild, func(a, b wildEntry) int { return compareRank(a.ref, b.ref) })
 	m.wild = slices.Clone(m.wild)
 	if len(m.wild) > wildLinear {
+		m.fileByPrefix()
+	}
+	if len(m.wild) > wildLinear {
 		m.buildAutomaton()
 	}
+}
+
+// prefixShare is the number of wildcard rules up to which those whose
+// literal before the first '*' is the same (and longer than "/") are filed
+// under that literal, in matcher.wpre, instead of in the automaton: a path
+// that does not start with the literal skips them at no cost, and one that
+// does tries at most prefixShare rules per literal.
+const prefixShare = 16
+
+// wildPrefix returns the literal before the first '*' of w, or "" when w
+// is not filed by it: when that literal is "/" or empty, or is a variant
+// (see compile).
+func (m *matcher) wildPrefix(w *wildEntry) string {
+	if w.lit <= 1 || w.pat.off&vtextBit != 0 {
+		return ""
+	}
+	return m.text[w.pat.off : w.pat.off+uint32(w.lit)]
+}
+
+// fileByPrefix moves the wildcard rules that prefixShare allows from
+// m.wild to m.pwild, sorted by literal, best first within one, and links
+// their literals into m.wpre.
+func (m *matcher) fileByPrefix() {
+	count := map[string]int32{}
+	for i := range m.wild {
+		if p := m.wildPrefix(&m.wild[i]); p != "" {
+			count[p]++
+		}
+	}
+	var keep, pw []wildEntry
+	for i := range m.wild {
+		if p := m.wildPrefix(&m.wild[i]); p != "" && count[p] <= prefixShare {
+			pw = append(pw, m.wild[i])
+		} else {
+			keep = append(keep, m.wild[i])
+		}
+	}
+	if len(pw) == 0 {
+		return
+	}
+	m.wild = slices.Clone(keep)
+	// Stable: rules with the same literal stay best first.
+	slices.SortStableFunc(pw, func(a, b wildEntry) int { return strings.Compare(m.wildPrefix(&a), m.wildPrefix(&b)) })
+	m.pwild = slices.Clone(pw)
+	n := 0
+	for i := range pw {
+		if i == 0 || m.wildPrefix(&pw[i]) != m.wildPrefix(&pw[i-1]) {
+			n++
+		}
+	}
+	m.wpre = make(chain, 0, n)
+	m.wlo = make([]int32, 0, n+1)
+	for i := range m.pwild {
+		w := &m.pwild[i]
+		if i == 0 || m.wildPrefix(w) != m.wildPrefix(&m.pwild[i-1]) {
+			m.wpre = append(m.wpre, prefixEntry{lit: span{w.pat.off, uint32(w.lit)}, best: w.ref})
+			m.wlo = append(m.wlo, int32(i))
+		}
+	}
+	m.wlo = append(m.wlo, int32(len(m.pwild)))
+	m.wpre.link(m.text)
+}
+
+// matchPrefixed returns the best of best and the rules of m.pwild that
+// match path: those filed under the literals of m.wpre that are prefixes
+// of path.
+// Past wildFilter rules under one literal, they are first screened by
+// the signature of path.
+func (m *matcher) matchPrefixed(path string, best ruleRef, sig *lazySig) ruleRef {
+	for i := m.wpre.deepest(m.text, path); i >= 0; i = m.wpre[i].parent {
+		if !m.wpre[i].best.beats(best) {
+			continue
+		}
+		lo, hi := m.wlo[i], m.wlo[i+1]
+		filter := hi-lo > wildFilter
+		for j := lo; j < hi; j++ {
+			w := &m.pwild[j]
+			if !w.ref.beats(best) {
+				break
+			}
+			if (!filter || sig.holds(path, w.need)) && m.wildPat(w).matches(path) {
+				best = w.ref
+				break
+			}
+		}
+	}
+	return best
 }
 
 // literals returns the literals a path must contain for the wildcard
@@ -712,8 +827,12 @@ func (m *matcher) match(path string) ruleRef {
 			best = m.exact[lo].ref
 		}
 	}
+	var sig lazySig
+	if len(m.wpre) > 0 {
+		best = m.matchPrefixed(path, best, &sig)
+	}
 	if len(m.wild) > 0 && m.wild[0].ref.beats(best) {
-		best = m.matchWild(path, best)
+		best = m.matchWild(path, best, &sig)
 	}
 	return best
 }
@@ -735,23 +854,22 @@ var bitsPool = sync.Pool{New: func() any { return new([]uint64) }}
 
 // matchWild returns the best of best and the wildcard rules that match
 // path.
-func (m *matcher) matchWild(path string, best ruleRef) ruleRef {
+func (m *matcher) matchWild(path string, best ruleRef, sig *lazySig) ruleRef {
 	x := m.index
 	if x == nil {
-		var sig pathSig
 		filter := len(m.wild) > wildFilter
-		if filter {
-			sig = sigOf(path)
-		}
 		for i := range m.wild {
 			w := &m.wild[i]
 			if !w.ref.beats(best) {
 				break
 			}
-			if filter && !sig.holds(w.need) {
+			p := m.wildPat(w)
+			// The literal before the first '*' first: it rules out
+			// most rules at the cost of one comparison.
+			if !strings.HasPrefix(path, p.pat[:p.lit]) || filter && !sig.holds(path, w.need) {
 				continue
 			}
-			if m.wildPat(w).matches(path) {
+			if p.matches(path) {
 				return w.ref
 			}
 		}
