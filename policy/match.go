@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/bits"
 	"slices"
 	"strings"
@@ -147,6 +148,9 @@ type prefixEntry struct {
 // with one integer comparison, and strings are compared only among
 // literals with the same key.
 func key8(s string) uint64 {
+	if len(s) >= 8 {
+		return binary.BigEndian.Uint64(unsafe.Slice(unsafe.StringData(s), 8))
+	}
 	var k uint64
 	for i := 0; i < 8; i++ {
 		k <<= 8
@@ -187,27 +191,20 @@ func (c chain) link(text string) {
 func (c chain) deepest(text, path string) int32 {
 	// Literals with a smaller key come before path, those with a larger
 	// one after it; among those with path's key, compare strings.
+	// The searches on keys are branch-free: their steps are not
+	// predictable.
 	pk := key8(path)
-	lo, hi := 0, len(c)
-	for lo < hi {
-		h := int(uint(lo+hi) >> 1)
-		if c[h].key <= pk {
-			lo = h + 1
-		} else {
-			hi = h
-		}
+	end := c.count(pk) // literals with keys up to pk: c[:end]
+	if end == 0 || c[end-1].key < pk {
+		// No literal has path's key: the last one before it is the
+		// last one not after path.
+		return c.up(text, path, int32(end-1))
 	}
-	end := lo
-	lo = 0
-	for lo < hi {
-		h := int(uint(lo+hi) >> 1)
-		if c[h].key < pk {
-			lo = h + 1
-		} else {
-			hi = h
-		}
+	lo := 0 // literals with keys below pk: c[:lo]
+	if pk > 0 {
+		lo = c[:end].count(pk - 1)
 	}
-	for hi = end; lo < hi; {
+	for hi := end; lo < hi; {
 		h := int(uint(lo+hi) >> 1)
 		if sp := c[h].lit; text[sp.off:sp.off+sp.n] <= path {
 			lo = h + 1
@@ -215,7 +212,32 @@ func (c chain) deepest(text, path string) int32 {
 			hi = h
 		}
 	}
-	i := int32(lo - 1)
+	return c.up(text, path, int32(lo-1))
+}
+
+// count returns the number of literals whose key is at most k, by a
+// binary search without branches on the keys: its steps are not
+// predictable.
+func (c chain) count(k uint64) int {
+	base, n := 0, len(c)
+	if n == 0 {
+		return 0
+	}
+	for n > 1 {
+		half := n >> 1
+		_, above := bits.Sub64(k, c[base+half].key, 0) // 1 when the key is above k
+		base += half &^ -int(above)
+		n -= half
+	}
+	if c[base].key <= k {
+		base++
+	}
+	return base
+}
+
+// up returns the longest literal of the set that is a prefix of path,
+// given the last literal i not after path, or -1.
+func (c chain) up(text, path string, i int32) int32 {
 	if i < 0 {
 		return -1
 	}
@@ -239,13 +261,30 @@ type wildEntry struct {
 	last int32 // index of the last '*'
 	// need is what the signature of every path the pattern matches holds:
 	// the bytes and pairs of adjacent bytes of its literals.
-	need     pathSig
+	need pathSig
+	// head is the first bytes of the literal before the first '*', up to
+	// four, as key8 reads them (in its high bytes, see headKey); a path
+	// whose first bytes differ does not match the pattern.
+	head     uint32
+	nhead    uint8
 	anchored bool // the pattern ended with '$'
+}
+
+// headKey returns the first four bytes of s, at most n of them,
+// zero-padded, as a big-endian number.
+func headKey(s string, n int) uint32 { return uint32(key8(s[:min(len(s), n)]) >> 32) }
+
+// headMatches reports whether the path whose key8 is pk may start with
+// the literal before w's first '*', judging by its first bytes.
+func (w *wildEntry) headMatches(pk uint64) bool {
+	mask := ^uint32(0) << (32 - 8*uint32(w.nhead)) // 0 for no byte
+	return (uint32(pk>>32)^w.head)&mask == 0
 }
 
 // pathSig is a signature of a path: the set of its bytes (by their six low
 // bits) and of the hashes of its pairs of adjacent bytes. A wildcard rule
-// whose need is not in a path's signature does not match the path.
+// whose need is not in a path's signature does not match the path (see
+// lazySig.holds).
 type pathSig struct{ bytes, pairs uint64 }
 
 // pairBit returns the bit of the pair of bytes a, b in pathSig.pairs.
@@ -273,15 +312,15 @@ type lazySig struct {
 // holds reports whether the signature of path holds every bit of need.
 func (l *lazySig) holds(path string, need pathSig) bool {
 	if !l.ok {
-		l.sig, l.ok = sigOf(path), true
+		l.fill(path)
 	}
-	return l.sig.holds(need)
+	return need.bytes&^l.sig.bytes|need.pairs&^l.sig.pairs == 0
 }
 
-// holds reports whether s holds every bit of need.
-func (s pathSig) holds(need pathSig) bool {
-	return need.bytes&^s.bytes|need.pairs&^s.pairs == 0
-}
+// fill is not inlined, so that holds is.
+//
+//go:noinline
+func (l *lazySig) fill(path string) { l.sig, l.ok = sigOf(path), true }
 
 // needOf returns what the signature of every path the wildcard pattern pat
 // matches holds: the bytes and pairs of bytes of its literals.
@@ -436,9 +475,11 @@ func (c *compiler) add(sp span, anchored bool, ref ruleRef) {
 // is the text at sp.
 func (c *compiler) addWild(sp span, anchored bool, ref ruleRef) {
 	pat := c.str(sp)
+	lit := strings.IndexByte(pat, '*')
 	c.m.wild = append(c.m.wild, wildEntry{
 		pat: sp, ref: ref, anchored: anchored, need: needOf(pat),
-		lit: int32(strings.IndexByte(pat, '*')), last: int32(strings.LastIndexByte(pat, '*')),
+		lit: int32(lit), last: int32(strings.LastIndexByte(pat, '*')),
+		head: headKey(pat, min(lit, 4)), nhead: uint8(min(lit, 4)),
 	})
 }
 
@@ -858,18 +899,19 @@ func (m *matcher) matchWild(path string, best ruleRef, sig *lazySig) ruleRef {
 	x := m.index
 	if x == nil {
 		filter := len(m.wild) > wildFilter
+		pk := key8(path)
 		for i := range m.wild {
 			w := &m.wild[i]
 			if !w.ref.beats(best) {
 				break
 			}
-			p := m.wildPat(w)
-			// The literal before the first '*' first: it rules out
-			// most rules at the cost of one comparison.
-			if !strings.HasPrefix(path, p.pat[:p.lit]) || filter && !sig.holds(path, w.need) {
+			// The first bytes of the literal before the first '*'
+			// first: they rule out most rules without reading the
+			// pattern.
+			if !w.headMatches(pk) || filter && !sig.holds(path, w.need) {
 				continue
 			}
-			if p.matches(path) {
+			if m.wildPat(w).matches(path) {
 				return w.ref
 			}
 		}
