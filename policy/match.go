@@ -622,9 +622,12 @@ func (m *matcher) fileByPrefix() {
 // matchPrefixed returns the best of best and the rules of m.pwild that
 // match path: those filed under the literals of m.wpre that are prefixes
 // of path.
-// Past wildFilter rules under one literal, they are first screened by
-// the signature of path.
+//
+// Rules are screened by the signature of path, as matchWild's are, past
+// wildFilter rules under one literal or wildFilter rules tried: a path
+// that starts with many literals tries few rules in full.
 func (m *matcher) matchPrefixed(path string, best ruleRef, sig *lazySig) ruleRef {
+	tried := 0
 	for i := m.wpre.deepest(m.text, path); i >= 0; i = m.wpre[i].parent {
 		if !m.wpre[i].best.beats(best) {
 			continue
@@ -636,7 +639,13 @@ func (m *matcher) matchPrefixed(path string, best ruleRef, sig *lazySig) ruleRef
 			if !w.ref.beats(best) {
 				break
 			}
-			if (!filter || sig.holds(path, w.need)) && m.wildPat(w).matches(path) {
+			if filter || tried >= wildFilter {
+				if !sig.holds(path, w.need) {
+					continue
+				}
+			}
+			tried++
+			if m.wildPat(w).matches(path) {
 				best = w.ref
 				break
 			}
