@@ -110,20 +110,26 @@ type matcher struct {
 	exact    []exactEntry // sorted by literal, distinct
 	wild     []wildEntry  // best first
 	index    *wildIndex   // with more than wildLinear wildcard rules
-	// Wildcard rules filed by the literal before their first '*' (see
-	// fileByPrefix): the literals, each with the best of its rules, and
-	// the rules of wpre[i], best first, in pwild[wlo[i]:wlo[i+1]].
+}
+
+// wildIndex finds the wildcard rules that can match a path, in a group
+// with more than wildLinear of them.
+//
+// Rules filed by the literal before their first '*' (see fileByPrefix)
+// are out of matcher.wild: wpre holds those literals, each with the best of
+// its rules, and the rules of wpre[i] are pwild[wlo[i]:wlo[i+1]], best
+// first.
+//
+// When more than wildLinear rules are left in matcher.wild, ac is the
+// automaton over their literals, the literals of rule i are
+// segs[segLo[i]:segLo[i+1]], and the rules filed under each literal as
+// their factor are byFactor[factorLo[f]:factorLo[f+1]], best first.
+// Otherwise ac is nil, and the rules left are tried one by one.
+type wildIndex struct {
 	wpre  chain
 	wlo   []int32
 	pwild []wildEntry
-}
 
-// wildIndex finds the wildcard rules that can match a path: the automaton
-// over their literals, the literals of wildcard rule i
-// (segs[segLo[i]:segLo[i+1]]),
-// and the rules filed under each literal as their factor, best first
-// (byFactor[factorLo[f]:factorLo[f+1]]).
-type wildIndex struct {
 	ac       *acMachine
 	nlits    int
 	segLo    []int32
@@ -360,14 +366,15 @@ func (m *matcher) memSize() int {
 	n := int(unsafe.Sizeof(*m)) +
 		cap(m.prefixes)*int(unsafe.Sizeof(prefixEntry{})) +
 		cap(m.exact)*int(unsafe.Sizeof(exactEntry{})) +
-		(cap(m.wild)+cap(m.pwild))*int(unsafe.Sizeof(wildEntry{})) +
-		cap(m.wpre)*int(unsafe.Sizeof(prefixEntry{})) + 4*cap(m.wlo)
+		cap(m.wild)*int(unsafe.Sizeof(wildEntry{}))
 	n += len(m.vtext) // variants, made at compile time
 	if x := m.index; x != nil {
-		n += int(unsafe.Sizeof(*x)) + 4*(cap(x.segLo)+cap(x.segs)+cap(x.factorLo)+cap(x.byFactor))
-		a := x.ac
-		n += int(unsafe.Sizeof(*a)) + cap(a.nodes)*int(unsafe.Sizeof(acNode{})) + cap(a.outs)*int(unsafe.Sizeof(acOut{})) +
-			cap(a.edges)*int(unsafe.Sizeof(acEdge{})) + 4*cap(a.root) + 2*cap(a.delta)
+		n += int(unsafe.Sizeof(*x)) + 4*(cap(x.segLo)+cap(x.segs)+cap(x.factorLo)+cap(x.byFactor)) +
+			cap(x.pwild)*int(unsafe.Sizeof(wildEntry{})) + cap(x.wpre)*int(unsafe.Sizeof(prefixEntry{})) + 4*cap(x.wlo)
+		if a := x.ac; a != nil {
+			n += int(unsafe.Sizeof(*a)) + cap(a.nodes)*int(unsafe.Sizeof(acNode{})) + cap(a.outs)*int(unsafe.Sizeof(acOut{})) +
+				cap(a.edges)*int(unsafe.Sizeof(acEdge{})) + 4*cap(a.root) + 2*cap(a.delta)
+		}
 	}
 	return n
 }
@@ -551,16 +558,17 @@ func (c *compiler) build() {
 	slices.SortStableFunc(m.wild, func(a, b wildEntry) int { return compareRank(a.ref, b.ref) })
 	m.wild = slices.Clone(m.wild)
 	if len(m.wild) > wildLinear {
+		m.index = new(wildIndex)
 		m.fileByPrefix()
-	}
-	if len(m.wild) > wildLinear {
-		m.buildAutomaton()
+		if len(m.wild) > wildLinear {
+			m.buildAutomaton()
+		}
 	}
 }
 
 // prefixShare is the number of wildcard rules up to which those whose
 // literal before the first '*' is the same (and longer than "/") are filed
-// under that literal, in matcher.wpre, instead of in the automaton: a path
+// under that literal, in wildIndex.wpre, instead of in the automaton: a path
 // that does not start with the literal skips them at no cost, and one that
 // does tries at most prefixShare rules per literal.
 const prefixShare = 16
@@ -576,9 +584,10 @@ func (m *matcher) wildPrefix(w *wildEntry) string {
 }
 
 // fileByPrefix moves the wildcard rules that prefixShare allows from
-// m.wild to m.pwild, sorted by literal, best first within one, and links
-// their literals into m.wpre.
+// m.wild to m.index.pwild, sorted by literal, best first within one, and
+// links their literals into m.index.wpre.
 func (m *matcher) fileByPrefix() {
+	x := m.index
 	count := map[string]int32{}
 	for i := range m.wild {
 		if p := m.wildPrefix(&m.wild[i]); p != "" {
@@ -599,43 +608,43 @@ func (m *matcher) fileByPrefix() {
 	m.wild = slices.Clone(keep)
 	// Stable: rules with the same literal stay best first.
 	slices.SortStableFunc(pw, func(a, b wildEntry) int { return strings.Compare(m.wildPrefix(&a), m.wildPrefix(&b)) })
-	m.pwild = slices.Clone(pw)
+	x.pwild = slices.Clone(pw)
 	n := 0
 	for i := range pw {
 		if i == 0 || m.wildPrefix(&pw[i]) != m.wildPrefix(&pw[i-1]) {
 			n++
 		}
 	}
-	m.wpre = make(chain, 0, n)
-	m.wlo = make([]int32, 0, n+1)
-	for i := range m.pwild {
-		w := &m.pwild[i]
-		if i == 0 || m.wildPrefix(w) != m.wildPrefix(&m.pwild[i-1]) {
-			m.wpre = append(m.wpre, prefixEntry{lit: span{w.pat.off, uint32(w.lit)}, best: w.ref})
-			m.wlo = append(m.wlo, int32(i))
+	x.wpre = make(chain, 0, n)
+	x.wlo = make([]int32, 0, n+1)
+	for i := range x.pwild {
+		w := &x.pwild[i]
+		if i == 0 || m.wildPrefix(w) != m.wildPrefix(&x.pwild[i-1]) {
+			x.wpre = append(x.wpre, prefixEntry{lit: span{w.pat.off, uint32(w.lit)}, best: w.ref})
+			x.wlo = append(x.wlo, int32(i))
 		}
 	}
-	m.wlo = append(m.wlo, int32(len(m.pwild)))
-	m.wpre.link(m.text)
+	x.wlo = append(x.wlo, int32(len(x.pwild)))
+	x.wpre.link(m.text)
 }
 
-// matchPrefixed returns the best of best and the rules of m.pwild that
-// match path: those filed under the literals of m.wpre that are prefixes
+// matchPrefixed returns the best of best and the rules of x.pwild that
+// match path: those filed under the literals of x.wpre that are prefixes
 // of path.
 //
 // Rules are screened by the signature of path, as matchWild's are, past
 // wildFilter rules under one literal or wildFilter rules tried: a path
 // that starts with many literals tries few rules in full.
-func (m *matcher) matchPrefixed(path string, best ruleRef, sig *lazySig) ruleRef {
+func (m *matcher) matchPrefixed(x *wildIndex, path string, best ruleRef, sig *lazySig) ruleRef {
 	tried := 0
-	for i := m.wpre.deepest(m.text, path); i >= 0; i = m.wpre[i].parent {
-		if !m.wpre[i].best.beats(best) {
+	for i := x.wpre.deepest(m.text, path); i >= 0; i = x.wpre[i].parent {
+		if !x.wpre[i].best.beats(best) {
 			continue
 		}
-		lo, hi := m.wlo[i], m.wlo[i+1]
+		lo, hi := x.wlo[i], x.wlo[i+1]
 		filter := hi-lo > wildFilter
 		for j := lo; j < hi; j++ {
-			w := &m.pwild[j]
+			w := &x.pwild[j]
 			if !w.ref.beats(best) {
 				break
 			}
@@ -675,7 +684,7 @@ func literals(pat string, lit int32) []string {
 // one fewest rules hold; the longest of those) and builds the automaton
 // over all the literals.
 func (m *matcher) buildAutomaton() {
-	x := new(wildIndex)
+	x := m.index
 	ids := map[string]int32{}
 	var lits []string
 	var freq []int32
@@ -724,7 +733,6 @@ func (m *matcher) buildAutomaton() {
 	}
 	x.nlits = len(lits)
 	x.ac = newACMachine(lits)
-	m.index = x
 }
 
 // A ruleKind is how a rule's pattern matches, as the matcher files it.
@@ -878,8 +886,8 @@ func (m *matcher) match(path string) ruleRef {
 		}
 	}
 	var sig lazySig
-	if len(m.wpre) > 0 {
-		best = m.matchPrefixed(path, best, &sig)
+	if x := m.index; x != nil && len(x.wpre) > 0 {
+		best = m.matchPrefixed(x, path, best, &sig)
 	}
 	if len(m.wild) > 0 && m.wild[0].ref.beats(best) {
 		best = m.matchWild(path, best, &sig)
@@ -906,7 +914,7 @@ var bitsPool = sync.Pool{New: func() any { return new([]uint64) }}
 // path.
 func (m *matcher) matchWild(path string, best ruleRef, sig *lazySig) ruleRef {
 	x := m.index
-	if x == nil {
+	if x == nil || x.ac == nil {
 		filter := len(m.wild) > wildFilter
 		pk := key8(path)
 		for i := range m.wild {
