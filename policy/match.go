@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/bits"
 	"slices"
 	"strings"
@@ -28,9 +29,13 @@ import (
 //   - exact rules, a literal followed by '$' ("/a/b$"): binary search for
 //     the path itself.
 //   - wildcard rules, with a literal after a '*' ("/*.php", "/a/*/b$"):
-//     kept best first. A path can only match a rule if it contains every
-//     literal of the rule. Past wildLinear rules, an Aho-Corasick automaton
-//     over all their literals finds, in one pass over the path,
+//     kept best first. Past wildLinear rules, those whose literal before
+//     the first '*' is longer than "/" and shared by at most prefixShare
+//     rules are filed under that literal, in a chain like that of the
+//     prefix rules: only those filed under a prefix of the path are
+//     tried. For the others, a path can only match a rule if it contains
+//     every literal of the rule. Past wildLinear rules, an Aho-Corasick
+//     automaton over all their literals finds, in one pass over the path,
 //     which literals it contains; each rule is filed under its rarest
 //     literal ("factor"), so only the rules whose factor occurs are looked
 //     at, and only those with all their literals present are tried. Rules
@@ -107,12 +112,24 @@ type matcher struct {
 	index    *wildIndex   // with more than wildLinear wildcard rules
 }
 
-// wildIndex finds the wildcard rules that can match a path: the automaton
-// over their literals, the literals of wildcard rule i
-// (segs[segLo[i]:segLo[i+1]]),
-// and the rules filed under each literal as their factor, best first
-// (byFactor[factorLo[f]:factorLo[f+1]]).
+// wildIndex finds the wildcard rules that can match a path, in a group
+// with more than wildLinear of them.
+//
+// Rules filed by the literal before their first '*' (see fileByPrefix)
+// are out of matcher.wild: wpre holds those literals, each with the best of
+// its rules, and the rules of wpre[i] are pwild[wlo[i]:wlo[i+1]], best
+// first.
+//
+// When more than wildLinear rules are left in matcher.wild, ac is the
+// automaton over their literals, the literals of rule i are
+// segs[segLo[i]:segLo[i+1]], and the rules filed under each literal as
+// their factor are byFactor[factorLo[f]:factorLo[f+1]], best first.
+// Otherwise ac is nil, and the rules left are tried one by one.
 type wildIndex struct {
+	wpre  chain
+	wlo   []int32
+	pwild []wildEntry
+
 	ac       *acMachine
 	nlits    int
 	segLo    []int32
@@ -137,6 +154,9 @@ type prefixEntry struct {
 // with one integer comparison, and strings are compared only among
 // literals with the same key.
 func key8(s string) uint64 {
+	if len(s) >= 8 {
+		return binary.BigEndian.Uint64(unsafe.Slice(unsafe.StringData(s), 8))
+	}
 	var k uint64
 	for i := 0; i < 8; i++ {
 		k <<= 8
@@ -177,27 +197,20 @@ func (c chain) link(text string) {
 func (c chain) deepest(text, path string) int32 {
 	// Literals with a smaller key come before path, those with a larger
 	// one after it; among those with path's key, compare strings.
+	// The searches on keys are branch-free: their steps are not
+	// predictable.
 	pk := key8(path)
-	lo, hi := 0, len(c)
-	for lo < hi {
-		h := int(uint(lo+hi) >> 1)
-		if c[h].key <= pk {
-			lo = h + 1
-		} else {
-			hi = h
-		}
+	end := c.count(pk) // literals with keys up to pk: c[:end]
+	if end == 0 || c[end-1].key < pk {
+		// No literal has path's key: the last one before it is the
+		// last one not after path.
+		return c.up(text, path, int32(end-1))
 	}
-	end := lo
-	lo = 0
-	for lo < hi {
-		h := int(uint(lo+hi) >> 1)
-		if c[h].key < pk {
-			lo = h + 1
-		} else {
-			hi = h
-		}
+	lo := 0 // literals with keys below pk: c[:lo]
+	if pk > 0 {
+		lo = c[:end].count(pk - 1)
 	}
-	for hi = end; lo < hi; {
+	for hi := end; lo < hi; {
 		h := int(uint(lo+hi) >> 1)
 		if sp := c[h].lit; text[sp.off:sp.off+sp.n] <= path {
 			lo = h + 1
@@ -205,7 +218,32 @@ func (c chain) deepest(text, path string) int32 {
 			hi = h
 		}
 	}
-	i := int32(lo - 1)
+	return c.up(text, path, int32(lo-1))
+}
+
+// count returns the number of literals whose key is at most k, by a
+// binary search without branches on the keys: its steps are not
+// predictable.
+func (c chain) count(k uint64) int {
+	base, n := 0, len(c)
+	if n == 0 {
+		return 0
+	}
+	for n > 1 {
+		half := n >> 1
+		_, above := bits.Sub64(k, c[base+half].key, 0) // 1 when the key is above k
+		base += half &^ -int(above)
+		n -= half
+	}
+	if c[base].key <= k {
+		base++
+	}
+	return base
+}
+
+// up returns the longest literal of the set that is a prefix of path,
+// given the last literal i not after path, or -1.
+func (c chain) up(text, path string, i int32) int32 {
 	if i < 0 {
 		return -1
 	}
@@ -229,13 +267,30 @@ type wildEntry struct {
 	last int32 // index of the last '*'
 	// need is what the signature of every path the pattern matches holds:
 	// the bytes and pairs of adjacent bytes of its literals.
-	need     pathSig
+	need pathSig
+	// head is the first bytes of the literal before the first '*', up to
+	// four, as key8 reads them (in its high bytes, see headKey); a path
+	// whose first bytes differ does not match the pattern.
+	head     uint32
+	nhead    uint8
 	anchored bool // the pattern ended with '$'
+}
+
+// headKey returns the first four bytes of s, at most n of them,
+// zero-padded, as a big-endian number.
+func headKey(s string, n int) uint32 { return uint32(key8(s[:min(len(s), n)]) >> 32) }
+
+// headMatches reports whether the path whose key8 is pk may start with
+// the literal before w's first '*', judging by its first bytes.
+func (w *wildEntry) headMatches(pk uint64) bool {
+	mask := ^uint32(0) << (32 - 8*uint32(w.nhead)) // 0 for no byte
+	return (uint32(pk>>32)^w.head)&mask == 0
 }
 
 // pathSig is a signature of a path: the set of its bytes (by their six low
 // bits) and of the hashes of its pairs of adjacent bytes. A wildcard rule
-// whose need is not in a path's signature does not match the path.
+// whose need is not in a path's signature does not match the path (see
+// lazySig.holds).
 type pathSig struct{ bytes, pairs uint64 }
 
 // pairBit returns the bit of the pair of bytes a, b in pathSig.pairs.
@@ -254,10 +309,24 @@ func sigOf(path string) pathSig {
 	return s
 }
 
-// holds reports whether s holds every bit of need.
-func (s pathSig) holds(need pathSig) bool {
-	return need.bytes&^s.bytes|need.pairs&^s.pairs == 0
+// lazySig is the signature of a path, computed on first use.
+type lazySig struct {
+	sig pathSig
+	ok  bool
 }
+
+// holds reports whether the signature of path holds every bit of need.
+func (l *lazySig) holds(path string, need pathSig) bool {
+	if !l.ok {
+		l.fill(path)
+	}
+	return need.bytes&^l.sig.bytes|need.pairs&^l.sig.pairs == 0
+}
+
+// fill is not inlined, so that holds is.
+//
+//go:noinline
+func (l *lazySig) fill(path string) { l.sig, l.ok = sigOf(path), true }
 
 // needOf returns what the signature of every path the wildcard pattern pat
 // matches holds: the bytes and pairs of bytes of its literals.
@@ -300,10 +369,12 @@ func (m *matcher) memSize() int {
 		cap(m.wild)*int(unsafe.Sizeof(wildEntry{}))
 	n += len(m.vtext) // variants, made at compile time
 	if x := m.index; x != nil {
-		n += int(unsafe.Sizeof(*x)) + 4*(cap(x.segLo)+cap(x.segs)+cap(x.factorLo)+cap(x.byFactor))
-		a := x.ac
-		n += int(unsafe.Sizeof(*a)) + cap(a.nodes)*int(unsafe.Sizeof(acNode{})) + cap(a.outs)*int(unsafe.Sizeof(acOut{})) +
-			cap(a.edges)*int(unsafe.Sizeof(acEdge{})) + 4*cap(a.root) + 2*cap(a.delta)
+		n += int(unsafe.Sizeof(*x)) + 4*(cap(x.segLo)+cap(x.segs)+cap(x.factorLo)+cap(x.byFactor)) +
+			cap(x.pwild)*int(unsafe.Sizeof(wildEntry{})) + cap(x.wpre)*int(unsafe.Sizeof(prefixEntry{})) + 4*cap(x.wlo)
+		if a := x.ac; a != nil {
+			n += int(unsafe.Sizeof(*a)) + cap(a.nodes)*int(unsafe.Sizeof(acNode{})) + cap(a.outs)*int(unsafe.Sizeof(acOut{})) +
+				cap(a.edges)*int(unsafe.Sizeof(acEdge{})) + 4*cap(a.root) + 2*cap(a.delta)
+		}
 	}
 	return n
 }
@@ -411,9 +482,11 @@ func (c *compiler) add(sp span, anchored bool, ref ruleRef) {
 // is the text at sp.
 func (c *compiler) addWild(sp span, anchored bool, ref ruleRef) {
 	pat := c.str(sp)
+	lit := strings.IndexByte(pat, '*')
 	c.m.wild = append(c.m.wild, wildEntry{
 		pat: sp, ref: ref, anchored: anchored, need: needOf(pat),
-		lit: int32(strings.IndexByte(pat, '*')), last: int32(strings.LastIndexByte(pat, '*')),
+		lit: int32(lit), last: int32(strings.LastIndexByte(pat, '*')),
+		head: headKey(pat, min(lit, 4)), nhead: uint8(min(lit, 4)),
 	})
 }
 
@@ -485,8 +558,109 @@ func (c *compiler) build() {
 	slices.SortStableFunc(m.wild, func(a, b wildEntry) int { return compareRank(a.ref, b.ref) })
 	m.wild = slices.Clone(m.wild)
 	if len(m.wild) > wildLinear {
-		m.buildAutomaton()
+		m.index = new(wildIndex)
+		m.fileByPrefix()
+		if len(m.wild) > wildLinear {
+			m.buildAutomaton()
+		}
 	}
+}
+
+// prefixShare is the number of wildcard rules up to which those whose
+// literal before the first '*' is the same (and longer than "/") are filed
+// under that literal, in wildIndex.wpre, instead of in the automaton: a path
+// that does not start with the literal skips them at no cost, and one that
+// does tries at most prefixShare rules per literal.
+const prefixShare = 16
+
+// wildPrefix returns the literal before the first '*' of w, or "" when w
+// is not filed by it: when that literal is "/" or empty, or is a variant
+// (see compile).
+func (m *matcher) wildPrefix(w *wildEntry) string {
+	if w.lit <= 1 || w.pat.off&vtextBit != 0 {
+		return ""
+	}
+	return m.text[w.pat.off : w.pat.off+uint32(w.lit)]
+}
+
+// fileByPrefix moves the wildcard rules that prefixShare allows from
+// m.wild to m.index.pwild, sorted by literal, best first within one, and
+// links their literals into m.index.wpre.
+func (m *matcher) fileByPrefix() {
+	x := m.index
+	count := map[string]int32{}
+	for i := range m.wild {
+		if p := m.wildPrefix(&m.wild[i]); p != "" {
+			count[p]++
+		}
+	}
+	var keep, pw []wildEntry
+	for i := range m.wild {
+		if p := m.wildPrefix(&m.wild[i]); p != "" && count[p] <= prefixShare {
+			pw = append(pw, m.wild[i])
+		} else {
+			keep = append(keep, m.wild[i])
+		}
+	}
+	if len(pw) == 0 {
+		return
+	}
+	m.wild = slices.Clone(keep)
+	// Stable: rules with the same literal stay best first.
+	slices.SortStableFunc(pw, func(a, b wildEntry) int { return strings.Compare(m.wildPrefix(&a), m.wildPrefix(&b)) })
+	x.pwild = slices.Clone(pw)
+	n := 0
+	for i := range pw {
+		if i == 0 || m.wildPrefix(&pw[i]) != m.wildPrefix(&pw[i-1]) {
+			n++
+		}
+	}
+	x.wpre = make(chain, 0, n)
+	x.wlo = make([]int32, 0, n+1)
+	for i := range x.pwild {
+		w := &x.pwild[i]
+		if i == 0 || m.wildPrefix(w) != m.wildPrefix(&x.pwild[i-1]) {
+			x.wpre = append(x.wpre, prefixEntry{lit: span{w.pat.off, uint32(w.lit)}, best: w.ref})
+			x.wlo = append(x.wlo, int32(i))
+		}
+	}
+	x.wlo = append(x.wlo, int32(len(x.pwild)))
+	x.wpre.link(m.text)
+}
+
+// matchPrefixed returns the best of best and the rules of x.pwild that
+// match path: those filed under the literals of x.wpre that are prefixes
+// of path.
+//
+// Rules are screened by the signature of path, as matchWild's are, past
+// wildFilter rules under one literal or wildFilter rules tried: a path
+// that starts with many literals tries few rules in full.
+func (m *matcher) matchPrefixed(x *wildIndex, path string, best ruleRef, sig *lazySig) ruleRef {
+	tried := 0
+	for i := x.wpre.deepest(m.text, path); i >= 0; i = x.wpre[i].parent {
+		if !x.wpre[i].best.beats(best) {
+			continue
+		}
+		lo, hi := x.wlo[i], x.wlo[i+1]
+		filter := hi-lo > wildFilter
+		for j := lo; j < hi; j++ {
+			w := &x.pwild[j]
+			if !w.ref.beats(best) {
+				break
+			}
+			if filter || tried >= wildFilter {
+				if !sig.holds(path, w.need) {
+					continue
+				}
+			}
+			tried++
+			if m.wildPat(w).matches(path) {
+				best = w.ref
+				break
+			}
+		}
+	}
+	return best
 }
 
 // literals returns the literals a path must contain for the wildcard
@@ -510,7 +684,7 @@ func literals(pat string, lit int32) []string {
 // one fewest rules hold; the longest of those) and builds the automaton
 // over all the literals.
 func (m *matcher) buildAutomaton() {
-	x := new(wildIndex)
+	x := m.index
 	ids := map[string]int32{}
 	var lits []string
 	var freq []int32
@@ -559,7 +733,6 @@ func (m *matcher) buildAutomaton() {
 	}
 	x.nlits = len(lits)
 	x.ac = newACMachine(lits)
-	m.index = x
 }
 
 // A ruleKind is how a rule's pattern matches, as the matcher files it.
@@ -712,8 +885,12 @@ func (m *matcher) match(path string) ruleRef {
 			best = m.exact[lo].ref
 		}
 	}
+	var sig lazySig
+	if x := m.index; x != nil && len(x.wpre) > 0 {
+		best = m.matchPrefixed(x, path, best, &sig)
+	}
 	if len(m.wild) > 0 && m.wild[0].ref.beats(best) {
-		best = m.matchWild(path, best)
+		best = m.matchWild(path, best, &sig)
 	}
 	return best
 }
@@ -735,20 +912,20 @@ var bitsPool = sync.Pool{New: func() any { return new([]uint64) }}
 
 // matchWild returns the best of best and the wildcard rules that match
 // path.
-func (m *matcher) matchWild(path string, best ruleRef) ruleRef {
+func (m *matcher) matchWild(path string, best ruleRef, sig *lazySig) ruleRef {
 	x := m.index
-	if x == nil {
-		var sig pathSig
+	if x == nil || x.ac == nil {
 		filter := len(m.wild) > wildFilter
-		if filter {
-			sig = sigOf(path)
-		}
+		pk := key8(path)
 		for i := range m.wild {
 			w := &m.wild[i]
 			if !w.ref.beats(best) {
 				break
 			}
-			if filter && !sig.holds(w.need) {
+			// The first bytes of the literal before the first '*'
+			// first: they rule out most rules without reading the
+			// pattern.
+			if !w.headMatches(pk) || filter && !sig.holds(path, w.need) {
 				continue
 			}
 			if m.wildPat(w).matches(path) {

@@ -1,8 +1,11 @@
 package policy
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/robotsguard/robotsguard/internal/ascii"
 )
@@ -107,10 +110,12 @@ func canonicalPathOf(url string) (path string, ok bool) {
 func indexPathStartOrHash(s string, from int) int {
 	i := from
 	for ; i+8 <= len(s); i += 8 {
-		t := s[i : i+8]
-		if endsHost[t[0]]|endsHost[t[1]]|endsHost[t[2]]|endsHost[t[3]]|
-			endsHost[t[4]]|endsHost[t[5]]|endsHost[t[6]]|endsHost[t[7]] != 0 {
-			break
+		// Eight bytes at once: a byte of x^b*lsb8 is zero where x holds
+		// b, and zero bytes have their high bit set in hasZero's result,
+		// exactly up to the first one, the lowest.
+		x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+		if z := hasZero(x^'/'*lsb8) | hasZero(x^'?'*lsb8) | hasZero(x^';'*lsb8) | hasZero(x^'#'*lsb8); z != 0 {
+			return i + bits.TrailingZeros64(z)/8
 		}
 	}
 	for ; i < len(s); i++ {
@@ -120,6 +125,13 @@ func indexPathStartOrHash(s string, from int) int {
 	}
 	return -1
 }
+
+// lsb8 has the low bit of each byte set.
+const lsb8 = 0x0101010101010101
+
+// hasZero returns x with the high bit of its lowest zero byte set, and
+// possibly of higher bytes, or 0 when x has no zero byte.
+func hasZero(x uint64) uint64 { return (x - lsb8) &^ x & (lsb8 << 7) }
 
 // endsHost is 1 for '/', '?', ';' and '#', 0 for the other bytes.
 var endsHost = [256]uint8{'/': 1, '?': 1, ';': 1, '#': 1}

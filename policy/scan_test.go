@@ -58,3 +58,32 @@ func FuzzCanonicalPathOf(f *testing.F) {
 		checkCanonicalPathOf(t, url)
 	})
 }
+
+// TestIndexPathStartOrHash puts every byte at every place of hosts of
+// lengths around the eight bytes read at once, twice: the first of the
+// bytes that end a host is found.
+func TestIndexPathStartOrHash(t *testing.T) {
+	naive := func(s string, from int) int {
+		for i := from; i < len(s); i++ {
+			if strings.IndexByte("/?;#", s[i]) >= 0 {
+				return i
+			}
+		}
+		return -1
+	}
+	for n := 1; n <= 20; n++ {
+		for at := 0; at < n; at++ {
+			for c := 0; c < 256; c++ {
+				for _, second := range []byte{'a', '/', '#', '?' + 0x80} {
+					b := []byte("https://" + strings.Repeat("h", n))
+					b[8+at] = byte(c)
+					b[8+(at*7+3)%n] = second
+					s := string(b)
+					if got, want := indexPathStartOrHash(s, 8), naive(s, 8); got != want {
+						t.Fatalf("indexPathStartOrHash(%q, 8) = %d, want %d", s, got, want)
+					}
+				}
+			}
+		}
+	}
+}
