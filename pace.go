@@ -452,9 +452,10 @@ func (lp *LocalPacer) Backoff(_ context.Context, origin string, until time.Time)
 }
 
 // expire drops the state of a few origins idle past their interval, their
-// back-off and paceIdle. (An origin's state past those times holds nothing a
-// request could wait for: a new one would let requests go as it does.) Go's map iteration starts at a random place, so
-// every origin is looked at in turn, without a walk over all of them.
+// back-off and paceIdle. (An origin's state past those times holds nothing
+// a request could wait for: a new one would let requests go as it does.)
+// Go's map iteration starts at a random place, so every origin is looked
+// at in turn, without a walk over all of them.
 //
 // A look that finds nothing to drop makes the next one come twice as late,
 // up to paceProbeMax Acquires: with every origin in use (a crawl going
