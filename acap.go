@@ -88,10 +88,10 @@ func (r *refState) memSize() int64 { return int64(len(r.entry.Body)) + 512 }
 
 // acapPolicy returns the file's own ACAP records, or nil.
 func (st *originState) acapPolicy() *acap.Policy {
-	if st == nil || st.acap() == nil {
+	if st == nil || st.more.acap == nil {
 		return nil
 	}
-	return st.acap().own
+	return st.more.acap.own
 }
 
 // parseACAP parses a robots.txt body for its rules and its ACAP records:
@@ -284,7 +284,7 @@ func (t *Transport) ACAPPolicy(ctx context.Context, u *url.URL) (*acap.Policy, e
 	if s.ACAP == nil {
 		return acap.Parse(nil), nil
 	}
-	for _, r := range s.st.acap().refs {
+	for _, r := range s.st.more.acap.refs {
 		// Without a UserAgent, any agent may be asked about: every
 		// reference must have been read.
 		if r.err != nil && (t.UserAgent == "" || r.ref.AppliesTo(t.UserAgent)) {

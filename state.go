@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -86,7 +87,7 @@ type originState struct {
 	hdr    string         // the entry's header fields, packed (see packHeader)
 	robots *policy.Robots // the parsed body; empty unless access is UseRules
 	group  *policy.Group  // the group of the Transport's UserAgent
-	more   *stateMore     // what few states hold; nil for the others
+	more   *stateMore     // what few states hold; noMore for the others
 	// The entry's request and response times (see cache.Entry).
 	requested, received time.Time
 	until               time.Time     // used without a new fetch until then
@@ -120,6 +121,9 @@ type stateMore struct {
 	signals               *usage.RobotsSignals // usage signals of the file; nil when it has none
 }
 
+// noMore is the stateMore of the states that need none. Read only.
+var noMore = &stateMore{}
+
 // needed reports whether m holds anything.
 func (m *stateMore) needed() bool {
 	return m.err != nil || m.failures != 0 || !m.failingSince.IsZero() || !m.retryAt.IsZero() || m.errText != "" ||
@@ -129,45 +133,9 @@ func (m *stateMore) needed() bool {
 // entry returns the entry the state was built from, its header as the
 // state keeps it (see full) and without its body when bodyless.
 func (st *originState) entry() cache.Entry {
-	e := cache.Entry{Status: st.status, Requested: st.requested, Received: st.received}
-	if m := st.more; m != nil {
-		e.Body, e.Header = m.body, m.header
-		e.Failures, e.FailingSince, e.RetryAt, e.Err = m.failures, m.failingSince, m.retryAt, m.errText
-	}
-	return e
-}
-
-// failures returns the number of failed fetches since the entry's
-// response.
-func (st *originState) failures() int {
-	if st.more == nil {
-		return 0
-	}
-	return st.more.failures
-}
-
-// fetchErr returns why the last fetch failed, when it did.
-func (st *originState) fetchErr() error {
-	if st.more == nil {
-		return nil
-	}
-	return st.more.err
-}
-
-// acap returns the ACAP state of the file, or nil.
-func (st *originState) acap() *acapState {
-	if st.more == nil {
-		return nil
-	}
-	return st.more.acap
-}
-
-// signals returns the usage signals of the file, or nil.
-func (st *originState) signals() *usage.RobotsSignals {
-	if st.more == nil {
-		return nil
-	}
-	return st.more.signals
+	m := st.more
+	return cache.Entry{Status: st.status, Requested: st.requested, Received: st.received, Body: m.body, Header: m.header,
+		Failures: m.failures, FailingSince: m.failingSince, RetryAt: m.retryAt, Err: m.errText}
 }
 
 func (st *originState) memSize() int64 { return int64(st.size) << 4 }
@@ -258,9 +226,7 @@ var packedFields = [...]string{"Cache-Control", "Date", "Age", "Expires", "Etag"
 // response's header until newState packs it).
 func cachingOnly(h http.Header) bool {
 	for k := range h {
-		switch k {
-		case "Cache-Control", "Date", "Age", "Expires", "Etag", "Last-Modified", "Pragma":
-		default:
+		if !slices.Contains(packedFields[:], k) {
 			return false
 		}
 	}
@@ -326,7 +292,7 @@ func (st *originState) origin() origin {
 // decider returns what decides requests to st's origin when its access is
 // UseRules.
 func (t *Transport) decider(st *originState) decider {
-	if a := st.acap(); a != nil {
+	if a := st.more.acap; a != nil {
 		return acapDecider{a, t.ACAP.Purpose}
 	}
 	return rulesDecider{}
@@ -354,7 +320,7 @@ func (rulesDecider) decide(u *url.URL, _ string, g *policy.Group) *DisallowedErr
 // the fetch that produced it (if any), and the ACAP state of the file.
 func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *originState {
 	whole := t.keepWhole()
-	st := &originState{robots: emptyRobots, status: e.Status, requested: e.Requested, received: e.Received}
+	st := &originState{robots: emptyRobots, more: noMore, status: e.Status, requested: e.Requested, received: e.Received}
 	more := stateMore{err: err, failures: e.Failures, failingSince: e.FailingSince, retryAt: e.RetryAt, errText: e.Err,
 		header: e.Header, acap: p.acap, signals: p.signals}
 	packed := false
@@ -677,7 +643,7 @@ func (t *Transport) panicked(k stateKey, prev *originState, old *cache.Entry, er
 	e := res.entry
 	p := parsed{}
 	if prev != nil && prev.parsed && prev.sameBody(e) {
-		p = parsed{robots: prev.robots, acap: prev.acap(), signals: prev.signals()}
+		p = parsed{robots: prev.robots, acap: prev.more.acap, signals: prev.more.signals}
 	} else if e.Status != 0 {
 		n := *e
 		n.Status, n.Body, n.Header = 0, nil, nil // rules that were never parsed: none stands in
@@ -861,7 +827,7 @@ func (t *Transport) parseFor(o origin, e *cache.Entry, prev *originState, dial, 
 	if prev == nil || !prev.parsed || e.Status == 0 || !prev.sameBody(e) {
 		return t.parse(o, e, dial, ua)
 	}
-	return parsed{robots: prev.robots, acap: t.resolveACAP(o, prev.acapPolicy(), dial, ua), signals: prev.signals()}
+	return parsed{robots: prev.robots, acap: t.resolveACAP(o, prev.acapPolicy(), dial, ua), signals: prev.more.signals}
 }
 
 // keep builds o's state and holds it in memory, unless the cache policy
@@ -967,7 +933,7 @@ func (t *Transport) Robots(ctx context.Context, u *url.URL) (*Snapshot, error) {
 	}
 	s := &Snapshot{
 		Origin: o.String(), URL: o.robotsURL(), Access: t.access(st, t.now()), Status: st.status,
-		Rules: emptyRobots, Received: st.received, FreshUntil: st.until, Err: st.fetchErr(), st: st,
+		Rules: emptyRobots, Received: st.received, FreshUntil: st.until, Err: st.more.err, st: st,
 	}
 	switch s.Access {
 	case UseRules:
@@ -976,10 +942,10 @@ func (t *Transport) Robots(ctx context.Context, u *url.URL) (*Snapshot, error) {
 		if t.UserAgent == "" {
 			s.Delay, _ = t.interval(st.robots.Group(""))
 		}
-		if a := st.acap(); a != nil {
+		if a := st.more.acap; a != nil {
 			s.ACAP = a.policy
 		}
-		s.Usage = st.signals()
+		s.Usage = st.more.signals
 	case AllowAll:
 		s.Delay, _ = t.interval(nil)
 	}

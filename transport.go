@@ -534,7 +534,7 @@ func (t *Transport) decide(req *http.Request, st *originState, ua string, now ti
 	case DisallowAll:
 		e = &DisallowedError{Reason: ReasonStatus}
 	case Unreachable:
-		e = &DisallowedError{Reason: ReasonUnreachable, Err: st.fetchErr()}
+		e = &DisallowedError{Reason: ReasonUnreachable, Err: st.more.err}
 	default:
 		if t.UserAgent == "" {
 			g = st.robots.Group(groupAgent(ua))
@@ -605,7 +605,7 @@ func (t *Transport) agent(ua string) string {
 // the cache policy lets a copy stand in; Unreachable without one; and
 // AllowAll after a long time unreachable (RFC 9309 §2.3.1.4).
 func (t *Transport) access(st *originState, now time.Time) Access {
-	if st.status != 0 && (st.failures() == 0 || t.usableStale(st, now)) {
+	if st.status != 0 && (st.more.failures == 0 || t.usableStale(st, now)) {
 		return st.access
 	}
 	if !t.DisallowWhileUnreachable {

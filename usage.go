@@ -58,8 +58,8 @@ func (t *Transport) Usage(req *http.Request, c usage.Category, page *usage.Page)
 	site := &usage.Site{RobotsURL: o.robotsURL(), Status: st.status}
 	switch t.access(st, now) {
 	case UseRules:
-		site.Rules, site.Robots = st.robots, st.signals()
-		if a := st.acap(); a != nil {
+		site.Rules, site.Robots = st.robots, st.more.signals
+		if a := st.more.acap; a != nil {
 			// The ACAP policy pools the conventional records, and
 			// decides crawling in their place, as RoundTrip does.
 			site.ACAP, site.Rules = a.policy, nil
