@@ -194,13 +194,8 @@ func (lp *LocalPacer) shard(origin string) *paceShard {
 // Acquire implements Pacer.
 func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) {
 	lp.init()
-	return lp.acquire(ctx, r, lp.clock().Now())
-}
-
-// acquire is Acquire at now, a reading of the pacer's clock just taken
-// (the Transport's, which reads it for its decision and shares its Clock).
-func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest, now time.Time) (Turn, error) {
 	clock := lp.clock()
+	now := clock.Now()
 	sh := lp.shard(r.Origin)
 	sh.mu.Lock()
 	sh.expire(now)

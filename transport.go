@@ -360,7 +360,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.base().RoundTrip(t.outgoing(req))
 	}
 	ctx := req.Context()
-	turn, err := t.acquire(ctx, PaceRequest{Origin: st.name, Interval: every, Limit: t.maxRequests()}, now)
+	turn, err := t.pacerFor().Acquire(ctx, PaceRequest{Origin: st.name, Interval: every, Limit: t.maxRequests()})
 	if err != nil {
 		closeBody(req)
 		ev := WaitEvent{Origin: st.name, Err: err}
@@ -404,17 +404,6 @@ func (t *Transport) outgoing(req *http.Request) *http.Request {
 	r := req.Clone(req.Context())
 	r.Header.Set("User-Agent", t.UserAgent)
 	return r
-}
-
-// acquire asks the Pacer for r's turn; the Transport's own LocalPacer
-// takes now, the clock's reading the decision was made at, instead of
-// reading the clock again.
-func (t *Transport) acquire(ctx context.Context, r PaceRequest, now time.Time) (Turn, error) {
-	if t.Pacer != nil {
-		return t.Pacer.Acquire(ctx, r)
-	}
-	t.pacer.init()
-	return t.pacer.acquire(ctx, r, now)
 }
 
 func (t *Transport) pacerFor() Pacer {
