@@ -1,16 +1,18 @@
 package policy
 
-// DecidePath is Decide for a path that is already in the form the RFC9309
-// dialect compares: path (with its query) as CanonicalPath(PathOf(target))
-// gives it, starting with "/". It does not read the path again to find and
-// canonicalise it, so a caller that needs the canonical path for itself
-// canonicalises a URL once. A path not in that form is compared as given,
-// which can miss a rule: pass only CanonicalPath's results. In the other
-// dialects, and for a path that does not start with "/", DecidePath is
-// Decide.
+import "strings"
+
+// DecidePath is Decide for a path with its query, starting with "/", as
+// CanonicalPath(PathOf(target)) gives it: it does not look for a scheme
+// and host, so a caller that needs the canonical path for itself
+// canonicalises a URL once. A path in the dialect's form is only scanned;
+// one that is not (raw UTF-8, lower-case escapes, escaped letters) is made
+// so first, as Decide does, so DecidePath never allows what Decide
+// refuses. A path that does not start with "/", or that holds a fragment,
+// is decided by Decide.
 func (g *Group) DecidePath(path string) Decision {
-	if len(g.members()) == 0 || g.r.beh.encoding != encCanonical || path == "" || path[0] != '/' {
+	if path == "" || path[0] != '/' || strings.IndexByte(path, '#') >= 0 {
 		return g.Decide(path)
 	}
-	return g.decision(g.decideNormalised(path))
+	return g.decision(g.decide(path, false))
 }

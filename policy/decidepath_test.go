@@ -31,3 +31,15 @@ func TestDecidePath(t *testing.T) {
 		}
 	}
 }
+
+// TestDecidePathRaw: a path that is not canonical is made so, not compared
+// as given: DecidePath never allows what Decide refuses.
+func TestDecidePathRaw(t *testing.T) {
+	r := policy.Parse([]byte("User-agent: *\nDisallow: /admin\nDisallow: /a%20b\nDisallow: /caf%C3%A9\nDisallow: /*.pdf$\n"))
+	g := r.Group("FooBot")
+	for _, p := range []string{"/%61dmin", "/a b", "/café", "/caf%c3%a9", "/x.pdf#top", "/admin"} {
+		if got, want := g.DecidePath(p), g.Decide(p); got != want || got.Allowed {
+			t.Errorf("DecidePath(%q) = %v; Decide = %v, a refusal", p, got, want)
+		}
+	}
+}
