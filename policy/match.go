@@ -146,7 +146,7 @@ type prefixEntry struct {
 	key    uint64 // key8 of the literal: ordered as the literals are
 	lit    span
 	parent int32   // -1: none
-	best   ruleRef // best rule of the literal and its ancestors
+	best   ruleRef // best rule of the literal and its ancestors (in wildIndex.wpre, of the literal alone)
 }
 
 // key8 returns the first eight bytes of s, zero-padded, as a big-endian

@@ -18,6 +18,8 @@ import (
 // and the directives lie, in this order, before the rules, the groups and
 // the text. The directives are the Sitemap lines (nsitemaps), the lines
 // that Unknown lists (nothers), and the first Host line when hasHost.
+// A string it returns (a Sitemap URL, a rule's pattern, an agent) points
+// into that allocation and keeps all of it alive.
 type Robots struct {
 	beh       *behaviour // the dialect's
 	text      string     // every token, pattern and value, back to back
@@ -610,7 +612,8 @@ func (b *builder) finish() *Robots {
 	if size == 0 {
 		return r
 	}
-	// agentExt is 8-aligned and a multiple of 8 bytes long, the other
+	// agentExt is a multiple of 4 bytes long and needs at most the
+	// alignment of a uint64 (8 bytes on 64-bit platforms), the other
 	// records 4-aligned and multiples of 4: carved in this order out of
 	// a []uint64, each is aligned.
 	c := carver{base: unsafe.Pointer(unsafe.SliceData(make([]uint64, (size+7)/8)))}
