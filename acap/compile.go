@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/robotsguard/robotsguard/internal/ascii"
 	"github.com/robotsguard/robotsguard/policy"
 )
 
@@ -527,17 +528,9 @@ func appendLower(b []byte, s string) ([]byte, byteSet) {
 		set2 |= 1<<(w>>32&63) | 1<<(w>>40&63) | 1<<(w>>48&63) | 1<<(w>>56&63)
 	}
 	for ; i < len(s); i++ {
-		c := lower(s[i])
+		c := ascii.Lower(s[i])
 		set |= 1 << (c & 63)
 		dst[i] = c
 	}
 	return b, byteSet(set | set2)
-}
-
-// lower returns c lower-cased (ASCII).
-func lower(c byte) byte {
-	if c-'A' < 26 {
-		c += 'a' - 'A'
-	}
-	return c
 }
