@@ -37,7 +37,7 @@ func (t *Transport) robotsTxt(req *http.Request) (*http.Response, error) {
 		now = t.now()
 	}
 	e, whole := st.whole()
-	if !whole || e.Status == 0 || e.Failures > 0 || !now.Before(st.until) || len(e.Body) >= t.maxSize() || e.Status/100 == 3 {
+	if !whole || e.Status == 0 || e.Failures > 0 || !st.fresh(now) || len(e.Body) >= t.maxSize() || e.Status/100 == 3 {
 		return t.base().RoundTrip(t.outgoing(req)) // not held whole and fresh
 	}
 	closeBody(req)

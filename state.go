@@ -83,27 +83,73 @@ type held interface{ memSize() int64 }
 // whole entry) is kept apart, in stateMore: the state of a healthy origin
 // is 160 bytes.
 type originState struct {
-	name   string         // origin.String(), for the Pacer (see origin)
-	hdr    string         // the entry's header fields, packed (see packHeader)
+	nh     string         // the origin's name, origin.String(), then its header fields packed (see packHeader)
 	robots *policy.Robots // the parsed body; empty unless access is UseRules
 	group  *policy.Group  // the group of the Transport's UserAgent
 	more   *stateMore     // what few states hold; noMore for the others
-	// The entry's request and response times (see cache.Entry).
-	requested, received time.Time
-	until               time.Time     // used without a new fetch until then
-	every               time.Duration // the interval that group asks for, capped
-	size                int32         // memory held, for the cache bound (in 16 bytes)
-	strikes             atomic.Int32  // 429 and 503 answers in a row, for the back-off
-	status              int           // the entry's status
-	access              Access        // what the entry's status means, when it has one
-	parsed              bool          // robots was parsed from the entry's body
-	over                bool          // the group asks for more than MaxDelay
+	// The entry's request and response times (see cache.Entry), and
+	// until when the state is used without a new fetch.
+	requested, received, until stamp
+	every                      time.Duration // the interval that group asks for, capped
+	status                     int32         // the entry's status (clamped: a Store's may be any int)
+	size                       int32         // memory held, for the cache bound (in 16 bytes)
+	strikes                    atomic.Int32  // 429 and 503 answers in a row, for the back-off
+	nameLen                    uint32        // the length of the name in nh
+	access                     Access        // what the entry's status means, when it has one
+	parsed                     bool          // robots was parsed from the entry's body
+	over                       bool          // the group asks for more than MaxDelay
 	// bodyless: the entry's body was dropped; robots (if parsed) stands
 	// for it.
 	bodyless bool
 	// staleOK: the response's directives let it stand in for the file
 	// while it is unreachable (a Strict policy reads must-revalidate).
 	staleOK bool
+}
+
+// name returns origin.String() of st's origin: what the Pacer knows it by.
+func (st *originState) name() string { return st.nh[:st.nameLen] }
+
+// hdr returns the entry's header fields, packed (see packHeader), or ""
+// when the state keeps its header whole or it has none.
+func (st *originState) hdr() string { return st.nh[st.nameLen:] }
+
+// fresh reports whether st may be used at now without a new fetch.
+func (st *originState) fresh(now time.Time) bool { return stampOf(now) < st.until }
+
+// A stamp is a time in 8 bytes, where a time.Time takes 24: nanoseconds
+// since 1970 UTC, noStamp for the zero time. Times before 1678 or after
+// 2262 (a Store's entry may hold any time) are stamped as those years'
+// ends; the monotonic clock reading is dropped.
+type stamp int64
+
+const (
+	noStamp  = stamp(math.MinInt64)
+	minStamp = stamp(math.MinInt64 + 1)
+	maxStamp = stamp(math.MaxInt64)
+)
+
+// stampOf returns the stamp of t.
+func stampOf(t time.Time) stamp {
+	if t.IsZero() {
+		return noStamp
+	}
+	const lo, hi = math.MinInt64/int64(1e9) + 1, math.MaxInt64/int64(1e9) - 1
+	switch sec := t.Unix(); {
+	case sec < lo:
+		return minStamp
+	case sec > hi:
+		return maxStamp
+	default:
+		return stamp(sec*1e9 + int64(t.Nanosecond()))
+	}
+}
+
+// time returns the time s stamps.
+func (s stamp) time() time.Time {
+	if s == noStamp {
+		return time.Time{}
+	}
+	return time.Unix(0, int64(s))
 }
 
 // stateMore is the part of an origin's state that most origins do not
@@ -134,7 +180,7 @@ func (m *stateMore) needed() bool {
 // state keeps it (see full) and without its body when bodyless.
 func (st *originState) entry() cache.Entry {
 	m := st.more
-	return cache.Entry{Status: st.status, Requested: st.requested, Received: st.received, Body: m.body, Header: m.header,
+	return cache.Entry{Status: int(st.status), Requested: st.requested.time(), Received: st.received.time(), Body: m.body, Header: m.header,
 		Failures: m.failures, FailingSince: m.failingSince, RetryAt: m.retryAt, Err: m.errText}
 }
 
@@ -144,8 +190,8 @@ func (st *originState) memSize() int64 { return int64(st.size) << 4 }
 // stays dropped when it was (bodyless).
 func (st *originState) full() *cache.Entry {
 	e := st.entry()
-	if st.hdr != "" {
-		e.Header = unpackHeader(st.hdr)
+	if h := st.hdr(); h != "" {
+		e.Header = unpackHeader(h)
 	}
 	return &e
 }
@@ -153,7 +199,7 @@ func (st *originState) full() *cache.Entry {
 // whole returns the entry with its body and header, and whether the state
 // holds them.
 func (st *originState) whole() (cache.Entry, bool) {
-	return st.entry(), !st.bodyless && st.hdr == ""
+	return st.entry(), !st.bodyless && st.hdr() == ""
 }
 
 // usableStale reports whether st's response, stale, may stand in for its
@@ -185,35 +231,37 @@ const (
 	moreOverhead  = 144 // a stateMore
 )
 
-// nameAndHeader returns o.String() and, when pack is true, the fields of h
-// packed (see packHeader) in the same string, after the name; ok is false
-// when h could not be packed.
-func nameAndHeader(o origin, h http.Header, pack bool) (name, hdr string, ok bool) {
+// nameAndHeader returns o.String() followed, when pack is true, by the
+// fields of h packed (see packHeader), in one string, and the name's
+// length; ok is false when h could not be packed.
+func nameAndHeader(o origin, h http.Header, pack bool) (nh string, nameLen int, ok bool) {
 	n := -1
 	if pack {
 		n = packedLen(h)
 	}
-	if strings.IndexByte(o.host, '%') >= 0 || n < 0 {
-		name = o.String()
-		if n >= 0 {
-			var b strings.Builder
-			b.Grow(n)
-			packHeader(&b, h)
-			hdr = b.String()
+	if strings.IndexByte(o.host, '%') >= 0 {
+		name := o.String()
+		if n < 0 {
+			return name, len(name), false
 		}
-		return name, hdr, n >= 0
+		var b strings.Builder
+		b.Grow(len(name) + n)
+		b.WriteString(name)
+		packHeader(&b, h)
+		return b.String(), len(name), true
 	}
 	scheme := "http://"
 	if o.https {
 		scheme = "https://"
 	}
 	var b strings.Builder
-	b.Grow(len(scheme) + len(o.host) + n)
+	b.Grow(len(scheme) + len(o.host) + max(n, 0))
 	b.WriteString(scheme)
 	b.WriteString(o.host)
-	packHeader(&b, h)
-	s := b.String()
-	return s[:len(scheme)+len(o.host)], s[len(scheme)+len(o.host):], true
+	if n >= 0 {
+		packHeader(&b, h)
+	}
+	return b.String(), len(scheme) + len(o.host), n >= 0
 }
 
 // packedFields are the fields a state packs: those cache.KeepCaching
@@ -278,10 +326,11 @@ var emptyRobots = policy.Parse(nil)
 
 // origin returns the origin of st, which its name spells.
 func (st *originState) origin() origin {
-	o := origin{https: strings.HasPrefix(st.name, "https:")}
-	o.host = st.name[len("http://"):]
+	name := st.name()
+	o := origin{https: strings.HasPrefix(name, "https:")}
+	o.host = name[len("http://"):]
 	if o.https {
-		o.host = st.name[len("https://"):]
+		o.host = name[len("https://"):]
 	}
 	if strings.Contains(o.host, "%25") { // an IPv6 zone (see origin.String)
 		o.host = strings.ReplaceAll(o.host, "%25", "%")
@@ -320,11 +369,12 @@ func (rulesDecider) decide(u *url.URL, _ string, g *policy.Group) *DisallowedErr
 // the fetch that produced it (if any), and the ACAP state of the file.
 func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *originState {
 	whole := t.keepWhole()
-	st := &originState{robots: emptyRobots, more: noMore, status: e.Status, requested: e.Requested, received: e.Received}
+	st := &originState{robots: emptyRobots, more: noMore, status: int32(min(max(e.Status, math.MinInt32), math.MaxInt32)),
+		requested: stampOf(e.Requested), received: stampOf(e.Received)}
 	more := stateMore{err: err, failures: e.Failures, failingSince: e.FailingSince, retryAt: e.RetryAt, errText: e.Err,
 		header: e.Header, acap: p.acap, signals: p.signals}
-	packed := false
-	st.name, st.hdr, packed = nameAndHeader(o, e.Header, !whole && len(e.Header) > 0)
+	nh, nameLen, packed := nameAndHeader(o, e.Header, !whole && len(e.Header) > 0)
+	st.nh, st.nameLen = nh, uint32(nameLen)
 	switch {
 	case packed:
 		more.header = nil
@@ -350,7 +400,7 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 	}
 	// The parsed body is counted with UserAgent's matcher, built above.
 	// Matchers built later, for other agents, are not counted.
-	size := stateOverhead + int64(len(st.name)+len(e.Err))
+	size := stateOverhead + int64(nameLen+len(e.Err))
 	if err != nil && err.Error() != e.Err {
 		size += int64(len(err.Error()))
 	}
@@ -366,15 +416,17 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 	if p.acap != nil {
 		size += p.acap.size
 	}
+	var until time.Time
 	switch {
 	case e.Failures > 0:
-		st.until = e.RetryAt
+		until = e.RetryAt
 	case e.Status != 0:
-		st.until = t.cachePolicy().FreshUntil(e)
+		until = t.cachePolicy().FreshUntil(e)
 	}
-	if p.acap != nil && !p.acap.until.IsZero() && p.acap.until.Before(st.until) {
-		st.until = p.acap.until
+	if p.acap != nil && !p.acap.until.IsZero() && p.acap.until.Before(until) {
+		until = p.acap.until
 	}
+	st.until = stampOf(until)
 	st.staleOK = t.cachePolicy().UsableStale(e, e.Received) // its directives; the time is usableStale's
 	if whole {
 		more.body = e.Body
@@ -387,7 +439,7 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 		}
 	} else {
 		st.bodyless = e.Body != nil
-		size += int64(len(st.hdr))
+		size += int64(len(nh) - nameLen)
 	}
 	if more.header != nil {
 		size += wholeHeader
@@ -440,7 +492,7 @@ func (t *Transport) cached(k stateKey) *originState {
 // state decides then.
 func (t *Transport) lookup(ctx context.Context, o origin, dial, ua string, now time.Time) (st *originState, waited bool, err error) {
 	k := t.robotsKey(o, ua)
-	if st := t.cached(k); st != nil && now.Before(st.until) {
+	if st := t.cached(k); st != nil && st.fresh(now) {
 		return st, false, nil
 	}
 	t.counters.misses.Add(1)
@@ -607,7 +659,7 @@ func (t *Transport) refresh(k stateKey, dial, ua string) (st *originState) {
 	o := k.origin
 	start := t.now()
 	prev := t.cached(k)
-	if prev != nil && start.Before(prev.until) {
+	if prev != nil && prev.fresh(start) {
 		return prev
 	}
 	var old *cache.Entry
@@ -809,7 +861,7 @@ func sameBody(a, b *cache.Entry) bool {
 // no fetch or Store returns a 2xx without one.
 func (st *originState) sameBody(e *cache.Entry) bool {
 	if st.bodyless {
-		return e.Body == nil && e.Status/100 == st.status/100
+		return e.Body == nil && e.Status/100 == int(st.status)/100
 	}
 	own := st.entry()
 	return sameBody(e, &own)
@@ -932,8 +984,8 @@ func (t *Transport) Robots(ctx context.Context, u *url.URL) (*Snapshot, error) {
 		return nil, err
 	}
 	s := &Snapshot{
-		Origin: o.String(), URL: o.robotsURL(), Access: t.access(st, t.now()), Status: st.status,
-		Rules: emptyRobots, Received: st.received, FreshUntil: st.until, Err: st.more.err, st: st,
+		Origin: o.String(), URL: o.robotsURL(), Access: t.access(st, t.now()), Status: int(st.status),
+		Rules: emptyRobots, Received: st.received.time(), FreshUntil: st.until.time(), Err: st.more.err, st: st,
 	}
 	switch s.Access {
 	case UseRules:

@@ -174,3 +174,33 @@ func TestStateHeaderCachingFieldsOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestStamp: a state's times come back as they went in, to the
+// nanosecond; the zero time stays zero, and times a Store's entry may hold
+// beyond what 64 bits of nanoseconds count stay on their side of every
+// time a clock gives.
+func TestStamp(t *testing.T) {
+	now := time.Date(2026, 11, 23, 8, 30, 0, 123456789, time.UTC)
+	for _, tm := range []time.Time{now, now.Add(-time.Nanosecond), time.Unix(0, 0), time.Date(1700, 1, 1, 0, 0, 0, 1, time.UTC)} {
+		if got := stampOf(tm).time(); !got.Equal(tm) {
+			t.Errorf("stampOf(%v).time() = %v", tm, got)
+		}
+	}
+	if got := stampOf(time.Time{}); got != noStamp || !got.time().IsZero() {
+		t.Errorf("the zero time is stamped %d, read back as %v", got, got.time())
+	}
+	far, past := time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(1, 1, 2, 0, 0, 0, 0, time.UTC)
+	if stampOf(far) <= stampOf(now) || !stampOf(far).time().After(now) {
+		t.Errorf("year 9999 stamped %d, not after %d", stampOf(far), stampOf(now))
+	}
+	if stampOf(past) >= stampOf(now) || stampOf(past) == noStamp || !stampOf(past).time().Before(now) {
+		t.Errorf("year 1 stamped %d, not before %d, or as the zero time", stampOf(past), stampOf(now))
+	}
+	st := &originState{until: stampOf(now)}
+	if !st.fresh(now.Add(-time.Nanosecond)) || st.fresh(now) {
+		t.Error("a state is fresh until its time, not at it")
+	}
+	if (&originState{until: noStamp}).fresh(now) {
+		t.Error("a state without a time is fresh")
+	}
+}

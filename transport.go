@@ -360,10 +360,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.base().RoundTrip(t.outgoing(req))
 	}
 	ctx := req.Context()
-	turn, err := t.pacerFor().Acquire(ctx, PaceRequest{Origin: st.name, Interval: every, Limit: t.maxRequests()})
+	turn, err := t.pacerFor().Acquire(ctx, PaceRequest{Origin: st.name(), Interval: every, Limit: t.maxRequests()})
 	if err != nil {
 		closeBody(req)
-		ev := WaitEvent{Origin: st.name, Err: err}
+		ev := WaitEvent{Origin: st.name(), Err: err}
 		var pe *PacingError
 		if errors.As(err, &pe) {
 			ev.Backoff = pe.Backoff
@@ -375,7 +375,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	if turn.Waited > 0 {
-		t.waited(WaitEvent{Origin: st.name, Wait: turn.Waited, Backoff: turn.Backoff})
+		t.waited(WaitEvent{Origin: st.name(), Wait: turn.Waited, Backoff: turn.Backoff})
 	}
 	resp, err := t.base().RoundTrip(t.outgoing(req))
 	if err != nil {
@@ -436,7 +436,7 @@ func (t *Transport) backoff(ctx context.Context, st *originState, retryAfter str
 	}
 	// The back-off outlives the request: its context's end must not
 	// keep a Pacer from recording it.
-	t.pacerFor().Backoff(context.WithoutCancel(ctx), st.name, now.Add(wait))
+	t.pacerFor().Backoff(context.WithoutCancel(ctx), st.name(), now.Add(wait))
 }
 
 // Check returns the error RoundTrip would return for req before pacing
@@ -532,7 +532,7 @@ func (t *Transport) decide(req *http.Request, st *originState, ua string, now ti
 	}
 	if e != nil {
 		e.Method, e.URL, e.Agent = req.Method, req.URL.Redacted(), t.agent(ua)
-		e.RobotsURL, e.Status = st.origin().robotsURL(), st.status
+		e.RobotsURL, e.Status = st.origin().robotsURL(), int(st.status)
 		return 0, e
 	}
 	every, over := st.every, st.over
@@ -545,7 +545,7 @@ func (t *Transport) decide(req *http.Request, st *originState, ua string, now ti
 			d = r.Interval()
 		}
 		e := &DisallowedError{Reason: ReasonDelay, Method: req.Method, URL: req.URL.Redacted(), Agent: t.agent(ua),
-			RobotsURL: st.origin().robotsURL(), Status: st.status, Delay: d}
+			RobotsURL: st.origin().robotsURL(), Status: int(st.status), Delay: d}
 		return 0, e
 	}
 	return every, nil

@@ -55,7 +55,7 @@ func (t *Transport) Usage(req *http.Request, c usage.Category, page *usage.Page)
 	if err != nil {
 		return usage.Decision{}, err
 	}
-	site := &usage.Site{RobotsURL: o.robotsURL(), Status: st.status}
+	site := &usage.Site{RobotsURL: o.robotsURL(), Status: int(st.status)}
 	switch t.access(st, now) {
 	case UseRules:
 		site.Rules, site.Robots = st.robots, st.more.signals
