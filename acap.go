@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -84,7 +85,12 @@ type tdmParsed struct {
 	err  error
 }
 
-func (r *refState) memSize() int64 { return int64(len(r.entry.Body)) + 512 }
+// state returns the state that holds r, under key, in the in-memory cache.
+func (r *refState) state(key stateKey) *originState {
+	nh, nameLen, _ := nameAndHeader(key.origin, "", nil, false)
+	size := int64(len(nh)+len(key.path)+len(r.entry.Body)) + 512
+	return &originState{nh: nh, nameLen: uint32(nameLen), more: &stateMore{path: key.path, ref: r}, size: int32(min((size+15)>>4, math.MaxInt32))}
+}
 
 // acapPolicy returns the file's own ACAP records, or nil.
 func (st *originState) acapPolicy() *acap.Policy {
@@ -166,8 +172,8 @@ func (t *Transport) reference(o origin, u *url.URL, dial, ua string, deadline ti
 	v, _, _ := t.flight.Do(rawURL, func() (any, error) {
 		now := t.now()
 		var old *cache.Entry
-		if v, ok := t.states.Get(key); ok {
-			rs := v.(*refState)
+		if st, ok := t.states.Get(key); ok {
+			rs := st.more.ref
 			if now.Before(rs.until) {
 				return rs, nil
 			}
@@ -184,7 +190,7 @@ func (t *Transport) reference(o origin, u *url.URL, dial, ua string, deadline ti
 		})
 		rs := t.newRefState(rawURL, res, now)
 		if t.cachePolicy().Storable(res.entry) {
-			t.states.Set(key, rs)
+			t.states.Set(key, rs.state(key))
 		}
 		return rs, nil
 	})

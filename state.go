@@ -18,6 +18,7 @@ import (
 
 	"github.com/robotsguard/robotsguard/acap"
 	"github.com/robotsguard/robotsguard/cache"
+	"github.com/robotsguard/robotsguard/internal/lru"
 	"github.com/robotsguard/robotsguard/policy"
 	"github.com/robotsguard/robotsguard/usage"
 )
@@ -70,9 +71,6 @@ func (k stateKey) storeURL() string {
 	return k.origin.robotsURL() + "#" + url.PathEscape(k.agent)
 }
 
-// held is a value of the in-memory cache.
-type held interface{ memSize() int64 }
-
 // originState is what the Transport knows of an origin's robots.txt. It is
 // immutable: a fetch replaces it.
 //
@@ -81,9 +79,16 @@ type held interface{ memSize() int64 }
 // in one string, and without its body, which the parsed rules stand for.
 // What only some origins have (failures, ACAP records, usage signals, a
 // whole entry) is kept apart, in stateMore: the state of a healthy origin
-// is 160 bytes.
+// is 144 bytes, the in-memory cache's Node included.
+//
+// A permissions reference of ACAP records is held in the cache as a state
+// too, with its path and its refState in its stateMore.
 type originState struct {
-	nh     string         // the origin's name, origin.String(), then its header fields packed (see packHeader)
+	lru.Node[*originState]
+	// nh is the origin's name, origin.String(); then the agent the file
+	// was fetched as (its stateKey's), unless stateMore holds it; then
+	// the entry's header fields, packed (see packHeader).
+	nh     string
 	robots *policy.Robots // the parsed body; empty unless access is UseRules
 	group  *policy.Group  // the group of the Transport's UserAgent
 	more   *stateMore     // what few states hold; noMore for the others
@@ -95,6 +100,7 @@ type originState struct {
 	size                       int32         // memory held, for the cache bound (in 16 bytes)
 	strikes                    atomic.Int32  // 429 and 503 answers in a row, for the back-off
 	nameLen                    uint32        // the length of the name in nh
+	agentLen                   uint16        // the length of the agent in nh
 	access                     Access        // what the entry's status means, when it has one
 	parsed                     bool          // robots was parsed from the entry's body
 	over                       bool          // the group asks for more than MaxDelay
@@ -109,9 +115,33 @@ type originState struct {
 // name returns origin.String() of st's origin: what the Pacer knows it by.
 func (st *originState) name() string { return st.nh[:st.nameLen] }
 
+// agent returns the agent of st's stateKey.
+func (st *originState) agent() string {
+	if st.more.agent != "" {
+		return st.more.agent
+	}
+	return st.nh[st.nameLen : st.nameLen+uint32(st.agentLen)]
+}
+
 // hdr returns the entry's header fields, packed (see packHeader), or ""
 // when the state keeps its header whole or it has none.
-func (st *originState) hdr() string { return st.nh[st.nameLen:] }
+func (st *originState) hdr() string { return st.nh[st.nameLen+uint32(st.agentLen):] }
+
+// is reports whether st is the state k names.
+func (st *originState) is(k stateKey) bool {
+	name, scheme := st.name(), "http://"
+	if k.origin.https {
+		scheme = "https://"
+	}
+	host, ok := strings.CutPrefix(name, scheme)
+	if !ok {
+		return false
+	}
+	if host != k.origin.host && (strings.IndexByte(k.origin.host, '%') < 0 || st.origin().host != k.origin.host) {
+		return false // an IPv6 zone's % is escaped in the name (see origin.String)
+	}
+	return st.agent() == k.agent && st.more.path == k.path
+}
 
 // fresh reports whether st may be used at now without a new fetch.
 func (st *originState) fresh(now time.Time) bool { return stampOf(now) < st.until }
@@ -165,6 +195,9 @@ type stateMore struct {
 	header                http.Header          // the entry's header, when hdr does not hold it
 	acap                  *acapState           // with ACAP on, for a file with ACAP records
 	signals               *usage.RobotsSignals // usage signals of the file; nil when it has none
+	agent                 string               // the agent of the state's key, when it is too long for nh
+	path                  string               // the path of a permissions reference's key
+	ref                   *refState            // the permissions reference the state holds
 }
 
 // noMore is the stateMore of the states that need none. Read only.
@@ -173,7 +206,7 @@ var noMore = &stateMore{}
 // needed reports whether m holds anything.
 func (m *stateMore) needed() bool {
 	return m.err != nil || m.failures != 0 || !m.failingSince.IsZero() || !m.retryAt.IsZero() || m.errText != "" ||
-		m.body != nil || m.header != nil || m.acap != nil || m.signals != nil
+		m.body != nil || m.header != nil || m.acap != nil || m.signals != nil || m.agent != "" || m.path != "" || m.ref != nil
 }
 
 // entry returns the entry the state was built from, its header as the
@@ -231,37 +264,34 @@ const (
 	moreOverhead  = 144 // a stateMore
 )
 
-// nameAndHeader returns o.String() followed, when pack is true, by the
-// fields of h packed (see packHeader), in one string, and the name's
-// length; ok is false when h could not be packed.
-func nameAndHeader(o origin, h http.Header, pack bool) (nh string, nameLen int, ok bool) {
+// nameAndHeader returns o.String(), followed by agent and, when pack is
+// true, by the fields of h packed (see packHeader), in one string, and the
+// name's length; ok is false when h could not be packed.
+func nameAndHeader(o origin, agent string, h http.Header, pack bool) (nh string, nameLen int, ok bool) {
 	n := -1
 	if pack {
 		n = packedLen(h)
 	}
+	var b strings.Builder
 	if strings.IndexByte(o.host, '%') >= 0 {
 		name := o.String()
-		if n < 0 {
-			return name, len(name), false
-		}
-		var b strings.Builder
-		b.Grow(len(name) + n)
+		b.Grow(len(name) + len(agent) + max(n, 0))
 		b.WriteString(name)
-		packHeader(&b, h)
-		return b.String(), len(name), true
+	} else {
+		scheme := "http://"
+		if o.https {
+			scheme = "https://"
+		}
+		b.Grow(len(scheme) + len(o.host) + len(agent) + max(n, 0))
+		b.WriteString(scheme)
+		b.WriteString(o.host)
 	}
-	scheme := "http://"
-	if o.https {
-		scheme = "https://"
-	}
-	var b strings.Builder
-	b.Grow(len(scheme) + len(o.host) + max(n, 0))
-	b.WriteString(scheme)
-	b.WriteString(o.host)
+	nameLen = b.Len()
+	b.WriteString(agent)
 	if n >= 0 {
 		packHeader(&b, h)
 	}
-	return b.String(), len(scheme) + len(o.host), n >= 0
+	return b.String(), nameLen, n >= 0
 }
 
 // packedFields are the fields a state packs: those cache.KeepCaching
@@ -365,16 +395,20 @@ func (rulesDecider) decide(u *url.URL, _ string, g *policy.Group) *DisallowedErr
 	return nil
 }
 
-// newState builds the state of origin o from entry e, the failure err of
+// newState builds the state k names from entry e, the failure err of
 // the fetch that produced it (if any), and the ACAP state of the file.
-func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *originState {
+func (t *Transport) newState(k stateKey, e *cache.Entry, err error, p parsed) *originState {
 	whole := t.keepWhole()
 	st := &originState{robots: emptyRobots, more: noMore, status: int32(min(max(e.Status, math.MinInt32), math.MaxInt32)),
 		requested: stampOf(e.Requested), received: stampOf(e.Received)}
 	more := stateMore{err: err, failures: e.Failures, failingSince: e.FailingSince, retryAt: e.RetryAt, errText: e.Err,
 		header: e.Header, acap: p.acap, signals: p.signals}
-	nh, nameLen, packed := nameAndHeader(o, e.Header, !whole && len(e.Header) > 0)
-	st.nh, st.nameLen = nh, uint32(nameLen)
+	agent := k.agent
+	if len(agent) > math.MaxUint16 {
+		more.agent, agent = agent, ""
+	}
+	nh, nameLen, packed := nameAndHeader(k.origin, agent, e.Header, !whole && len(e.Header) > 0)
+	st.nh, st.nameLen, st.agentLen = nh, uint32(nameLen), uint16(len(agent))
 	switch {
 	case packed:
 		more.header = nil
@@ -400,7 +434,7 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 	}
 	// The parsed body is counted with UserAgent's matcher, built above.
 	// Matchers built later, for other agents, are not counted.
-	size := stateOverhead + int64(nameLen+len(e.Err))
+	size := stateOverhead + int64(len(k.agent)+nameLen+len(e.Err))
 	if err != nil && err.Error() != e.Err {
 		size += int64(len(err.Error()))
 	}
@@ -439,7 +473,7 @@ func (t *Transport) newState(o origin, e *cache.Entry, err error, p parsed) *ori
 		}
 	} else {
 		st.bodyless = e.Body != nil
-		size += int64(len(nh) - nameLen)
+		size += int64(len(st.hdr()))
 	}
 	if more.header != nil {
 		size += wholeHeader
@@ -475,12 +509,10 @@ func (t *Transport) parse(o origin, e *cache.Entry, dial, ua string) parsed {
 	return parsed{robots: robots, acap: t.resolveACAP(o, pol, dial, ua), signals: robotsSignals(e.Body)}
 }
 
-// cached returns the state of o held in memory, if any.
+// cached returns the state k names held in memory, if any.
 func (t *Transport) cached(k stateKey) *originState {
-	if v, ok := t.states.Get(k); ok {
-		return v.(*originState)
-	}
-	return nil
+	st, _ := t.states.Get(k)
+	return st
 }
 
 // lookup returns the state of origin o's robots.txt at now, fetching the
@@ -647,7 +679,7 @@ func (t *Transport) stuck(k stateKey) *originState {
 		return prev
 	}
 	err := &FetchError{URL: o.robotsURL(), Err: errStuck}
-	return t.newState(o, &cache.Entry{Failures: 1, FailingSince: now, RetryAt: now, Err: err.Error()}, err, parsed{})
+	return t.newState(k, &cache.Entry{Failures: 1, FailingSince: now, RetryAt: now, Err: err.Error()}, err, parsed{})
 }
 
 // refresh brings o's state up to date: from memory, if another caller did
@@ -688,7 +720,7 @@ func (t *Transport) panicked(k stateKey, prev *originState, old *cache.Entry, er
 	o := k.origin
 	defer func() {
 		if recover() != nil { // the StatusPolicy, the Observer or the Logger again
-			st = t.newState(o, &cache.Entry{Failures: 1, Err: err.Error()}, err, parsed{})
+			st = t.newState(k, &cache.Entry{Failures: 1, Err: err.Error()}, err, parsed{})
 		}
 	}()
 	res := t.failed(old, nil, err)
@@ -885,9 +917,8 @@ func (t *Transport) parseFor(o origin, e *cache.Entry, prev *originState, dial, 
 // keep builds o's state and holds it in memory, unless the cache policy
 // forbids storing it.
 func (t *Transport) keep(k stateKey, e *cache.Entry, err error, p parsed) *originState {
-	st := t.newState(k.origin, e, err, p)
+	st := t.newState(k, e, err, p)
 	if t.cachePolicy().Storable(e) {
-		k.origin = st.origin() // the key holds no other string
 		t.states.Set(k, st)
 	} else {
 		t.states.Delete(k)

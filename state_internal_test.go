@@ -162,7 +162,7 @@ func TestStateHeaderCachingFieldsOnly(t *testing.T) {
 		tr := &Transport{UserAgent: "TestBot/1.0"}
 		tr.servesRobots.Store(whole)
 		e := &cache.Entry{Status: 200, Body: []byte("User-agent: *\nDisallow: /x\n"), Header: h, Received: time.Now()}
-		st := tr.newState(o, e, nil, tr.parse(o, e, "", ""))
+		st := tr.newState(stateKey{origin: o}, e, nil, tr.parse(o, e, "", ""))
 		got := st.full().Header
 		if len(got) != len(want) {
 			t.Errorf("whole=%v: state's header %v, want %v", whole, got, want)
@@ -202,5 +202,46 @@ func TestStamp(t *testing.T) {
 	}
 	if (&originState{until: noStamp}).fresh(now) {
 		t.Error("a state without a time is fresh")
+	}
+}
+
+// TestStateIsItsKey: the in-memory cache tells states apart by what they
+// hold of their key: scheme, host (an IPv6 zone's too), agent and path.
+func TestStateIsItsKey(t *testing.T) {
+	tr := &Transport{}
+	long := strings.Repeat("a", 70000)                     // past what nh holds: kept in stateMore
+	zone := origin{https: true, host: "[fe80::1%en0]:443"} // named "https://[fe80::1%25en0]:443"
+	keys := []stateKey{
+		{origin: origin{host: "example.com:80"}},
+		{origin: origin{https: true, host: "example.com:443"}},
+		{origin: origin{host: "example.com:443"}},
+		{origin: origin{https: true, host: "example.org:443"}},
+		{origin: origin{https: true, host: "example.com:443"}, agent: "testbot"},
+		{origin: origin{https: true, host: "example.com:443"}, agent: "otherbot"},
+		{origin: origin{https: true, host: "example.com:443"}, agent: long},
+		{origin: origin{https: true, host: "example.com:443"}, agent: long + "b"},
+		{origin: zone},
+		{origin: origin{https: true, host: "[fe80::1%en1]:443"}},
+	}
+	e := &cache.Entry{Status: 200, Header: http.Header{"Cache-Control": {"max-age=60"}}}
+	for i, k := range keys {
+		st := tr.newState(k, e, nil, parsed{})
+		if got := st.origin(); got != k.origin {
+			t.Errorf("state of %+v has origin %+v", k.origin, got)
+		}
+		if st.agent() != k.agent || st.hdr() != "Cache-Control\x00max-age=60\x00" {
+			t.Errorf("state of key %d: agent of %d bytes, header %q", i, len(st.agent()), st.hdr())
+		}
+		for j, other := range keys {
+			if st.is(other) != (i == j) {
+				t.Errorf("state of key %d is(key %d) = %v", i, j, !(i == j))
+			}
+		}
+	}
+	ref := (&refState{entry: &cache.Entry{}}).state(stateKey{origin: zone, path: "/acap.txt"})
+	for _, k := range []stateKey{{origin: zone}, {origin: zone, path: "/acap.txt"}} {
+		if ref.is(k) != (k.path != "") {
+			t.Errorf("the state of a reference is(%+v) = %v", k, !(k.path != ""))
+		}
 	}
 }

@@ -236,11 +236,11 @@ type Transport struct {
 	NormalizePaths bool
 
 	once       sync.Once
-	token      string                     // product token of UserAgent
-	uaField    []string                   // the User-Agent field of robots.txt fetches, with UserAgent
-	storeSlots chan struct{}              // one per Store call under way
-	states     *lru.Cache[stateKey, held] // origin states and ACAP references
-	flight     singleflight.Group         // ACAP permissions references being read
+	token      string                             // product token of UserAgent
+	uaField    []string                           // the User-Agent field of robots.txt fetches, with UserAgent
+	storeSlots chan struct{}                      // one per Store call under way
+	states     *lru.Cache[stateKey, *originState] // origin states and ACAP references
+	flight     singleflight.Group                 // ACAP permissions references being read
 	flightMu   sync.Mutex
 	flights    map[stateKey]*flight // robots.txt states being refreshed
 	// servesRobots: a request for /robots.txt was answered, or tried
@@ -272,7 +272,7 @@ func (t *Transport) init() {
 		}
 		size = max(size, 8*int64(t.maxSize())) // room for a few files of the largest size
 		seed := maphash.MakeSeed()
-		t.states = lru.NewHashed[stateKey](size, held.memSize, func(k stateKey) uint64 { return k.hash(seed) })
+		t.states = lru.New(size, (*originState).memSize, func(k stateKey) uint64 { return k.hash(seed) }, (*originState).is)
 		t.pacer.Clock = t.Clock
 		t.storeSlots = make(chan struct{}, maxStoreCalls)
 		if t.retryWaitMin == 0 {

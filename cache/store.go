@@ -40,22 +40,27 @@ const keyPrefix = "robotsguard/e2/"
 // NewMemoryStore returns an in-memory Store bounded to maxBytes of keys and
 // values, evicting the least recently used entries and expired ones.
 func NewMemoryStore(maxBytes int64) Store {
-	return &memoryStore{c: lru.New[string](maxBytes, func(v memoryValue) int64 { return int64(len(v.b)) + lruOverhead })}
+	return &memoryStore{c: lru.New(maxBytes, (*memoryValue).size, nil, (*memoryValue).is)}
 }
 
-// lruOverhead approximates the memory an LRU spends per item besides the
-// value: the item, its map slot and its key.
-const lruOverhead = 96
+// lruOverhead approximates the memory a value costs besides its bytes and
+// its key's: the value and its map slot.
+const lruOverhead = 128
 
 type memoryStore struct {
-	c   *lru.Cache[string, memoryValue]
+	c   *lru.Cache[string, *memoryValue]
 	now func() time.Time // nil: time.Now
 }
 
 type memoryValue struct {
+	lru.Node[*memoryValue]
+	key     string
 	b       []byte
 	expires time.Time
 }
+
+func (v *memoryValue) size() int64        { return int64(len(v.key)+len(v.b)) + lruOverhead }
+func (v *memoryValue) is(key string) bool { return v.key == key }
 
 func (m *memoryStore) time() time.Time {
 	if m.now != nil {
@@ -77,7 +82,7 @@ func (m *memoryStore) Set(ctx context.Context, key string, value []byte, ttl tim
 		m.c.Delete(key)
 		return nil
 	}
-	m.c.Set(key, memoryValue{b: value, expires: m.time().Add(ttl)})
+	m.c.Set(key, &memoryValue{key: key, b: value, expires: m.time().Add(ttl)})
 	return nil
 }
 

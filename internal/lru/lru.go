@@ -11,6 +11,13 @@ import (
 // A Cache holds values whose sizes add up to at most its bound. It is safe
 // for concurrent use.
 //
+// Its values are pointers to structs that embed a Node, where the Cache
+// keeps what it needs to find, order and evict them: a value costs the
+// Cache its Node and a map slot, and a Get reads the value and not a
+// separate item. A value is held under one key at a time, and is told
+// from others by the function is; its Node is the Cache's, read and
+// written only under its locks.
+//
 // It is split into shards by the hash of the key, each with its own lock
 // and its own recency list, so that concurrent Gets of different keys
 // rarely wait for each other. The bound is global: a Set that takes the
@@ -18,10 +25,11 @@ import (
 // the shard whose least recently used value is the oldest. Values are
 // stamped with the number of Sets so far when they are used, so the
 // order across shards is exact up to the Sets between two uses.
-type Cache[K comparable, V any] struct {
+type Cache[K comparable, V Value[V]] struct {
 	max    int64
 	size   func(V) int64
 	hash   func(K) uint64 // nil: maphash.Comparable with seed
+	is     func(V, K) bool
 	seed   maphash.Seed
 	shards []shard[K, V]
 	mask   uint64
@@ -31,25 +39,34 @@ type Cache[K comparable, V any] struct {
 	sets      atomic.Uint64 // Sets so far: the stamp of a use
 }
 
-type shard[K comparable, V any] struct {
-	mu sync.Mutex // guards the fields below
-	// items holds the items by the hash of their key, those whose keys
-	// share a hash chained (item.same). A map of small keys keeps a probe
-	// to one or two cache lines at any size, where a map of the keys
-	// themselves would read a slot of their size and then their strings.
-	items map[uint64]*item[K, V]
-	n     int        // items held
-	head  item[K, V] // sentinel: head.next is the most recently used
-	_     [32]byte   // keeps shards' locks on separate cache lines
+// A Value is a pointer to a struct that embeds Node[V].
+type Value[V any] interface {
+	comparable
+	node() *Node[V]
 }
 
-type item[K comparable, V any] struct {
-	key        K
-	value      V // its size is size(value): values do not change size
+// A Node is the part of a value that its Cache keeps. Embed it in the
+// value's struct; its zero value is ready.
+type Node[V any] struct {
 	hash       uint64
-	used       uint64      // Cache.sets when it was last used
-	same       *item[K, V] // the next item whose key has the same hash
-	prev, next *item[K, V]
+	used       uint64 // Cache.sets when it was last used
+	same       V      // the next value whose key has the same hash
+	prev, next V      // towards the most and the least recently used
+}
+
+func (n *Node[V]) node() *Node[V] { return n }
+
+type shard[K comparable, V Value[V]] struct {
+	mu sync.Mutex // guards the fields below and the Nodes of the values held
+	// items holds the values by the hash of their key, those whose keys
+	// share a hash chained (Node.same). A map of small keys keeps a probe
+	// to one or two cache lines at any size, where a map of the keys
+	// themselves would read a slot of their size and then their strings.
+	items map[uint64]V
+	n     int
+	head  V        // the most recently used; the zero V when empty
+	tail  V        // the least recently used
+	_     [32]byte // keeps shards' locks on separate cache lines
 }
 
 // maxShards is the number of shards of a large cache. Smaller caches have
@@ -58,27 +75,22 @@ const maxShards = 16
 
 // New returns a Cache that holds values whose sizes, as size reports them,
 // add up to at most maxSize. A value larger than maxSize is not kept. The
-// size of a value must not change while the Cache holds it.
-func New[K comparable, V any](maxSize int64, size func(V) int64) *Cache[K, V] {
-	return NewHashed[K](maxSize, size, nil)
-}
-
-// NewHashed is New with the hash that spreads keys over the shards and
-// files them in their shard: any function of the key will do, but keys
-// with the same hash are chained, so a hash of part of a key costs a walk
-// along the keys that share that part; nil means a hash of
-// the whole key (maphash.Comparable), which costs about as much as the
-// map lookup that follows it.
-func NewHashed[K comparable, V any](maxSize int64, size func(V) int64, hash func(K) uint64) *Cache[K, V] {
+// size of a value must not change while the Cache holds it. is reports
+// whether a value is that of a key.
+//
+// hash spreads keys over the shards and files them in their shard: any
+// function of the key will do, but keys with the same hash are chained, so
+// a hash of part of a key costs a walk along the keys that share that
+// part; nil means a hash of the whole key (maphash.Comparable), which
+// costs about as much as the map lookup that follows it.
+func New[K comparable, V Value[V]](maxSize int64, size func(V) int64, hash func(K) uint64, is func(V, K) bool) *Cache[K, V] {
 	n := 1
 	for n < maxShards && maxSize/int64(n) >= 1<<20 {
 		n *= 2
 	}
-	c := &Cache[K, V]{max: maxSize, size: size, hash: hash, seed: maphash.MakeSeed(), shards: make([]shard[K, V], n), mask: uint64(n - 1)}
+	c := &Cache[K, V]{max: maxSize, size: size, hash: hash, is: is, seed: maphash.MakeSeed(), shards: make([]shard[K, V], n), mask: uint64(n - 1)}
 	for i := range c.shards {
-		s := &c.shards[i]
-		s.items = map[uint64]*item[K, V]{}
-		s.head.next, s.head.prev = &s.head, &s.head
+		c.shards[i].items = map[uint64]V{}
 	}
 	return c
 }
@@ -89,13 +101,14 @@ func (c *Cache[K, V]) shard(key K) (*shard[K, V], uint64) {
 	return &c.shards[h&c.mask], h
 }
 
-// find returns the item of key, whose hash is h, or nil.
-func (s *shard[K, V]) find(key K, h uint64) *item[K, V] {
-	it := s.items[h]
-	for it != nil && it.key != key {
-		it = it.same
+// find returns the value of key, whose hash is h, or the zero V.
+func (c *Cache[K, V]) find(s *shard[K, V], key K, h uint64) V {
+	var none V
+	v := s.items[h]
+	for v != none && !c.is(v, key) {
+		v = v.node().same
 	}
-	return it
+	return v
 }
 
 func (c *Cache[K, V]) hashOf(key K) uint64 {
@@ -109,45 +122,48 @@ func (c *Cache[K, V]) hashOf(key K) uint64 {
 func (c *Cache[K, V]) Get(key K) (v V, ok bool) {
 	s, h := c.shard(key)
 	s.mu.Lock()
-	it := s.find(key, h)
-	if it == nil {
+	v = c.find(s, key, h)
+	var none V
+	if v == none {
 		s.mu.Unlock()
 		return v, false
 	}
 	// A value already used since the last Set is ahead of every value
 	// used before it: it stays where it is.
-	if now := c.sets.Load(); it.used != now {
-		it.used = now
-		s.unlink(it)
-		s.pushFront(it)
+	if n, now := v.node(), c.sets.Load(); n.used != now {
+		n.used = now
+		s.unlink(v)
+		s.pushFront(v)
 	}
-	v = it.value
 	s.mu.Unlock()
 	return v, true
 }
 
 // Set stores v under key, replacing any value there, and evicts least
-// recently used values until the total size fits.
+// recently used values until the total size fits. v must not be held
+// under another key.
 func (c *Cache[K, V]) Set(key K, v V) {
 	size := c.size(v)
 	s, h := c.shard(key)
 	s.mu.Lock()
-	if it := s.find(key, h); it != nil {
-		c.remove(s, it)
+	var none V
+	if old := c.find(s, key, h); old != none {
+		c.remove(s, old)
 	}
 	if size > c.max {
 		s.mu.Unlock()
 		return
 	}
-	it := &item[K, V]{key: key, value: v, hash: h, used: c.sets.Add(1)}
-	it.same = s.items[h]
-	s.items[h] = it
+	n := v.node()
+	n.hash, n.used = h, c.sets.Add(1)
+	n.same = s.items[h]
+	s.items[h] = v
 	s.n++
-	s.pushFront(it)
+	s.pushFront(v)
 	c.total.Add(size)
 	s.mu.Unlock()
 	for c.total.Load() > c.max {
-		if !c.evictOldest(it) {
+		if !c.evictOldest(v) {
 			break
 		}
 	}
@@ -156,14 +172,15 @@ func (c *Cache[K, V]) Set(key K, v V) {
 // evictOldest evicts the least recently used value of the shard whose
 // least recently used value is the oldest, unless that is keep, and
 // reports whether it found one. It takes one shard's lock at a time.
-func (c *Cache[K, V]) evictOldest(keep *item[K, V]) bool {
+func (c *Cache[K, V]) evictOldest(keep V) bool {
+	var none V
 	var oldest *shard[K, V]
 	var stamp uint64
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.mu.Lock()
-		if t := s.head.prev; t != &s.head && t != keep && (oldest == nil || t.used < stamp) {
-			oldest, stamp = s, t.used
+		if t := s.tail; t != none && t != keep && (oldest == nil || t.node().used < stamp) {
+			oldest, stamp = s, t.node().used
 		}
 		s.mu.Unlock()
 	}
@@ -171,7 +188,7 @@ func (c *Cache[K, V]) evictOldest(keep *item[K, V]) bool {
 		return false
 	}
 	oldest.mu.Lock()
-	if t := oldest.head.prev; t != &oldest.head && t != keep {
+	if t := oldest.tail; t != none && t != keep {
 		c.remove(oldest, t)
 		c.evictions.Add(1)
 	}
@@ -183,8 +200,9 @@ func (c *Cache[K, V]) evictOldest(keep *item[K, V]) bool {
 func (c *Cache[K, V]) Delete(key K) {
 	s, h := c.shard(key)
 	s.mu.Lock()
-	if it := s.find(key, h); it != nil {
-		c.remove(s, it)
+	var none V
+	if v := c.find(s, key, h); v != none {
+		c.remove(s, v)
 	}
 	s.mu.Unlock()
 }
@@ -201,30 +219,51 @@ func (c *Cache[K, V]) Stats() (n int, size, evictions int64) {
 	return n, c.total.Load(), c.evictions.Load()
 }
 
-// remove drops it from s, whose lock is held.
-func (c *Cache[K, V]) remove(s *shard[K, V], it *item[K, V]) {
-	s.unlink(it)
-	switch p := s.items[it.hash]; {
-	case p == it && it.same == nil:
-		delete(s.items, it.hash)
-	case p == it:
-		s.items[it.hash] = it.same
+// remove drops v from s, whose lock is held.
+func (c *Cache[K, V]) remove(s *shard[K, V], v V) {
+	var none V
+	s.unlink(v)
+	n := v.node()
+	switch p := s.items[n.hash]; {
+	case p == v && n.same == none:
+		delete(s.items, n.hash)
+	case p == v:
+		s.items[n.hash] = n.same
 	default:
-		for p.same != it {
-			p = p.same
+		for p.node().same != v {
+			p = p.node().same
 		}
-		p.same = it.same
+		p.node().same = n.same
 	}
+	n.same = none
 	s.n--
-	c.total.Add(-c.size(it.value))
+	c.total.Add(-c.size(v))
 }
 
-func (s *shard[K, V]) unlink(it *item[K, V]) {
-	it.prev.next, it.next.prev = it.next, it.prev
+func (s *shard[K, V]) unlink(v V) {
+	var none V
+	n := v.node()
+	if n.prev != none {
+		n.prev.node().next = n.next
+	} else {
+		s.head = n.next
+	}
+	if n.next != none {
+		n.next.node().prev = n.prev
+	} else {
+		s.tail = n.prev
+	}
+	n.prev, n.next = none, none
 }
 
-func (s *shard[K, V]) pushFront(it *item[K, V]) {
-	it.prev, it.next = &s.head, s.head.next
-	s.head.next.prev = it
-	s.head.next = it
+func (s *shard[K, V]) pushFront(v V) {
+	var none V
+	n := v.node()
+	n.prev, n.next = none, s.head
+	if s.head != none {
+		s.head.node().prev = v
+	} else {
+		s.tail = v
+	}
+	s.head = v
 }

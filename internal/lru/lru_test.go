@@ -5,12 +5,36 @@ import (
 	"testing"
 )
 
+// val is a value of a test Cache: a key and a size.
+type val[K comparable] struct {
+	Node[*val[K]]
+	k K
+	n int64
+}
+
+// newCache returns a Cache of vals bounded to max, hashed by hash (nil
+// for the default).
+func newCache[K comparable](max int64, hash func(K) uint64) *Cache[K, *val[K]] {
+	return New(max, func(v *val[K]) int64 { return v.n }, hash, func(v *val[K], k K) bool { return v.k == k })
+}
+
+// set sets a value of size n under k.
+func set[K comparable](c *Cache[K, *val[K]], k K, n int64) { c.Set(k, &val[K]{k: k, n: n}) }
+
+// size returns the size of the value of k, or -1.
+func size[K comparable](c *Cache[K, *val[K]], k K) int64 {
+	if v, ok := c.Get(k); ok {
+		return v.n
+	}
+	return -1
+}
+
 func TestCache(t *testing.T) {
-	c := New[string](10, func(v int) int64 { return int64(v) })
-	c.Set("a", 4)
-	c.Set("b", 4)
+	c := newCache[string](10, nil)
+	set(c, "a", 4)
+	set(c, "b", 4)
 	c.Get("a") // a is now the most recently used
-	c.Set("c", 4)
+	set(c, "c", 4)
 	if _, ok := c.Get("b"); ok {
 		t.Error("b should have been evicted")
 	}
@@ -20,14 +44,14 @@ func TestCache(t *testing.T) {
 	if n, size, ev := c.Stats(); n != 2 || size != 8 || ev != 1 {
 		t.Errorf("Stats() = %d, %d, %d; want 2, 8, 1", n, size, ev)
 	}
-	c.Set("a", 6) // replace
-	if v, _ := c.Get("a"); v != 6 {
+	set(c, "a", 6) // replace
+	if v := size(c, "a"); v != 6 {
 		t.Errorf("replace: %v", v)
 	}
 	if _, size, _ := c.Stats(); size != 10 {
 		t.Errorf("size %d after replacing, want 10", size)
 	}
-	c.Set("huge", 11)
+	set(c, "huge", 11)
 	if _, ok := c.Get("huge"); ok {
 		t.Error("a value larger than the bound is not kept")
 	}
@@ -42,12 +66,12 @@ func TestCache(t *testing.T) {
 // never passes the bound.
 func TestCacheShardsBound(t *testing.T) {
 	const mb = 1 << 20
-	c := New[int](64*mb, func(v int64) int64 { return v })
+	c := newCache[int](64*mb, nil)
 	if len(c.shards) != maxShards {
 		t.Fatalf("%d shards, want %d", len(c.shards), maxShards)
 	}
 	for i := 0; i < 1000; i++ {
-		c.Set(i, mb)
+		set(c, i, mb)
 		if _, size, _ := c.Stats(); size > 64*mb {
 			t.Fatalf("after %d Sets: %d bytes held, bound %d", i+1, size, 64*mb)
 		}
@@ -59,7 +83,7 @@ func TestCacheShardsBound(t *testing.T) {
 	if _, ok := c.Get(999); !ok {
 		t.Error("the last value Set was evicted")
 	}
-	c.Set(-1, 64*mb) // as large as the bound: everything else goes
+	set(c, -1, 64*mb) // as large as the bound: everything else goes
 	if n, size, _ := c.Stats(); n != 1 || size != 64*mb {
 		t.Errorf("after a Set of the bound's size: %d values, %d bytes", n, size)
 	}
@@ -69,13 +93,13 @@ func TestCacheShardsBound(t *testing.T) {
 // first.
 func TestCacheShardsOrder(t *testing.T) {
 	const mb = 1 << 20
-	c := New[int](64*mb, func(v int64) int64 { return v })
+	c := newCache[int](64*mb, nil)
 	for i := 0; i < 64; i++ {
-		c.Set(i, mb)
+		set(c, i, mb)
 	}
 	c.Get(0)
-	c.Set(64, mb)
-	c.Set(65, mb)
+	set(c, 64, mb)
+	set(c, 65, mb)
 	if _, ok := c.Get(0); !ok {
 		t.Error("the value used last among the first was evicted")
 	}
@@ -88,7 +112,7 @@ func TestCacheShardsOrder(t *testing.T) {
 
 // TestCacheConcurrent runs Gets, Sets and Deletes at once (with -race).
 func TestCacheConcurrent(t *testing.T) {
-	c := New[int](32<<20, func(v int64) int64 { return v })
+	c := newCache[int](32<<20, nil)
 	done := make(chan bool)
 	for g := 0; g < 4; g++ {
 		go func() {
@@ -96,7 +120,7 @@ func TestCacheConcurrent(t *testing.T) {
 				k := (i*7 + g) % 300
 				switch i % 3 {
 				case 0:
-					c.Set(k, 1<<17)
+					set(c, k, 1<<17)
 				case 1:
 					c.Get(k)
 				default:
@@ -117,9 +141,9 @@ func TestCacheConcurrent(t *testing.T) {
 
 func TestGetAllocs(t *testing.T) {
 	type key struct{ a, b string }
-	c := New[key](64<<20, func(v int) int64 { return 1 })
+	c := newCache[key](64<<20, nil)
 	k := key{"https", "example.com:443"}
-	c.Set(k, 1)
+	set(c, k, 1)
 	if n := testing.AllocsPerRun(100, func() { c.Get(k) }); n != 0 {
 		t.Errorf("Get allocates %v times", n)
 	}
@@ -130,19 +154,19 @@ func TestGetAllocs(t *testing.T) {
 // and with a hash of a part of it.
 func BenchmarkGet(b *testing.B) {
 	seed := maphash.MakeSeed()
-	b.Run("hash=key", func(b *testing.B) { benchmarkGet(b, New[key](64<<20, func(v int) int64 { return 100 })) })
+	b.Run("hash=key", func(b *testing.B) { benchmarkGet(b, newCache[key](64<<20, nil)) })
 	b.Run("hash=part", func(b *testing.B) {
-		benchmarkGet(b, NewHashed[key](64<<20, func(v int) int64 { return 100 }, func(k key) uint64 { return maphash.String(seed, k.b) }))
+		benchmarkGet(b, newCache(64<<20, func(k key) uint64 { return maphash.String(seed, k.b) }))
 	})
 }
 
 type key struct{ a, b string }
 
-func benchmarkGet(b *testing.B, c *Cache[key, int]) {
+func benchmarkGet(b *testing.B, c *Cache[key, *val[key]]) {
 	keys := make([]key, 10000)
 	for i := range keys {
 		keys[i] = key{"https", "o" + string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676)) + ".test"}
-		c.Set(keys[i], i)
+		set(c, keys[i], 100)
 	}
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
@@ -157,24 +181,24 @@ func benchmarkGet(b *testing.B, c *Cache[key, int]) {
 // TestCacheSharedHash: keys whose hashes are equal are told apart, kept,
 // replaced, evicted and deleted each on its own.
 func TestCacheSharedHash(t *testing.T) {
-	c := NewHashed[string](12, func(v int) int64 { return int64(v) }, func(string) uint64 { return 7 })
+	c := newCache(12, func(string) uint64 { return 7 })
 	for _, k := range []string{"a", "b", "c"} {
-		c.Set(k, 3)
+		set(c, k, 3)
 	}
 	for _, k := range []string{"a", "b", "c"} {
-		if v, ok := c.Get(k); !ok || v != 3 {
-			t.Errorf("Get(%q) = %v, %v; want 3, true", k, v, ok)
+		if v := size(c, k); v != 3 {
+			t.Errorf("Get(%q) has size %d, want 3", k, v)
 		}
 	}
-	c.Set("b", 4) // replace the middle of the chain
-	c.Delete("c") // the head of the chain
+	set(c, "b", 4) // replace the middle of the chain
+	c.Delete("c")  // the head of the chain
 	if _, ok := c.Get("c"); ok {
 		t.Error("c is held after Delete")
 	}
-	if v, _ := c.Get("b"); v != 4 {
+	if v := size(c, "b"); v != 4 {
 		t.Errorf("b = %d after replacing it, want 4", v)
 	}
-	c.Set("d", 6) // 3+4+6: a, the least recently used, goes
+	set(c, "d", 6) // 3+4+6: a, the least recently used, goes
 	if _, ok := c.Get("a"); ok {
 		t.Error("a, the least recently used, is still held")
 	}
