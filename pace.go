@@ -4,6 +4,7 @@ import (
 	"context"
 	"hash/maphash"
 	"io"
+	"math"
 	"net/http"
 	"slices"
 	"sync"
@@ -112,6 +113,7 @@ type LocalPacer struct {
 
 	once   sync.Once
 	seed   maphash.Seed
+	epoch  time.Time // the Clock's first reading, which ticks count from
 	shards [paceShards]paceShard
 }
 
@@ -142,15 +144,92 @@ type paceShard struct {
 	wait int // Acquires between two looks of expire
 }
 
-// pace is the state of one origin.
+// A tick is a reading of a LocalPacer's Clock, as the time since its epoch
+// (on the monotonic clock, when the Clock's readings have it): 8 bytes
+// where a time.Time takes 24. noTick is before every reading.
+type tick int64
+
+const noTick = tick(math.MinInt64)
+
+// tick returns the tick of t.
+func (lp *LocalPacer) tick(t time.Time) tick { return max(tick(t.Sub(lp.epoch)), noTick+1) }
+
+// time returns the reading of the Clock that k is.
+func (lp *LocalPacer) time(k tick) time.Time { return lp.epoch.Add(time.Duration(k)) }
+
+// after returns the tick d after k, saturated: noTick stays noTick, and
+// no tick is past math.MaxInt64 or at or before noTick.
+func (k tick) after(d time.Duration) tick {
+	switch {
+	case k == noTick:
+		return k
+	case d > 0 && k > math.MaxInt64-tick(d):
+		return math.MaxInt64
+	case d < 0 && k <= noTick+1-tick(d):
+		return noTick + 1
+	}
+	return k + tick(d)
+}
+
+// since returns the time from j to k, saturated.
+func (k tick) since(j tick) time.Duration {
+	switch {
+	case j < 0 && k > math.MaxInt64+j:
+		return math.MaxInt64
+	case j > 0 && k < math.MinInt64+j:
+		return math.MinInt64
+	}
+	return time.Duration(k - j)
+}
+
+// pace is the state of one origin: 48 bytes while no request waits.
 type pace struct {
-	next      time.Time // earliest time the next request may be sent, the back-off aside
-	notBefore time.Time // end of the back-off
+	next      tick // earliest time the next request may be sent, the back-off aside
+	notBefore tick // end of the back-off
 	every     time.Duration
-	busy      int       // requests holding a place
-	queue     []*waiter // requests waiting for a place, in arrival order
-	holds     []*hold   // the places held, oldest first
-	hold1     [1]*hold  // holds' first array: one place is the default
+	one       *hold      // the place held while q is nil, if one is
+	q         *paceQueue // nil until a request waits or more than one holds a place
+}
+
+// paceQueue is the places held and the requests waiting of an origin that
+// has had more than one place held or a request waiting.
+type paceQueue struct {
+	holds []*hold   // the places held, oldest first
+	queue []*waiter // requests waiting for a place, in arrival order
+}
+
+func newPace() *pace { return &pace{next: noTick, notBefore: noTick} }
+
+// queued returns p's queue, made as the first request waits or a second
+// place is held.
+func (p *pace) queued() *paceQueue {
+	if p.q == nil {
+		p.q = &paceQueue{}
+		if p.one != nil {
+			p.q.holds = append(p.q.holds, p.one)
+			p.one = nil
+		}
+	}
+	return p.q
+}
+
+// busy returns the number of places held.
+func (p *pace) busy() int {
+	if p.q != nil {
+		return len(p.q.holds)
+	}
+	if p.one != nil {
+		return 1
+	}
+	return 0
+}
+
+// waiting returns the number of requests waiting for a place.
+func (p *pace) waiting() int {
+	if p.q == nil {
+		return 0
+	}
+	return len(p.q.queue)
 }
 
 type waiter struct {
@@ -170,7 +249,10 @@ type hold struct {
 func (h *hold) end() { h.lp.release(h.sh, h.p, h, true) }
 
 func (lp *LocalPacer) init() {
-	lp.once.Do(func() { lp.seed = maphash.MakeSeed() })
+	lp.once.Do(func() {
+		lp.seed = maphash.MakeSeed()
+		lp.epoch = lp.clock().Now()
+	})
 }
 
 func (lp *LocalPacer) clock() Clock {
@@ -195,7 +277,7 @@ func (lp *LocalPacer) shard(origin string) *paceShard {
 func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) {
 	lp.init()
 	clock := lp.clock()
-	now := clock.Now()
+	now := lp.tick(clock.Now())
 	sh := lp.shard(r.Origin)
 	sh.mu.Lock()
 	sh.expire(now)
@@ -208,18 +290,17 @@ func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) 
 		if sh.m == nil {
 			sh.m = map[string]*pace{}
 		}
-		p = &pace{}
-		p.holds = p.hold1[:0]
+		p = newPace()
 		sh.m[r.Origin] = p
 	}
 	p.every = r.Interval
 	var h *hold
 	queued := false
-	if r.Limit <= 0 || (p.busy < r.Limit && len(p.queue) == 0) {
+	if r.Limit <= 0 || (p.busy() < r.Limit && p.waiting() == 0) {
 		h = p.take(lp, sh)
-		if !p.next.After(now) && !p.notBefore.After(now) {
+		if p.next <= now && p.notBefore <= now {
 			// Its turn is now: the common case, decided in one lock.
-			p.next = now.Add(p.every)
+			p.next = now.after(p.every)
 			sh.mu.Unlock()
 			return Turn{Done: h.end}, nil
 		}
@@ -227,15 +308,16 @@ func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) 
 	} else {
 		// A place comes free no sooner than now, and every request
 		// ahead is sent at least an interval after the one before it.
-		at := laterOf(now.Add(r.Interval), p.next, p.notBefore).Add(time.Duration(len(p.queue)) * r.Interval)
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < at.Sub(now)+minSendTime {
-			backoff := p.notBefore.After(now)
+		at := max(now.after(r.Interval), p.next, p.notBefore).after(time.Duration(p.waiting()) * r.Interval)
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl)-minSendTime < at.since(now) {
+			backoff := p.notBefore > now
 			sh.mu.Unlock()
-			return Turn{}, &PacingError{Origin: r.Origin, NotBefore: at, Backoff: backoff, Err: context.DeadlineExceeded}
+			return Turn{}, &PacingError{Origin: r.Origin, NotBefore: lp.time(at), Backoff: backoff, Err: context.DeadlineExceeded}
 		}
 		w := &waiter{ready: make(chan *hold, 1)}
-		p.queue = append(p.queue, w)
-		oldest := p.waitedFor(time.Now())
+		q := p.queued()
+		q.queue = append(q.queue, w)
+		oldest := q.waitedFor(time.Now())
 		sh.mu.Unlock()
 		queued = true
 		var err *PacingError
@@ -245,7 +327,7 @@ func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) 
 	}
 	later := now
 	if queued {
-		later = clock.Now()
+		later = lp.tick(clock.Now())
 	}
 	waited, backoff, err := lp.sleep(ctx, clock, sh, p, now, later, queued)
 	if err != nil {
@@ -259,14 +341,14 @@ func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) 
 // waitedFor marks the places held as waited for from now (real time), if
 // they were not yet, and returns when the oldest was first waited for:
 // MaxHold counts from then.
-func (p *pace) waitedFor(now time.Time) time.Time {
-	for _, h := range p.holds {
+func (q *paceQueue) waitedFor(now time.Time) time.Time {
+	for _, h := range q.holds {
 		if h.since.IsZero() {
 			h.since = now
 		}
 	}
-	if len(p.holds) > 0 {
-		return p.holds[0].since
+	if len(q.holds) > 0 {
+		return q.holds[0].since
 	}
 	return now
 }
@@ -274,8 +356,12 @@ func (p *pace) waitedFor(now time.Time) time.Time {
 // take gives a place to a request.
 func (p *pace) take(lp *LocalPacer, sh *paceShard) *hold {
 	h := &hold{lp: lp, sh: sh, p: p}
-	p.busy++
-	p.holds = append(p.holds, h)
+	if p.q == nil && p.one == nil {
+		p.one = h
+	} else {
+		q := p.queued()
+		q.holds = append(q.holds, h)
+	}
 	return h
 }
 
@@ -292,12 +378,13 @@ func (lp *LocalPacer) wait(ctx context.Context, sh *paceShard, r PaceRequest, p 
 		defer t.Stop()
 		giveUp = t.C
 	}
+	q := p.q // the queue w is in: made before w joined it, and kept
 	// leave takes w out of the queue; if it was handed a place meanwhile,
 	// the place goes to the next in line.
 	leave := func() int {
 		sh.mu.Lock()
-		if i := indexOf(p.queue, w); i >= 0 {
-			p.queue = slices.Delete(p.queue, i, i+1) // clears the tail: w is not kept
+		if i := indexOf(q.queue, w); i >= 0 {
+			q.queue = slices.Delete(q.queue, i, i+1) // clears the tail: w is not kept
 			sh.mu.Unlock()
 			return i
 		}
@@ -317,19 +404,19 @@ func (lp *LocalPacer) wait(ctx context.Context, sh *paceShard, r PaceRequest, p 
 			return nil, &PacingError{Origin: r.Origin, Err: ctx.Err()}
 		case <-giveUp:
 			tm.Stop()
-			now := lp.clock().Now()
+			now := lp.tick(lp.clock().Now())
 			sh.mu.Lock()
-			at := laterOf(now.Add(r.Interval), p.next, p.notBefore)
-			backoff := p.notBefore.After(now)
+			at := max(now.after(r.Interval), p.next, p.notBefore)
+			backoff := p.notBefore > now
 			sh.mu.Unlock()
 			ahead := leave()
-			return nil, &PacingError{Origin: r.Origin, NotBefore: at.Add(time.Duration(ahead) * r.Interval), Backoff: backoff, Err: context.DeadlineExceeded}
+			return nil, &PacingError{Origin: r.Origin, NotBefore: lp.time(at.after(time.Duration(ahead) * r.Interval)), Backoff: backoff, Err: context.DeadlineExceeded}
 		case <-tm.C:
 			sh.mu.Lock()
-			if len(p.holds) > 0 && time.Since(p.holds[0].since) >= lp.maxHold() {
-				p.end(p.holds[0], lp.clock().Now(), true)
+			if len(q.holds) > 0 && time.Since(q.holds[0].since) >= lp.maxHold() {
+				p.end(q.holds[0], lp.tick(lp.clock().Now()), true)
 			}
-			oldest = p.waitedFor(time.Now())
+			oldest = q.waitedFor(time.Now())
 			sh.mu.Unlock()
 		}
 	}
@@ -339,45 +426,45 @@ func (lp *LocalPacer) wait(ctx context.Context, sh *paceShard, r PaceRequest, p 
 // after the previous request's interval and any back-off, including one
 // recorded while it sleeps. It returns how long it waited since start, and
 // whether a back-off held it.
-func (lp *LocalPacer) sleep(ctx context.Context, clock Clock, sh *paceShard, p *pace, start, now time.Time, queued bool) (time.Duration, bool, *PacingError) {
+func (lp *LocalPacer) sleep(ctx context.Context, clock Clock, sh *paceShard, p *pace, start, now tick, queued bool) (time.Duration, bool, *PacingError) {
 	var backoff bool
-	for ; ; now = clock.Now() {
+	for ; ; now = lp.tick(clock.Now()) {
 		sh.mu.Lock()
-		at := laterOf(now, p.next, p.notBefore)
-		backoff = backoff || p.notBefore.After(now) && !p.notBefore.Before(p.next)
-		p.next = at.Add(p.every) // requests under way at once leave an interval apart
+		at := max(now, p.next, p.notBefore)
+		backoff = backoff || p.notBefore > now && p.notBefore >= p.next
+		p.next = at.after(p.every) // requests under way at once leave an interval apart
 		sh.mu.Unlock()
-		delay := at.Sub(now)
+		delay := at.since(now)
 		if delay <= 0 && !queued {
-			return now.Sub(start), backoff, nil
+			return now.since(start), backoff, nil
 		}
 		// A request that waited is sent only with minSendTime left
 		// before its deadline (real time, whatever the Clock).
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < delay+minSendTime {
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl)-minSendTime < delay {
 			lp.giveBack(sh, p, at)
-			return 0, backoff, &PacingError{NotBefore: at, Backoff: backoff, Err: context.DeadlineExceeded}
+			return 0, backoff, &PacingError{NotBefore: lp.time(at), Backoff: backoff, Err: context.DeadlineExceeded}
 		}
 		if delay <= 0 {
-			return now.Sub(start), backoff, nil
+			return now.since(start), backoff, nil
 		}
 		if err := clock.Sleep(ctx, delay); err != nil {
 			lp.giveBack(sh, p, at)
-			return 0, backoff, &PacingError{NotBefore: at, Backoff: backoff, Err: err}
+			return 0, backoff, &PacingError{NotBefore: lp.time(at), Backoff: backoff, Err: err}
 		}
 		queued = true // it waited: the deadline is checked again
 		sh.mu.Lock()
-		held := p.notBefore.After(at)
+		held := p.notBefore > at
 		sh.mu.Unlock()
 		if !held {
 			if err := ctx.Err(); err != nil {
 				lp.giveBack(sh, p, at)
-				return 0, backoff, &PacingError{NotBefore: at, Backoff: backoff, Err: err}
+				return 0, backoff, &PacingError{NotBefore: lp.time(at), Backoff: backoff, Err: err}
 			}
 			if dl, ok := ctx.Deadline(); ok && time.Until(dl) < minSendTime {
 				lp.giveBack(sh, p, at)
-				return 0, backoff, &PacingError{NotBefore: at, Backoff: backoff, Err: context.DeadlineExceeded}
+				return 0, backoff, &PacingError{NotBefore: lp.time(at), Backoff: backoff, Err: context.DeadlineExceeded}
 			}
-			return clock.Now().Sub(start), backoff, nil
+			return lp.tick(clock.Now()).since(start), backoff, nil
 		}
 		// A back-off came while it slept: wait for its end too.
 	}
@@ -385,9 +472,9 @@ func (lp *LocalPacer) sleep(ctx context.Context, clock Clock, sh *paceShard, p *
 
 // giveBack returns the slot at at of a request that is not sent, when no
 // later request has been scheduled after it.
-func (lp *LocalPacer) giveBack(sh *paceShard, p *pace, at time.Time) {
+func (lp *LocalPacer) giveBack(sh *paceShard, p *pace, at tick) {
 	sh.mu.Lock()
-	if p.next.Equal(at.Add(p.every)) {
+	if p.next == at.after(p.every) {
 		p.next = at
 	}
 	sh.mu.Unlock()
@@ -400,7 +487,7 @@ func (lp *LocalPacer) release(sh *paceShard, p *pace, h *hold, sent bool) {
 	if h == nil {
 		return
 	}
-	now := lp.clock().Now()
+	now := lp.tick(lp.clock().Now())
 	sh.mu.Lock()
 	p.end(h, now, sent)
 	sh.mu.Unlock()
@@ -408,22 +495,25 @@ func (lp *LocalPacer) release(sh *paceShard, p *pace, h *hold, sent bool) {
 
 // end frees h's place, if it still holds it, and hands it to the first
 // request in the queue.
-func (p *pace) end(h *hold, now time.Time, sent bool) {
+func (p *pace) end(h *hold, now tick, sent bool) {
 	if h.done {
 		return
 	}
 	h.done = true
-	if i := indexOf(p.holds, h); i >= 0 {
-		p.holds = slices.Delete(p.holds, i, i+1) // clears the tail: h is not kept
+	if p.one == h {
+		p.one = nil
+	} else if q := p.q; q != nil {
+		if i := indexOf(q.holds, h); i >= 0 {
+			q.holds = slices.Delete(q.holds, i, i+1) // clears the tail: h is not kept
+		}
 	}
-	p.busy--
 	if sent {
-		p.next = laterOf(p.next, now.Add(p.every))
+		p.next = max(p.next, now.after(p.every))
 	}
-	if len(p.queue) > 0 {
-		w := p.queue[0]
-		p.queue[0] = nil
-		p.queue = p.queue[1:]
+	if q := p.q; q != nil && len(q.queue) > 0 {
+		w := q.queue[0]
+		q.queue[0] = nil
+		q.queue = q.queue[1:]
 		w.ready <- p.take(h.lp, h.sh)
 	}
 }
@@ -439,11 +529,10 @@ func (lp *LocalPacer) Backoff(_ context.Context, origin string, until time.Time)
 	}
 	p := sh.m[origin]
 	if p == nil {
-		p = &pace{}
-		p.holds = p.hold1[:0]
+		p = newPace()
 		sh.m[origin] = p
 	}
-	p.notBefore = laterOf(p.notBefore, until)
+	p.notBefore = max(p.notBefore, lp.tick(until))
 }
 
 // expire drops the state of a few origins idle past their interval, their
@@ -456,14 +545,14 @@ func (lp *LocalPacer) Backoff(_ context.Context, origin string, until time.Time)
 // up to paceProbeMax Acquires: with every origin in use (a crawl going
 // round many origins faster than paceIdle), looking costs a cache miss per
 // origin looked at, for nothing.
-func (sh *paceShard) expire(now time.Time) {
+func (sh *paceShard) expire(now tick) {
 	if sh.ops++; sh.ops < sh.wait {
 		return
 	}
 	sh.ops = 0
 	n, dropped := 0, false
 	for o, p := range sh.m {
-		if p.busy == 0 && len(p.queue) == 0 && now.Sub(laterOf(p.next, p.notBefore)) > paceIdle {
+		if p.busy() == 0 && p.waiting() == 0 && now > max(p.next, p.notBefore).after(paceIdle) {
 			delete(sh.m, o)
 			dropped = true
 		}
@@ -488,15 +577,6 @@ func (lp *LocalPacer) len() int {
 		sh.mu.Unlock()
 	}
 	return n
-}
-
-func laterOf(t time.Time, ts ...time.Time) time.Time {
-	for _, u := range ts {
-		if u.After(t) {
-			t = u
-		}
-	}
-	return t
 }
 
 func indexOf[T comparable](s []T, v T) int {

@@ -321,3 +321,35 @@ func TestObserverWaited(t *testing.T) {
 		t.Errorf("%d waits for %v, want 2 for 12s", st.Waits, st.WaitTime)
 	}
 }
+
+// TestPacerFarTimes: a back-off to the far future holds every request
+// (none wraps round to go at once), and a Clock that goes back before
+// its first reading still paces.
+func TestPacerFarTimes(t *testing.T) {
+	c := newClock()
+	lp := &robotsguard.LocalPacer{Clock: c}
+	r := robotsguard.PaceRequest{Origin: "https://example.com", Interval: time.Second, Limit: 1}
+	lp.Backoff(context.Background(), r.Origin, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	for range 2 {
+		_, err := lp.Acquire(ctx, r)
+		var pe *robotsguard.PacingError
+		if !errors.As(err, &pe) || !pe.Backoff || pe.NotBefore.Before(c.Now().AddDate(200, 0, 0)) {
+			t.Fatalf("a request during a back-off to year 9999: %v", err)
+		}
+	}
+
+	c = newClock()
+	lp = &robotsguard.LocalPacer{Clock: c}
+	r.Origin = "https://example.org"
+	turn, err := lp.Acquire(ctx, r)
+	if err != nil || turn.Waited != 0 {
+		t.Fatalf("first request: waited %v, %v", turn.Waited, err)
+	}
+	turn.Done()
+	c.Advance(-100 * 365 * 24 * time.Hour) // a century before the pacer's first reading
+	if turn, err = lp.Acquire(context.Background(), r); err != nil || turn.Waited < 100*365*24*time.Hour {
+		t.Fatalf("a request a century before the previous one waited %v, %v", turn.Waited, err)
+	}
+}
