@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -184,12 +185,20 @@ func (k tick) since(j tick) time.Duration {
 
 // pace is the state of one origin: 48 bytes while no request waits.
 type pace struct {
-	next      tick // earliest time the next request may be sent, the back-off aside
-	notBefore tick // end of the back-off
+	sh        *paceShard // the shard that holds it
+	next      tick       // earliest time the next request may be sent, the back-off aside
+	notBefore tick       // end of the back-off
 	every     time.Duration
 	one       *hold      // the place held while q is nil, if one is
 	q         *paceQueue // nil until a request waits or more than one holds a place
 }
+
+// dropped reports whether expire dropped p from its shard: a request
+// that kept p (see acquire) must not pace itself by it.
+func (p *pace) dropped() bool { return p.next == dropped }
+
+// dropped is the next of a pace that expire dropped.
+const dropped = noTick + 1
 
 // paceQueue is the places held and the requests waiting of an origin that
 // has had more than one place held or a request waiting.
@@ -198,7 +207,7 @@ type paceQueue struct {
 	queue []*waiter // requests waiting for a place, in arrival order
 }
 
-func newPace() *pace { return &pace{next: noTick, notBefore: noTick} }
+func newPace(sh *paceShard) *pace { return &pace{sh: sh, next: noTick, notBefore: noTick} }
 
 // queued returns p's queue, made as the first request waits or a second
 // place is held.
@@ -275,23 +284,46 @@ func (lp *LocalPacer) shard(origin string) *paceShard {
 
 // Acquire implements Pacer.
 func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) {
+	return lp.acquire(ctx, r, nil)
+}
+
+// acquire is Acquire. A caller that asks for the same origin again and
+// again can keep its pace in kept: acquire then finds it there, rather
+// than in its shard's map, for as long as it is not dropped.
+func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest, kept *atomic.Pointer[pace]) (Turn, error) {
 	lp.init()
 	clock := lp.clock()
 	now := lp.tick(clock.Now())
-	sh := lp.shard(r.Origin)
-	sh.mu.Lock()
-	sh.expire(now)
-	p := sh.m[r.Origin]
+	var sh *paceShard
+	var p *pace
+	if kept != nil {
+		if p = kept.Load(); p != nil {
+			sh = p.sh
+			sh.mu.Lock()
+			if sh.expire(now); p.dropped() {
+				sh.mu.Unlock()
+				p = nil
+			}
+		}
+	}
 	if p == nil {
-		if r.Interval <= 0 && r.Limit <= 0 {
-			sh.mu.Unlock()
-			return Turn{}, nil // nothing to space, nothing to count
+		sh = lp.shard(r.Origin)
+		sh.mu.Lock()
+		sh.expire(now)
+		if p = sh.m[r.Origin]; p == nil {
+			if r.Interval <= 0 && r.Limit <= 0 {
+				sh.mu.Unlock()
+				return Turn{}, nil // nothing to space, nothing to count
+			}
+			if sh.m == nil {
+				sh.m = map[string]*pace{}
+			}
+			p = newPace(sh)
+			sh.m[r.Origin] = p
 		}
-		if sh.m == nil {
-			sh.m = map[string]*pace{}
+		if kept != nil {
+			kept.Store(p)
 		}
-		p = newPace()
-		sh.m[r.Origin] = p
 	}
 	p.every = r.Interval
 	var h *hold
@@ -529,7 +561,7 @@ func (lp *LocalPacer) Backoff(_ context.Context, origin string, until time.Time)
 	}
 	p := sh.m[origin]
 	if p == nil {
-		p = newPace()
+		p = newPace(sh)
 		sh.m[origin] = p
 	}
 	p.notBefore = max(p.notBefore, lp.tick(until))
@@ -550,17 +582,18 @@ func (sh *paceShard) expire(now tick) {
 		return
 	}
 	sh.ops = 0
-	n, dropped := 0, false
+	n, any := 0, false
 	for o, p := range sh.m {
 		if p.busy() == 0 && p.waiting() == 0 && now > max(p.next, p.notBefore).after(paceIdle) {
 			delete(sh.m, o)
-			dropped = true
+			p.next = dropped
+			any = true
 		}
 		if n++; n == paceProbe {
 			break
 		}
 	}
-	if dropped || sh.wait < paceProbeEvery {
+	if any || sh.wait < paceProbeEvery {
 		sh.wait = paceProbeEvery
 	} else {
 		sh.wait = min(2*sh.wait, paceProbeMax)

@@ -92,6 +92,9 @@ type originState struct {
 	robots *policy.Robots // the parsed body; empty unless access is UseRules
 	group  *policy.Group  // the group of the Transport's UserAgent
 	more   *stateMore     // what few states hold; noMore for the others
+	// pace is the origin's in the Transport's LocalPacer, once a request
+	// was paced by it (see LocalPacer.acquire).
+	pace atomic.Pointer[pace]
 	// The entry's request and response times (see cache.Entry), and
 	// until when the state is used without a new fetch.
 	requested, received, until stamp

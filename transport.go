@@ -360,7 +360,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.base().RoundTrip(t.outgoing(req))
 	}
 	ctx := req.Context()
-	turn, err := t.pacerFor().Acquire(ctx, PaceRequest{Origin: st.name(), Interval: every, Limit: t.maxRequests()})
+	var turn Turn
+	if r := (PaceRequest{Origin: st.name(), Interval: every, Limit: t.maxRequests()}); t.Pacer == nil {
+		turn, err = t.pacer.acquire(ctx, r, &st.pace)
+	} else {
+		turn, err = t.Pacer.Acquire(ctx, r)
+	}
 	if err != nil {
 		closeBody(req)
 		ev := WaitEvent{Origin: st.name(), Err: err}
