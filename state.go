@@ -257,14 +257,15 @@ func (t *Transport) keepWhole() bool {
 }
 
 // Memory charged to the cache bound per origin, besides what a state holds
-// in strings, its entry's body and its parsed rules: the state, the cache's
-// item and map slot, and the LocalPacer's state of the origin, when pacing
-// is on and local. TestStateOverhead measures them.
+// in strings, its entry's body and its parsed rules: the state (the
+// cache's Node in it) and its map slot, and the LocalPacer's pace of the
+// origin and its map slot, when pacing is on and local. TestStateOverhead
+// measures them.
 const (
-	stateOverhead = 392
-	paceOverhead  = 208
+	stateOverhead = 264
+	paceOverhead  = 128
 	wholeHeader   = 512 // an entry's header map, when the entry is kept whole
-	moreOverhead  = 144 // a stateMore
+	moreOverhead  = 176 // a stateMore
 )
 
 // nameAndHeader returns o.String(), followed by agent and, when pack is

@@ -391,8 +391,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
 		t.backoff(ctx, st, resp.Header.Get("Retry-After"))
-	} else {
-		st.strikes.Store(0)
+	} else if st.strikes.Load() != 0 {
+		st.strikes.Store(0) // only then: the state stays clean in other cores' caches
 	}
 	if turn.Done != nil {
 		endTurn(ctx, resp, turn.Done)
