@@ -87,9 +87,10 @@ type tdmParsed struct {
 
 // state returns the state that holds r, under key, in the in-memory cache.
 func (r *refState) state(key stateKey) *originState {
-	nh, nameLen, _ := nameAndHeader(key.origin, "", nil, false)
-	size := int64(len(nh)+len(key.path)+len(r.entry.Body)) + 512
-	return &originState{nh: nh, nameLen: uint32(nameLen), more: &stateMore{path: key.path, ref: r}, size: int32(min((size+15)>>4, math.MaxInt32))}
+	st, _ := namedState(key.origin, "", nil, false)
+	size := int64(len(st.nh)+len(key.path)+len(r.entry.Body)) + 512
+	st.more, st.size = &stateMore{path: key.path, ref: r}, int32(min((size+15)>>4, math.MaxInt32))
+	return st
 }
 
 // acapPolicy returns the file's own ACAP records, or nil.

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/robotsguard/robotsguard/acap"
 	"github.com/robotsguard/robotsguard/cache"
@@ -268,34 +269,74 @@ const (
 	moreOverhead  = 176 // a stateMore
 )
 
-// nameAndHeader returns o.String(), followed by agent and, when pack is
-// true, by the fields of h packed (see packHeader), in one string, and the
-// name's length; ok is false when h could not be packed.
-func nameAndHeader(o origin, agent string, h http.Header, pack bool) (nh string, nameLen int, ok bool) {
+// namedState returns a new state of origin o whose nh holds its name, then
+// agent and, when pack is true, the fields of h packed (see packHeader);
+// packed is false when h could not be packed. Short, as most are, nh is
+// kept in the state's own allocation, which a request then reads whole.
+func namedState(o origin, agent string, h http.Header, pack bool) (st *originState, packed bool) {
 	n := -1
 	if pack {
 		n = packedLen(h)
 	}
-	var b strings.Builder
+	name := ""
 	if strings.IndexByte(o.host, '%') >= 0 {
-		name := o.String()
-		b.Grow(len(name) + len(agent) + max(n, 0))
-		b.WriteString(name)
+		name = o.String() // an IPv6 zone, escaped
+	}
+	scheme := "http://"
+	if o.https {
+		scheme = "https://"
+	}
+	nameLen := len(name)
+	if name == "" {
+		nameLen = len(scheme) + len(o.host)
+	}
+	st, b := withRoom(nameLen + len(agent) + max(n, 0))
+	if name != "" {
+		b = append(b, name...)
 	} else {
-		scheme := "http://"
-		if o.https {
-			scheme = "https://"
-		}
-		b.Grow(len(scheme) + len(o.host) + len(agent) + max(n, 0))
-		b.WriteString(scheme)
-		b.WriteString(o.host)
+		b = append(append(b, scheme...), o.host...)
 	}
-	nameLen = b.Len()
-	b.WriteString(agent)
+	b = append(b, agent...)
 	if n >= 0 {
-		packHeader(&b, h)
+		b = appendPacked(b, h)
 	}
-	return b.String(), nameLen, n >= 0
+	st.nh = unsafe.String(unsafe.SliceData(b), len(b)) // b is not written again
+	st.nameLen, st.agentLen = uint32(nameLen), uint16(len(agent))
+	st.more = noMore
+	return st, n >= 0
+}
+
+// withRoom returns a new state and room for n bytes, empty: after the
+// state, in the same allocation, when n is small. The rooms fill Go's size
+// classes.
+func withRoom(n int) (*originState, []byte) {
+	switch {
+	case n <= 16:
+		return roomy[[16]byte]()
+	case n <= 48:
+		return roomy[[48]byte]()
+	case n <= 64:
+		return roomy[[64]byte]()
+	case n <= 96:
+		return roomy[[96]byte]()
+	case n <= 112:
+		return roomy[[112]byte]()
+	case n <= 144:
+		return roomy[[144]byte]()
+	case n <= 176:
+		return roomy[[176]byte]()
+	case n <= 240:
+		return roomy[[240]byte]()
+	}
+	return &originState{}, make([]byte, 0, n)
+}
+
+func roomy[R any]() (*originState, []byte) {
+	s := new(struct {
+		st   originState
+		room R
+	})
+	return &s.st, unsafe.Slice((*byte)(unsafe.Pointer(&s.room)), unsafe.Sizeof(s.room))[:0]
 }
 
 // packedFields are the fields a state packs: those cache.KeepCaching
@@ -330,17 +371,16 @@ func packedLen(h http.Header) int {
 	return n
 }
 
-// packHeader packs h's packedFields, a few short caching fields, into b:
-// names and values, each followed by a NUL.
-func packHeader(b *strings.Builder, h http.Header) {
+// appendPacked appends h's packedFields, a few short caching fields, to
+// b, packed: names and values, each followed by a NUL.
+func appendPacked(b []byte, h http.Header) []byte {
 	for _, k := range packedFields {
 		for _, v := range h[k] {
-			b.WriteString(k)
-			b.WriteByte(0)
-			b.WriteString(v)
-			b.WriteByte(0)
+			b = append(append(b, k...), 0)
+			b = append(append(b, v...), 0)
 		}
 	}
+	return b
 }
 
 // unpackHeader returns the header that packHeader packed into s.
@@ -403,16 +443,15 @@ func (rulesDecider) decide(u *url.URL, _ string, g *policy.Group) *DisallowedErr
 // the fetch that produced it (if any), and the ACAP state of the file.
 func (t *Transport) newState(k stateKey, e *cache.Entry, err error, p parsed) *originState {
 	whole := t.keepWhole()
-	st := &originState{robots: emptyRobots, more: noMore, status: int32(min(max(e.Status, math.MinInt32), math.MaxInt32)),
-		requested: stampOf(e.Requested), received: stampOf(e.Received)}
 	more := stateMore{err: err, failures: e.Failures, failingSince: e.FailingSince, retryAt: e.RetryAt, errText: e.Err,
 		header: e.Header, acap: p.acap, signals: p.signals}
 	agent := k.agent
 	if len(agent) > math.MaxUint16 {
 		more.agent, agent = agent, ""
 	}
-	nh, nameLen, packed := nameAndHeader(k.origin, agent, e.Header, !whole && len(e.Header) > 0)
-	st.nh, st.nameLen, st.agentLen = nh, uint32(nameLen), uint16(len(agent))
+	st, packed := namedState(k.origin, agent, e.Header, !whole && len(e.Header) > 0)
+	st.robots, st.status = emptyRobots, int32(min(max(e.Status, math.MinInt32), math.MaxInt32))
+	st.requested, st.received = stampOf(e.Requested), stampOf(e.Received)
 	switch {
 	case packed:
 		more.header = nil
@@ -438,7 +477,7 @@ func (t *Transport) newState(k stateKey, e *cache.Entry, err error, p parsed) *o
 	}
 	// The parsed body is counted with UserAgent's matcher, built above.
 	// Matchers built later, for other agents, are not counted.
-	size := stateOverhead + int64(len(k.agent)+nameLen+len(e.Err))
+	size := stateOverhead + int64(len(st.nh)+len(more.agent)+len(e.Err))
 	if err != nil && err.Error() != e.Err {
 		size += int64(len(err.Error()))
 	}
@@ -477,7 +516,6 @@ func (t *Transport) newState(k stateKey, e *cache.Entry, err error, p parsed) *o
 		}
 	} else {
 		st.bodyless = e.Body != nil
-		size += int64(len(st.hdr()))
 	}
 	if more.header != nil {
 		size += wholeHeader

@@ -245,3 +245,17 @@ func TestStateIsItsKey(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedState: a state's name, agent and packed header come back as
+// they went in, whatever room they take.
+func TestNamedState(t *testing.T) {
+	o := origin{https: true, host: "example.com:443"}
+	h := http.Header{"Etag": {`"x"`}}
+	for n := 0; n < 300; n++ {
+		agent := strings.Repeat("b", n)
+		st, packed := namedState(o, agent, h, true)
+		if !packed || st.name() != "https://example.com:443" || st.agent() != agent || st.hdr() != "Etag\x00\"x\"\x00" {
+			t.Fatalf("agent of %d bytes: name %q, agent of %d bytes, header %q", n, st.name(), len(st.agent()), st.hdr())
+		}
+	}
+}
