@@ -78,9 +78,12 @@ func requestOrigin(req *http.Request) (o origin, dial string, err error) {
 func originAt(scheme, hostport string) (origin, error) {
 	var o origin
 	switch {
-	case scheme == "https" || strings.EqualFold(scheme, "https"):
+	case scheme == "https":
 		o.https = true
-	case scheme == "http" || strings.EqualFold(scheme, "http"):
+	case scheme == "http":
+	case strings.EqualFold(scheme, "https"):
+		o.https = true
+	case strings.EqualFold(scheme, "http"):
 	default:
 		return o, errScheme
 	}
