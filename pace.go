@@ -147,27 +147,31 @@ type paceShard struct {
 
 // A tick is a reading of a LocalPacer's Clock, as the time since its epoch
 // (on the monotonic clock, when the Clock's readings have it): 8 bytes
-// where a time.Time takes 24. noTick is before every reading.
+// where a time.Time takes 24. noTick is before every reading, and minTick
+// the earliest reading.
 type tick int64
 
-const noTick = tick(math.MinInt64)
+const (
+	noTick  = tick(math.MinInt64)
+	minTick = noTick + 2
+)
 
 // tick returns the tick of t.
-func (lp *LocalPacer) tick(t time.Time) tick { return max(tick(t.Sub(lp.epoch)), noTick+1) }
+func (lp *LocalPacer) tick(t time.Time) tick { return max(tick(t.Sub(lp.epoch)), minTick) }
 
 // time returns the reading of the Clock that k is.
 func (lp *LocalPacer) time(k tick) time.Time { return lp.epoch.Add(time.Duration(k)) }
 
 // after returns the tick d after k, saturated: noTick stays noTick, and
-// no tick is past math.MaxInt64 or at or before noTick.
+// no tick is past math.MaxInt64 or before minTick.
 func (k tick) after(d time.Duration) tick {
 	switch {
 	case k == noTick:
 		return k
 	case d > 0 && k > math.MaxInt64-tick(d):
 		return math.MaxInt64
-	case d < 0 && k <= noTick+1-tick(d):
-		return noTick + 1
+	case d < 0 && k < minTick-tick(d):
+		return minTick
 	}
 	return k + tick(d)
 }
@@ -197,7 +201,7 @@ type pace struct {
 // that kept p (see acquire) must not pace itself by it.
 func (p *pace) dropped() bool { return p.next == dropped }
 
-// dropped is the next of a pace that expire dropped.
+// dropped is the next of a pace that expire dropped: no reading.
 const dropped = noTick + 1
 
 // paceQueue is the places held and the requests waiting of an origin that
