@@ -254,12 +254,14 @@ type hold struct {
 	done  bool      // the place was given up
 	// What end needs to give it up.
 	lp *LocalPacer
-	sh *paceShard
 	p  *pace
+	// body is the response body that ends the turn, for the Transport's
+	// own LocalPacer: in the same allocation (see endTurn).
+	body turnBody
 }
 
 // end ends the turn of the request that holds h, once it was sent.
-func (h *hold) end() { h.lp.release(h.sh, h.p, h, true) }
+func (h *hold) end() { h.lp.release(h.p.sh, h.p, h, true) }
 
 func (lp *LocalPacer) init() {
 	lp.once.Do(func() {
@@ -288,13 +290,18 @@ func (lp *LocalPacer) shard(origin string) *paceShard {
 
 // Acquire implements Pacer.
 func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) {
-	return lp.acquire(ctx, r, nil)
+	turn, h, err := lp.acquire(ctx, r, nil)
+	if h != nil {
+		turn.Done = h.end
+	}
+	return turn, err
 }
 
-// acquire is Acquire. A caller that asks for the same origin again and
-// again can keep its pace in kept: acquire then finds it there, rather
-// than in its shard's map, for as long as it is not dropped.
-func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest, kept *atomic.Pointer[pace]) (Turn, error) {
+// acquire is Acquire, which returns the place the request holds, if any,
+// rather than the Turn's Done. A caller that asks for the same origin
+// again and again can keep its pace in kept: acquire then finds it there,
+// rather than in its shard's map, for as long as it is not dropped.
+func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest, kept *atomic.Pointer[pace]) (Turn, *hold, error) {
 	lp.init()
 	clock := lp.clock()
 	now := lp.tick(clock.Now())
@@ -317,7 +324,7 @@ func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest, kept *atomic.P
 		if p = sh.m[r.Origin]; p == nil {
 			if r.Interval <= 0 && r.Limit <= 0 {
 				sh.mu.Unlock()
-				return Turn{}, nil // nothing to space, nothing to count
+				return Turn{}, nil, nil // nothing to space, nothing to count
 			}
 			if sh.m == nil {
 				sh.m = map[string]*pace{}
@@ -333,12 +340,12 @@ func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest, kept *atomic.P
 	var h *hold
 	queued := false
 	if r.Limit <= 0 || (p.busy() < r.Limit && p.waiting() == 0) {
-		h = p.take(lp, sh)
+		h = p.take(lp)
 		if p.next <= now && p.notBefore <= now {
 			// Its turn is now: the common case, decided in one lock.
 			p.next = now.after(p.every)
 			sh.mu.Unlock()
-			return Turn{Done: h.end}, nil
+			return Turn{}, h, nil
 		}
 		sh.mu.Unlock()
 	} else {
@@ -348,7 +355,7 @@ func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest, kept *atomic.P
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl)-minSendTime < at.since(now) {
 			backoff := p.notBefore > now
 			sh.mu.Unlock()
-			return Turn{}, &PacingError{Origin: r.Origin, NotBefore: lp.time(at), Backoff: backoff, Err: context.DeadlineExceeded}
+			return Turn{}, nil, &PacingError{Origin: r.Origin, NotBefore: lp.time(at), Backoff: backoff, Err: context.DeadlineExceeded}
 		}
 		w := &waiter{ready: make(chan *hold, 1)}
 		q := p.queued()
@@ -358,7 +365,7 @@ func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest, kept *atomic.P
 		queued = true
 		var err *PacingError
 		if h, err = lp.wait(ctx, sh, r, p, w, oldest); err != nil {
-			return Turn{}, err
+			return Turn{}, nil, err
 		}
 	}
 	later := now
@@ -369,9 +376,9 @@ func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest, kept *atomic.P
 	if err != nil {
 		lp.release(sh, p, h, false)
 		err.Origin = r.Origin
-		return Turn{}, err
+		return Turn{}, nil, err
 	}
-	return Turn{Waited: waited, Backoff: backoff, Done: h.end}, nil
+	return Turn{Waited: waited, Backoff: backoff}, h, nil
 }
 
 // waitedFor marks the places held as waited for from now (real time), if
@@ -390,8 +397,9 @@ func (q *paceQueue) waitedFor(now time.Time) time.Time {
 }
 
 // take gives a place to a request.
-func (p *pace) take(lp *LocalPacer, sh *paceShard) *hold {
-	h := &hold{lp: lp, sh: sh, p: p}
+func (p *pace) take(lp *LocalPacer) *hold {
+	h := &hold{lp: lp, p: p}
+	h.body.h = h
 	if p.q == nil && p.one == nil {
 		p.one = h
 	} else {
@@ -550,7 +558,7 @@ func (p *pace) end(h *hold, now tick, sent bool) {
 		w := q.queue[0]
 		q.queue[0] = nil
 		q.queue = q.queue[1:]
-		w.ready <- p.take(h.lp, h.sh)
+		w.ready <- p.take(h.lp)
 	}
 }
 
@@ -627,15 +635,20 @@ func indexOf[T comparable](s []T, v T) int {
 
 // endTurn ends a request's turn when its response has ended: when its body
 // is read to the end (all of its Content-Length, or to EOF) or closed, or
-// when ctx ends (the response is then cut short), whichever comes first. done must be safe to call more than once,
-// and from any goroutine.
-func endTurn(ctx context.Context, resp *http.Response, done func()) {
+// when ctx ends (the response is then cut short), whichever comes first.
+// b ends the turn: b.h or b.done, which must be safe to call more than
+// once, and from any goroutine; b becomes the body.
+func endTurn(ctx context.Context, resp *http.Response, b *turnBody) {
 	if resp.Body == nil || resp.Body == http.NoBody || resp.StatusCode == http.StatusSwitchingProtocols {
-		done()
+		b.ended()
 		return
 	}
-	b := &turnBody{ReadCloser: resp.Body, done: done, left: resp.ContentLength}
+	b.ReadCloser, b.left = resp.Body, resp.ContentLength
 	if ctx.Done() != nil {
+		done := b.done
+		if b.h != nil {
+			done = b.h.end
+		}
 		b.stop = context.AfterFunc(ctx, done)
 	}
 	resp.Body = b
@@ -644,7 +657,8 @@ func endTurn(ctx context.Context, resp *http.Response, done func()) {
 // turnBody is a response body that ends its request's turn.
 type turnBody struct {
 	io.ReadCloser
-	done func()
+	h    *hold       // the place the request holds in a LocalPacer; nil for another Pacer's turn
+	done func()      // ends another Pacer's turn
 	stop func() bool // nil when the context cannot end
 	// left is what remains of the body's Content-Length (-1 when
 	// unknown): a reader that has all of it has the whole response,
@@ -673,5 +687,14 @@ func (b *turnBody) end() {
 	if b.stop != nil {
 		b.stop()
 	}
-	b.done()
+	b.ended()
+}
+
+// ended ends the turn.
+func (b *turnBody) ended() {
+	if b.h != nil {
+		b.h.end()
+	} else {
+		b.done()
+	}
 }

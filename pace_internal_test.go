@@ -16,11 +16,11 @@ func TestKeptPaceDropped(t *testing.T) {
 	lp := &LocalPacer{Clock: clk}
 	var kept atomic.Pointer[pace]
 	r := PaceRequest{Origin: "https://a.example", Interval: time.Second, Limit: 1}
-	turn, err := lp.acquire(context.Background(), r, &kept)
+	_, h, err := lp.acquire(context.Background(), r, &kept)
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn.Done()
+	h.end()
 	old := kept.Load()
 	if old == nil {
 		t.Fatal("the pace was not kept")
@@ -38,7 +38,7 @@ func TestKeptPaceDropped(t *testing.T) {
 	lp.Backoff(context.Background(), r.Origin, clk.Now().Add(time.Hour))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	_, err = lp.acquire(ctx, r, &kept)
+	_, _, err = lp.acquire(ctx, r, &kept)
 	var pe *PacingError
 	if !errors.As(err, &pe) || !pe.Backoff {
 		t.Fatalf("a request with a dropped pace kept went during its origin's back-off: %v", err)

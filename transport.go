@@ -361,8 +361,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	ctx := req.Context()
 	var turn Turn
+	var h *hold // the place held in the Transport's LocalPacer
 	if r := (PaceRequest{Origin: st.name(), Interval: every, Limit: t.maxRequests()}); t.Pacer == nil {
-		turn, err = t.pacer.acquire(ctx, r, &st.pace)
+		turn, h, err = t.pacer.acquire(ctx, r, &st.pace)
 	} else {
 		turn, err = t.Pacer.Acquire(ctx, r)
 	}
@@ -382,10 +383,17 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if turn.Waited > 0 {
 		t.waited(WaitEvent{Origin: st.name(), Wait: turn.Waited, Backoff: turn.Backoff})
 	}
+	var end *turnBody // ends the turn, when there is one
+	switch {
+	case h != nil:
+		end = &h.body
+	case turn.Done != nil:
+		end = &turnBody{done: turn.Done}
+	}
 	resp, err := t.base().RoundTrip(t.outgoing(req))
 	if err != nil {
-		if turn.Done != nil {
-			turn.Done()
+		if end != nil {
+			end.ended()
 		}
 		return nil, err
 	}
@@ -394,8 +402,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	} else if st.strikes.Load() != 0 {
 		st.strikes.Store(0) // only then: the state stays clean in other cores' caches
 	}
-	if turn.Done != nil {
-		endTurn(ctx, resp, turn.Done)
+	if end != nil {
+		endTurn(ctx, resp, end)
 	}
 	return resp, nil
 }
