@@ -3,6 +3,7 @@ package robotsguard_test
 import (
 	"context"
 	"errors"
+	"io"
 	"fmt"
 	"net/http"
 	"slices"
@@ -351,5 +352,38 @@ func TestPacerFarTimes(t *testing.T) {
 	c.Advance(-100 * 365 * 24 * time.Hour) // a century before the pacer's first reading
 	if turn, err = lp.Acquire(context.Background(), r); err != nil || turn.Waited < 100*365*24*time.Hour {
 		t.Fatalf("a request a century before the previous one waited %v, %v", turn.Waited, err)
+	}
+}
+
+// TestPacedRequestAllocs: a cached, allowed request paced by the
+// Transport's own pacer allocates once more than the bare transport (its
+// place, with the body that ends it), and not at all more without pacing.
+func TestPacedRequestAllocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("counts allocations")
+	}
+	base := staticRoundTripper{"User-agent: *\nDisallow: /private/\n"}
+	req, _ := http.NewRequest(http.MethodGet, "http://example.com/articles/1", nil)
+	send := func(rt http.RoundTripper) {
+		resp, err := rt.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	bare := testing.AllocsPerRun(200, func() { send(base) })
+	for _, tc := range []struct {
+		name  string
+		tr    *robotsguard.Transport
+		extra float64
+	}{
+		{"paced", &robotsguard.Transport{Base: base, UserAgent: "TestBot/1.0", Delay: -1}, 1},
+		{"unpaced", &robotsguard.Transport{Base: base, UserAgent: "TestBot/1.0", NoPacing: true}, 0},
+	} {
+		send(tc.tr) // fetch the robots.txt
+		if n := testing.AllocsPerRun(200, func() { send(tc.tr) }); n > bare+tc.extra {
+			t.Errorf("%s: %v allocations per request, the bare transport %v", tc.name, n, bare)
+		}
 	}
 }
