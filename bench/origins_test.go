@@ -308,6 +308,40 @@ func BenchmarkCachedRequest(b *testing.B) {
 	}
 }
 
+// BenchmarkCachedRequestParallel is BenchmarkCachedRequest at 1,000
+// origins from every core at once: each goroutine goes round its own share
+// of the origins. Run with -cpu 1,2: the ratio of the two shows how the
+// Transport's throughput grows with cores, next to the bare Base's.
+func BenchmarkCachedRequestParallel(b *testing.B) {
+	fs := corpusFiles(b, true)
+	const n = 1000
+	reqs := originRequests(n, "/articles/2026/robots-and-you?page=2")
+	run := func(b *testing.B, rt http.RoundTripper) {
+		for _, req := range reqs {
+			send(b, rt, req) // warm: fetch every robots.txt
+		}
+		var next atomic.Int64
+		b.ReportAllocs()
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			id, g := int(next.Add(1)-1), runtime.GOMAXPROCS(0)
+			for i := id; pb.Next(); i += g {
+				if i >= n {
+					i = id
+				}
+				send(b, rt, reqs[i])
+			}
+		})
+	}
+	b.Run("pacing=off/transport=bare", func(b *testing.B) { run(b, &corpusBase{files: fs}) })
+	for _, pacing := range []string{"off", "on"} {
+		b.Run("pacing="+pacing+"/transport=robotsguard", func(b *testing.B) {
+			tr := &robotsguard.Transport{Base: &corpusBase{files: fs}, UserAgent: "BenchBot/1.0", Clock: fastClock{}, NoPacing: pacing == "off"}
+			run(b, tr)
+		})
+	}
+}
+
 // BenchmarkCrawl is a breadth-first crawl of many origins, three pages
 // each (every origin's first page, then every origin's second, ...), with
 // the Transport's default settings (and a clock that does not sleep the
