@@ -507,7 +507,7 @@ func (t *Transport) check(req *http.Request) (st *originState, every time.Durati
 	if err != nil {
 		return nil, 0, now, err
 	}
-	t.counters.checked.Add(1)
+	t.counters.check(o.host)
 	ua := t.requestAgent(req)
 	now = t.now() // once: reading the clock is not free
 	st, waited, err := t.lookup(req.Context(), o, dial, ua, now)
