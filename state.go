@@ -72,15 +72,17 @@ func (k stateKey) storeURL() string {
 	return k.origin.robotsURL() + "#" + url.PathEscape(k.agent)
 }
 
-// originState is what the Transport knows of an origin's robots.txt. It is
-// immutable: a fetch replaces it.
+// originState is what the Transport knows of an origin's robots.txt. A
+// fetch replaces it; until then only its Node (the cache's, under the
+// cache's locks), its pace and its strikes change.
 //
 // It holds the entry the fetch produced (see entry), compactly unless the
 // Transport keeps entries whole (see keepWhole): its caching fields packed
 // in one string, and without its body, which the parsed rules stand for.
 // What only some origins have (failures, ACAP records, usage signals, a
 // whole entry) is kept apart, in stateMore: the state of a healthy origin
-// is 144 bytes, the in-memory cache's Node included.
+// is 144 bytes, the in-memory cache's Node included, and its nh, when
+// short, follows it in the same allocation (see namedState).
 //
 // A permissions reference of ACAP records is held in the cache as a state
 // too, with its path and its refState in its stateMore.
@@ -88,7 +90,7 @@ type originState struct {
 	lru.Node[*originState]
 	// nh is the origin's name, origin.String(); then the agent the file
 	// was fetched as (its stateKey's), unless stateMore holds it; then
-	// the entry's header fields, packed (see packHeader).
+	// the entry's header fields, packed (see appendPacked).
 	nh     string
 	robots *policy.Robots // the parsed body; empty unless access is UseRules
 	group  *policy.Group  // the group of the Transport's UserAgent
@@ -127,7 +129,7 @@ func (st *originState) agent() string {
 	return st.nh[st.nameLen : st.nameLen+uint32(st.agentLen)]
 }
 
-// hdr returns the entry's header fields, packed (see packHeader), or ""
+// hdr returns the entry's header fields, packed (see appendPacked), or ""
 // when the state keeps its header whole or it has none.
 func (st *originState) hdr() string { return st.nh[st.nameLen+uint32(st.agentLen):] }
 
@@ -270,7 +272,7 @@ const (
 )
 
 // namedState returns a new state of origin o whose nh holds its name, then
-// agent and, when pack is true, the fields of h packed (see packHeader);
+// agent and, when pack is true, the fields of h packed (see appendPacked);
 // packed is false when h could not be packed. Short, as most are, nh is
 // kept in the state's own allocation, which a request then reads whole.
 func namedState(o origin, agent string, h http.Header, pack bool) (st *originState, packed bool) {
@@ -383,7 +385,7 @@ func appendPacked(b []byte, h http.Header) []byte {
 	return b
 }
 
-// unpackHeader returns the header that packHeader packed into s.
+// unpackHeader returns the header that appendPacked packed into s.
 func unpackHeader(s string) http.Header {
 	h := http.Header{}
 	for s != "" {
