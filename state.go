@@ -435,10 +435,10 @@ type decider interface {
 type rulesDecider struct{}
 
 func (rulesDecider) decide(u *url.URL, _ string, g *policy.Group) *DisallowedError {
-	if d := g.DecideURL(u); !d.Allowed {
-		return &DisallowedError{Reason: ReasonRule, Decision: d}
+	if g.AllowedURL(u) {
+		return nil // the common case, without the Decision
 	}
-	return nil
+	return &DisallowedError{Reason: ReasonRule, Decision: g.DecideURL(u)}
 }
 
 // newState builds the state k names from entry e, the failure err of

@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"fmt"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,6 +114,11 @@ func FuzzMatch(f *testing.F) {
 			}
 			if p := r.Group(agent).DecidePath(policy.CanonicalPath(policy.PathOf(url))); d == policy.RFC9309 && p != got {
 				t.Fatalf("%v: DecidePath(%q) = %v; Decide(%q) = %v", d, policy.CanonicalPath(policy.PathOf(url)), p, url, got)
+			}
+			if u, err := neturl.Parse(url); err == nil {
+				if g := r.Group(agent); g.AllowedURL(u) != g.DecideURL(u).Allowed {
+					t.Fatalf("%v: AllowedURL(%q) = %v; DecideURL = %v", d, url, !g.DecideURL(u).Allowed, g.DecideURL(u))
+				}
 			}
 		}
 	})

@@ -418,19 +418,31 @@ func (g *Group) Decide(target string) Decision {
 // DecideURL is Decide for a parsed URL: its escaped path and its query, as
 // sent in a request (URL.RequestURI), without building that string.
 func (g *Group) DecideURL(u *url.URL) Decision {
+	return g.decision(g.lookupURL(u))
+}
+
+// AllowedURL reports whether u may be fetched: it is DecideURL(u).Allowed,
+// without the rest of the Decision.
+func (g *Group) AllowedURL(u *url.URL) bool {
+	best, basis := g.lookupURL(u)
+	return basis != BasisRule || best.allow()
+}
+
+// lookupURL returns the rule that decides u, or noRule, and why.
+func (g *Group) lookupURL(u *url.URL) (ruleRef, Basis) {
 	if u.Opaque != "" {
-		return g.Decide(u.RequestURI())
+		return g.lookup(u.RequestURI())
 	}
 	path := u.EscapedPath()
 	if u.RawQuery == "" && !u.ForceQuery {
 		if path == "" {
-			return g.decision(g.decide("/", false))
+			return g.decide("/", false)
 		}
-		return g.decision(g.decide(path, path[0] != '/'))
+		return g.decide(path, path[0] != '/')
 	}
 	var buf [256]byte
 	b := append(append(append(buf[:0], path...), '?'), u.RawQuery...)
-	return g.decision(g.decide(unsafe.String(unsafe.SliceData(b), len(b)), path == "" || path[0] != '/')) // b is not retained
+	return g.decide(unsafe.String(unsafe.SliceData(b), len(b)), path == "" || path[0] != '/') // b is not retained
 }
 
 // decision is the Decision for the rule best, found on the given basis.

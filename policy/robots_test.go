@@ -340,8 +340,8 @@ func TestGoogleDialectDifferences(t *testing.T) {
 	}
 }
 
-// TestDecideURL: deciding a parsed URL gives what deciding it as a string
-// gives, in both dialects, also for paths that start with "//" (which
+// TestDecideURL: deciding a parsed URL (DecideURL, AllowedURL) gives what
+// deciding it as a string gives, in both dialects, also for paths that start with "//" (which
 // Decide, given just the path, would read as scheme-relative URLs).
 func TestDecideURL(t *testing.T) {
 	n := 0
@@ -359,6 +359,9 @@ func TestDecideURL(t *testing.T) {
 					g := r.Group(a)
 					if got, want := g.DecideURL(u), g.Decide(u.String()); got != want {
 						t.Errorf("%s %v %s: DecideURL = %v, Decide = %v", s.name, d, raw, got, want)
+					}
+					if got, want := g.AllowedURL(u), g.Decide(u.String()).Allowed; got != want {
+						t.Errorf("%s %v %s: AllowedURL = %v, Decide allows: %v", s.name, d, raw, got, want)
 					}
 					n++
 				}
