@@ -3,8 +3,8 @@ package robotsguard_test
 import (
 	"context"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"sync"
