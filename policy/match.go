@@ -821,15 +821,19 @@ func matchFlat(r *Robots, members []uint32, path string) ruleRef {
 	text := r.text
 	// A rule whose first two bytes are literal (or one and the anchor)
 	// cannot match a path whose second byte differs: a cheap test that
-	// rules out most rules without reading their patterns.
-	var second byte
+	// rules out most rules without reading their patterns. A path shorter
+	// than two bytes can only match such a rule when its second byte is
+	// the anchor ("/$").
+	second := byte('$')
 	if len(path) > 1 {
 		second = path[1]
 	}
 	for _, gi := range members {
 		lo, hi := r.groups[gi].rules[0], r.groups[gi].rules[1]
-		for k, rl := range r.rules[lo:hi] {
-			if rl.second != 0 && rl.second != second && len(path) > 1 || rl.kind == kindEmpty {
+		rules := r.rules[lo:hi]
+		for k := range rules {
+			rl := &rules[k]
+			if rl.second != second && rl.second != 0 || rl.kind == kindEmpty {
 				continue
 			}
 			j := int32(lo) + int32(k)
