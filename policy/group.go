@@ -110,10 +110,19 @@ const maxBuilt = 32
 // In the Google dialect, a userAgent that holds no product token is compared
 // as given, as Google's library does.
 func (r *Robots) Group(userAgent string) *Group {
-	tok := agentToken(userAgent)
 	if r.beh.substringAgents {
-		return r.recordGroup(tok)
+		return r.recordGroup(agentToken(userAgent))
 	}
+	// Most queries name, as a bare product token, an agent asked about
+	// before: its token is userAgent itself, in lower case. (Tokens are
+	// in lower case and hold only token characters, so a userAgent equal
+	// to one but for case is that token.)
+	for e := r.index.built.Load(); e != nil; e = e.next {
+		if ascii.EqualFold(userAgent, e.token) {
+			return e.g
+		}
+	}
+	tok := agentToken(userAgent)
 	if tok == "" {
 		if userAgent == "" && r.beh.emptyAgentGroup {
 			return r.tokenGroup("")

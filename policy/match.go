@@ -821,15 +821,19 @@ func matchFlat(r *Robots, members []uint32, path string) ruleRef {
 	text := r.text
 	// A rule whose first two bytes are literal (or one and the anchor)
 	// cannot match a path whose second byte differs: a cheap test that
-	// rules out most rules without reading their patterns.
-	var second byte
+	// rules out most rules without reading their patterns. A path shorter
+	// than two bytes can only match such a rule when its second byte is
+	// the anchor ("/$").
+	second := byte('$')
 	if len(path) > 1 {
 		second = path[1]
 	}
 	for _, gi := range members {
 		lo, hi := r.groups[gi].rules[0], r.groups[gi].rules[1]
-		for k, rl := range r.rules[lo:hi] {
-			if rl.second != 0 && rl.second != second && len(path) > 1 || rl.kind == kindEmpty {
+		rules := r.rules[lo:hi]
+		for k := range rules {
+			rl := &rules[k]
+			if rl.second != second && rl.second != 0 || rl.kind == kindEmpty {
 				continue
 			}
 			j := int32(lo) + int32(k)
@@ -851,11 +855,7 @@ func matchFlat(r *Robots, members []uint32, path string) ruleRef {
 			case kindPrefixStar:
 				ok = strings.HasPrefix(path, p[:strings.IndexByte(p, '*')])
 			default:
-				anchored := p[len(p)-1] == '$'
-				if anchored {
-					p = p[:len(p)-1]
-				}
-				ok = newWildPat(p, anchored).matches(path)
+				ok = matchesWritten(p, path)
 			}
 			if ok {
 				best = ref
@@ -1042,6 +1042,39 @@ func (w wildPat) matches(path string) bool {
 		return pos <= end
 	}
 	return strings.Contains(path[pos:], tail)
+}
+
+// matchesWritten reports whether the wildcard pattern p, as written (with
+// its end anchor, if any), matches path, as wildPat.matches does. Most
+// patterns of small groups have no anchor and one or two literals
+// ("/*?", "/*.pdf", "/*?sort=*"): those are matched in one pass over the
+// pattern, each literal at its first occurrence in what is left of path.
+func matchesWritten(p, path string) bool {
+	if p[len(p)-1] == '$' {
+		return newWildPat(p[:len(p)-1], true).matches(path)
+	}
+	lit := strings.IndexByte(p, '*')
+	if len(path) < lit || path[:lit] != p[:lit] {
+		return false
+	}
+	pos := lit
+	for rest := p[lit+1:]; rest != ""; {
+		seg := rest
+		j := strings.IndexByte(rest, '*')
+		if j >= 0 {
+			seg, rest = rest[:j], rest[j+1:]
+		} else {
+			rest = ""
+		}
+		if seg != "" {
+			k := strings.Index(path[pos:], seg)
+			if k < 0 {
+				return false
+			}
+			pos += k + len(seg)
+		}
+	}
+	return true
 }
 
 // PatternMatches reports whether a robots.txt pattern matches path, both in

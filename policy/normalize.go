@@ -144,8 +144,17 @@ func canonicalEnd(s string) (end int, ok bool) {
 	n := len(s)
 	for i := 0; i < n; i++ {
 		if n >= 8 {
-			// Skip plain bytes eight at a time, with one branch; the last
-			// eight bytes overlap those seen before.
+			// Skip plain bytes sixteen, then eight at a time, with one
+			// branch each; the last eight bytes overlap those seen before.
+			for ; i+16 <= n; i += 16 {
+				t := s[i : i+16]
+				if special[t[0]]|special[t[1]]|special[t[2]]|special[t[3]]|
+					special[t[4]]|special[t[5]]|special[t[6]]|special[t[7]]|
+					special[t[8]]|special[t[9]]|special[t[10]]|special[t[11]]|
+					special[t[12]]|special[t[13]]|special[t[14]]|special[t[15]] != 0 {
+					break
+				}
+			}
 			j := min(i, n-8)
 			t := s[j : j+8]
 			if special[t[0]]|special[t[1]]|special[t[2]]|special[t[3]]|
