@@ -583,12 +583,19 @@ var pathBytes = func() (t [256]uint8) {
 // holds upper-case letters.
 func canonicalLower(buf []byte, path string) (string, []byte) {
 	var classes uint8
-	i := 0
-	for ; i+4 <= len(path); i += 4 {
-		classes |= pathBytes[path[i]] | pathBytes[path[i+1]] | pathBytes[path[i+2]] | pathBytes[path[i+3]]
-	}
-	for ; i < len(path); i++ {
-		classes |= pathBytes[path[i]]
+	if n := len(path); n >= 8 {
+		for i := 0; i+8 <= n; i += 8 {
+			b := path[i : i+8]
+			classes |= pathBytes[b[0]] | pathBytes[b[1]] | pathBytes[b[2]] | pathBytes[b[3]] |
+				pathBytes[b[4]] | pathBytes[b[5]] | pathBytes[b[6]] | pathBytes[b[7]]
+		}
+		b := path[n-8:] // the last eight, again in part
+		classes |= pathBytes[b[0]] | pathBytes[b[1]] | pathBytes[b[2]] | pathBytes[b[3]] |
+			pathBytes[b[4]] | pathBytes[b[5]] | pathBytes[b[6]] | pathBytes[b[7]]
+	} else {
+		for i := range n {
+			classes |= pathBytes[path[i]]
+		}
 	}
 	if classes&byteRewrite != 0 {
 		path = policy.CanonicalPath(path)

@@ -37,7 +37,7 @@ func (e *fastEntry) pattern(conv string) string {
 }
 
 // decideFast decides q, whose usage is valid and whose Purpose, Honours
-// and Interprets are unset, into dec, if it can (ok).
+// and Interprets are unset, into dec, which is zero, if it can (ok).
 // cased is the canonical path of q.URL, and s holds it lower-cased.
 func (p *Policy) decideFast(q *Query, cased string, s *subject, dec *Decision) (ok bool) {
 	pl := p.planFor(q.Agent)
@@ -109,16 +109,20 @@ func (p *Policy) decideFast(q *Query, cased string, s *subject, dec *Decision) (
 	}
 	// The entries that count, moved to the front, by the patterns they
 	// matched with: each pattern is compared with the others.
-	kept := es[:0]
+	k := 0
 	for i := range es[:n] {
 		if e := &es[i]; !e.disabled && !(direct && e.other) {
-			kept = append(kept, *e)
+			if k != i {
+				es[k] = *e
+			}
+			k++
 		}
 	}
-	if len(kept) == 0 {
-		*dec = Decision{Permitted: true, Basis: BasisNone}
+	if k == 0 {
+		dec.Permitted, dec.Basis = true, BasisNone
 		return true
 	}
+	kept := es[:k]
 	allow, deny := false, false
 	best := -1 // the winning entry first in file order
 	for i := range kept {
@@ -126,7 +130,9 @@ func (p *Policy) decideFast(q *Query, cased string, s *subject, dec *Decision) (
 		pat := e.pattern(rule.Pattern)
 		narrowest := true
 		for j := range kept {
-			if j != i && narrower(kept[j].pattern(rule.Pattern), pat) {
+			// The same pattern, as a conventional rule and a field that
+			// repeats it often have, is not narrower.
+			if o := kept[j].pattern(rule.Pattern); j != i && o != pat && narrower(o, pat) {
 				narrowest = false
 				break
 			}
@@ -149,19 +155,20 @@ func (p *Policy) decideFast(q *Query, cased string, s *subject, dec *Decision) (
 	if allow && deny {
 		return false
 	}
+	dec.Permitted, dec.Basis = allow, BasisField
 	e := &kept[best]
 	if e.f == nil {
-		*dec = Decision{Permitted: allow, Basis: BasisField, Field: Field{
+		dec.Field = Field{
 			Line: rule.Line, Text: rule.String(), Permission: rule.Allow, Usage: Crawl,
 			Pattern: strings.ToLower(rule.Pattern), Crawler: pl.conv.Agent(), Conventional: true,
-		}}
+		}
 		return true
 	}
-	pr := pl.recs[e.ri]
-	*dec = Decision{Permitted: allow, Basis: BasisField, Field: Field{
+	pr := &pl.recs[e.ri]
+	dec.Field = Field{
 		Source: pr.r.source, Line: e.f.line, Text: e.f.text, Permission: e.pt.allow, Usage: e.pt.usage,
 		Pattern: e.f.res.patterns[0], Crawler: pr.crawler, FellBack: e.pt.fellBack,
-	}}
+	}
 	return true
 }
 
