@@ -631,22 +631,23 @@ func appendLower(b []byte, s string) []byte {
 }
 
 // bytesOf returns the set of the bytes of b. It reads eight bytes at a
-// time.
+// time, into two sets.
 func bytesOf(b []byte) byteSet {
-	var set, set2 uint64 // two, so that halves of a word are done at once
-	if len(b) < 8 {
+	var set, set2 uint64
+	n := len(b)
+	if n < 8 {
 		for _, c := range b {
 			set |= 1 << (c & 63)
 		}
 		return byteSet(set)
 	}
-	add := func(w uint64) {
-		set |= 1<<(w&63) | 1<<(w>>8&63) | 1<<(w>>16&63) | 1<<(w>>24&63)
-		set2 |= 1<<(w>>32&63) | 1<<(w>>40&63) | 1<<(w>>48&63) | 1<<(w>>56&63)
+	for i := 0; i+8 <= n; i += 8 {
+		w := b[i : i+8]
+		set |= 1<<(w[0]&63) | 1<<(w[1]&63) | 1<<(w[2]&63) | 1<<(w[3]&63)
+		set2 |= 1<<(w[4]&63) | 1<<(w[5]&63) | 1<<(w[6]&63) | 1<<(w[7]&63)
 	}
-	for i := 0; i+8 <= len(b); i += 8 {
-		add(binary.LittleEndian.Uint64(b[i:]))
-	}
-	add(binary.LittleEndian.Uint64(b[len(b)-8:])) // the last, overlapping
+	w := b[n-8:] // the last eight, again in part
+	set |= 1<<(w[0]&63) | 1<<(w[1]&63) | 1<<(w[2]&63) | 1<<(w[3]&63)
+	set2 |= 1<<(w[4]&63) | 1<<(w[5]&63) | 1<<(w[6]&63) | 1<<(w[7]&63)
 	return byteSet(set | set2)
 }

@@ -130,9 +130,12 @@ func (p *Policy) decideFast(q *Query, cased string, s *subject, dec *Decision) (
 		pat := e.pattern(rule.Pattern)
 		narrowest := true
 		for j := range kept {
+			if j == i {
+				continue
+			}
 			// The same pattern, as a conventional rule and a field that
 			// repeats it often have, is not narrower.
-			if o := kept[j].pattern(rule.Pattern); j != i && o != pat && narrower(o, pat) {
+			if o := kept[j].pattern(rule.Pattern); o != pat && narrower(o, pat) {
 				narrowest = false
 				break
 			}
