@@ -196,6 +196,21 @@ func TestConcurrentDecide(t *testing.T) {
 	}
 }
 
+// eachVariant calls check with every prefix of base, and with each of them
+// with every byte in every position.
+func eachVariant(base string, check func(string)) {
+	for n := range len(base) + 1 {
+		for c := range 256 {
+			for pos := range n {
+				b := []byte(base[:n])
+				b[pos] = byte(c)
+				check(string(b))
+			}
+		}
+		check(base[:n])
+	}
+}
+
 // TestCanonicalLower checks canonicalLower against policy.CanonicalPath:
 // on every byte in every position of paths of a few lengths, on every
 // pair of bytes, and on paths with escapes and queries; and that it
@@ -214,17 +229,7 @@ func TestCanonicalLower(t *testing.T) {
 			t.Fatalf("canonicalLower(%q): copied %v", s, copied)
 		}
 	}
-	const base = "/az09-._~/ab/Cd?e=f&g"
-	for n := range len(base) + 1 {
-		for c := range 256 {
-			for pos := range n {
-				b := []byte(base[:n])
-				b[pos] = byte(c)
-				check(string(b))
-			}
-		}
-		check(base[:n])
-	}
+	eachVariant("/az09-._~/ab/Cd?e=f&g", check)
 	for c1 := range 256 {
 		for c2 := range 256 {
 			check(string([]byte{'/', byte(c1), byte(c2)}))
@@ -262,16 +267,6 @@ func TestAppendLower(t *testing.T) {
 			t.Fatalf("bytesOf(%q) = %x; want %x", w, set, wset)
 		}
 	}
-	const base = "/az09-._~/ab/cd/e"
-	for n := range len(base) + 1 {
-		for c := range 256 {
-			for pos := range n {
-				b := []byte(base[:n])
-				b[pos] = byte(c)
-				check(string(b))
-			}
-		}
-		check(base[:n])
-	}
+	eachVariant("/az09-._~/ab/cd/e", check)
 	check("/News/Irish-News/Some-ARTICLE-30291.html?Q=%C3%A9")
 }
