@@ -350,7 +350,7 @@ type setMatch struct{ all, narrowest []string }
 // many fields name as a few aggregates (see the package documentation,
 // section Cost), and allocates nothing unless a field of a resource set,
 // a conflict or qualifiers are involved.
-func (p *Policy) Decide(q Query) (dec Decision) {
+func (p *Policy) Decide(q Query) Decision {
 	if !standard(q.Usage) {
 		q.Usage = Usage(strings.ToLower(string(q.Usage)))
 		if !q.Usage.Valid() {
@@ -365,6 +365,7 @@ func (p *Policy) Decide(q Query) (dec Decision) {
 		var buf [192]byte
 		cased, lower := canonicalLower(buf[:0], path)
 		s := subject{path: lower}
+		var dec Decision
 		if p.decideFast(&q, cased, &s, &dec) {
 			return dec
 		}
