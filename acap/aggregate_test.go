@@ -23,7 +23,7 @@ func decidePerClass(p *Policy, q Query) Decision {
 	d := deciderPool.Get().(*decider)
 	d.perClass = true
 	d.cased = policy.CanonicalPath(policy.PathOf(q.URL))
-	d.path, d.bytes = appendLower(d.path[:0], d.cased)
+	d.subj = subject{path: appendLower(d.subj.path[:0], d.cased)}
 	dec := d.run(p, q)
 	d.release()
 	return dec

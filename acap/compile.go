@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/robotsguard/robotsguard/internal/ascii"
 	"github.com/robotsguard/robotsguard/policy"
@@ -54,16 +55,22 @@ func compileGlob(pattern string) glob {
 	return g
 }
 
-// matchRest reports whether the glob matches path, whose first
-// len(g.prefix) bytes are known to be its prefix, and whose bytes have
-// holds.
-func (g *glob) matchRest(path []byte, have byteSet) bool {
+// matchRest reports whether the glob matches s, whose path's first
+// len(g.prefix) bytes are known to be its prefix.
+func (g *glob) matchRest(s *subject) bool {
+	path := s.path
 	if !g.wild {
 		return !g.anchored || len(path) == len(g.prefix)
 	}
-	if !g.need.within(have) {
+	if g.need != 0 && !g.need.within(s.bytes()) {
 		return false
 	}
+	return g.matchSegs(path)
+}
+
+// matchSegs is matchRest for a glob with a '*', once the bytes of its
+// literals are known to be in the path.
+func (g *glob) matchSegs(path []byte) bool {
 	pos, end := len(g.prefix), len(path)
 	last := len(g.segs) - 1
 	tail := g.segs[last]
@@ -117,14 +124,14 @@ func newGlobIndex(patterns []string) *globIndex {
 const smallIndex = 8
 
 // each calls fn with the position (in the list the index was built from)
-// of every pattern that matches path, whose bytes have holds, until fn
-// returns false.
-func (x *globIndex) each(path []byte, have byteSet, fn func(id int32) bool) {
+// of every pattern that matches s, until fn returns false.
+func (x *globIndex) each(s *subject, fn func(id int32) bool) {
+	path := s.path
 	gs := x.globs
 	if len(gs) <= smallIndex {
 		for i := range gs {
 			g := &gs[i]
-			if bytes.HasPrefix(path, g.prefix) && g.matchRest(path, have) && !fn(x.ids[i]) {
+			if bytes.HasPrefix(path, g.prefix) && g.matchRest(s) && !fn(x.ids[i]) {
 				return
 			}
 		}
@@ -134,11 +141,22 @@ func (x *globIndex) each(path []byte, have byteSet, fn func(id int32) bool) {
 	for k := 0; ; k++ {
 		// gs[lo:hi] are the globs whose prefixes start with path[:k];
 		// those of length k, which path starts with, come first.
-		for lo < hi && len(gs[lo].prefix) == k {
-			if gs[lo].matchRest(path, have) && !fn(x.ids[lo]) {
+		for ; lo < hi; lo++ {
+			g := &gs[lo]
+			if len(g.prefix) != k {
+				break
+			}
+			var ok bool
+			switch {
+			case !g.wild:
+				ok = !g.anchored || len(path) == k
+			case g.need&^s.bytes() != 0: // a literal after a '*' holds a byte the path lacks
+			default:
+				ok = g.matchSegs(path)
+			}
+			if ok && !fn(x.ids[lo]) {
 				return
 			}
-			lo++
 		}
 		if lo == hi || k == len(path) {
 			return
@@ -374,7 +392,7 @@ func compileList(fields []*field) *listIndex {
 // aggregate, those of patterns with aggregates are left out, and the
 // patterns appended to d.aggPats instead.
 func (d *decider) classesOf(x *listIndex, written usageSet, cls []int32, aggregate bool) []int32 {
-	x.pats.each(d.path, d.bytes, func(id int32) bool {
+	x.pats.each(&d.subj, func(id int32) bool {
 		if aggregate && x.aggs != nil && x.aggs[id] != nil {
 			d.aggPats = append(d.aggPats, id)
 			return true
@@ -505,32 +523,131 @@ func matchesAll(pattern string) bool {
 	return rest == "" && pattern != ""
 }
 
-// appendLower appends s, lower-cased (ASCII), to b, and returns the set
-// of its bytes too. It reads eight bytes at a time.
-func appendLower(b []byte, s string) ([]byte, byteSet) {
-	const ones = 0x0101010101010101
+// A subject is the path a decision matches patterns against, in
+// canonical form and lower-cased, with the set of its bytes, which
+// patterns with a '*' ask for and which is found when one first does.
+type subject struct {
+	path  []byte
+	set   byteSet
+	found bool // set holds the bytes of path
+}
+
+// bytes returns the set of the bytes of s.path.
+func (s *subject) bytes() byteSet {
+	if !s.found {
+		s.set, s.found = bytesOf(s.path), true
+	}
+	return s.set
+}
+
+// ones has 1 in each byte of a word.
+const ones = 0x0101010101010101
+
+// upperBits returns the high bit of each byte of w that is in 'A'..'Z':
+// h+0x3f reaches 0x80 from 'A' on, h+0x25 from '[' on, and neither
+// carries into the next byte, h being below 0x80 in each.
+func upperBits(w uint64) uint64 {
+	h := w & (0x7f * ones)
+	return (h + 0x3f*ones) &^ (h + 0x25*ones) &^ w & (0x80 * ones)
+}
+
+// Classes of bytes for canonicalLower, by bit.
+const (
+	byteUpper   = 1 << iota // in 'A'..'Z'
+	byteRewrite             // one that policy.CanonicalPath rewrites, or may in some context
+)
+
+// pathBytes classifies each byte for canonicalLower. A byte is byteRewrite
+// when policy.CanonicalPath changes a path that holds it, in its middle or
+// at its end ('%', '*', '$', spaces, controls, non-ASCII and the
+// characters a URI may not hold unencoded). The canonical form rewrites
+// nothing else (TestCanonicalLower checks it on every byte in context):
+// a path of other bytes only is canonical.
+var pathBytes = func() (t [256]uint8) {
+	for c := range 256 {
+		mid, end := "/a"+string([]byte{byte(c)})+"b", "/a"+string([]byte{byte(c)})
+		if policy.CanonicalPath(mid) != mid || policy.CanonicalPath(end) != end {
+			t[c] |= byteRewrite
+		}
+		if 'A' <= c && c <= 'Z' {
+			t[c] |= byteUpper
+		}
+	}
+	return t
+}()
+
+// canonicalLower returns the canonical form of path (policy.CanonicalPath),
+// and that form lower-cased (ASCII): path's own bytes, which must not be
+// modified, when it holds no upper-case letter, or else a copy, appended to
+// buf[:0]. One pass over path finds whether it is canonical and whether it
+// holds upper-case letters.
+func canonicalLower(buf []byte, path string) (string, []byte) {
+	var classes uint8
+	if n := len(path); n >= 8 {
+		for i := 0; i+8 <= n; i += 8 {
+			b := path[i : i+8]
+			classes |= pathBytes[b[0]] | pathBytes[b[1]] | pathBytes[b[2]] | pathBytes[b[3]] |
+				pathBytes[b[4]] | pathBytes[b[5]] | pathBytes[b[6]] | pathBytes[b[7]]
+		}
+		b := path[n-8:] // the last eight, again in part
+		classes |= pathBytes[b[0]] | pathBytes[b[1]] | pathBytes[b[2]] | pathBytes[b[3]] |
+			pathBytes[b[4]] | pathBytes[b[5]] | pathBytes[b[6]] | pathBytes[b[7]]
+	} else {
+		for i := range n {
+			classes |= pathBytes[path[i]]
+		}
+	}
+	if classes&byteRewrite != 0 {
+		path = policy.CanonicalPath(path)
+		return path, appendLower(buf[:0], path)
+	}
+	if classes&byteUpper != 0 {
+		return path, appendLower(buf[:0], path)
+	}
+	return path, unsafe.Slice(unsafe.StringData(path), len(path))
+}
+
+// appendLower appends s, lower-cased (ASCII), to b. It reads eight bytes
+// at a time.
+func appendLower(b []byte, s string) []byte {
 	n := len(b)
 	b = slices.Grow(b, len(s))[:n+len(s)]
 	dst := b[n:]
-	var set, set2 uint64 // two, so that halves of a word are done at once
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		// The high bit of each byte of upper: the byte is in 'A'..'Z'
-		// (h+0x3f reaches 0x80 from 'A' on, h+0x25 from '[' on; neither
-		// carries into the next byte, h being below 0x80).
-		h := w & (0x7f * ones)
-		upper := (h + 0x3f*ones) &^ (h + 0x25*ones) &^ w & (0x80 * ones)
-		w |= upper >> 2 // 0x20: lower case
-		binary.LittleEndian.PutUint64(dst[i:], w)
-		set |= 1<<(w&63) | 1<<(w>>8&63) | 1<<(w>>16&63) | 1<<(w>>24&63)
-		set2 |= 1<<(w>>32&63) | 1<<(w>>40&63) | 1<<(w>>48&63) | 1<<(w>>56&63)
+	src := unsafe.Slice(unsafe.StringData(s), len(s))
+	if len(src) < 8 {
+		for i, c := range src {
+			dst[i] = ascii.Lower(c)
+		}
+		return b
 	}
-	for ; i < len(s); i++ {
-		c := ascii.Lower(s[i])
-		set |= 1 << (c & 63)
-		dst[i] = c
+	for i := 0; i+8 <= len(src); i += 8 {
+		w := binary.LittleEndian.Uint64(src[i:])
+		binary.LittleEndian.PutUint64(dst[i:], w|upperBits(w)>>2) // 0x20: lower case
 	}
-	return b, byteSet(set | set2)
+	// The last word, overlapping: its bytes lower-cased again are the same.
+	w := binary.LittleEndian.Uint64(src[len(src)-8:])
+	binary.LittleEndian.PutUint64(dst[len(dst)-8:], w|upperBits(w)>>2)
+	return b
+}
+
+// bytesOf returns the set of the bytes of b. It reads eight bytes at a
+// time, into two sets.
+func bytesOf(b []byte) byteSet {
+	var set, set2 uint64
+	n := len(b)
+	if n < 8 {
+		for _, c := range b {
+			set |= 1 << (c & 63)
+		}
+		return byteSet(set)
+	}
+	for i := 0; i+8 <= n; i += 8 {
+		w := b[i : i+8]
+		set |= 1<<(w[0]&63) | 1<<(w[1]&63) | 1<<(w[2]&63) | 1<<(w[3]&63)
+		set2 |= 1<<(w[4]&63) | 1<<(w[5]&63) | 1<<(w[6]&63) | 1<<(w[7]&63)
+	}
+	w := b[n-8:] // the last eight, again in part
+	set |= 1<<(w[0]&63) | 1<<(w[1]&63) | 1<<(w[2]&63) | 1<<(w[3]&63)
+	set2 |= 1<<(w[4]&63) | 1<<(w[5]&63) | 1<<(w[6]&63) | 1<<(w[7]&63)
+	return byteSet(set | set2)
 }

@@ -270,8 +270,7 @@ type decider struct {
 	q        Query
 	plan     *agentPlan
 	cased    string  // the canonical path of q.URL
-	path     []byte  // cased, lower-case
-	bytes    byteSet // of path
+	subj     subject // cased, lower-case, in scratch space of the decider's
 	entries  []entry
 	groups   []group
 	es       []*entry
@@ -301,7 +300,7 @@ const maxScratch = 256
 // decision unless its scratch space has grown large.
 func (d *decider) release() {
 	if cap(d.entries) > maxScratch || cap(d.groups) > maxScratch || cap(d.es) > 2*maxScratch ||
-		cap(d.cls) > 2*maxScratch || cap(d.path) > 4096 ||
+		cap(d.cls) > 2*maxScratch || cap(d.subj.path) > 4096 ||
 		cap(d.cands) > maxScratch || cap(d.pats) > maxScratch || len(d.groupMap) > maxScratch {
 		return
 	}
@@ -311,7 +310,7 @@ func (d *decider) release() {
 	clear(d.cands)
 	clear(d.pats)
 	clear(d.groupMap)
-	*d = decider{path: d.path[:0], aggPats: d.aggPats[:0], entries: d.entries[:0], groups: d.groups[:0], es: d.es[:0], cls: d.cls[:0],
+	*d = decider{subj: subject{path: d.subj.path[:0]}, aggPats: d.aggPats[:0], entries: d.entries[:0], groups: d.groups[:0], es: d.es[:0], cls: d.cls[:0],
 		cands: d.cands[:0], pats: d.pats[:0], groupMap: d.groupMap}
 	deciderPool.Put(d)
 }
@@ -361,16 +360,18 @@ func (p *Policy) Decide(q Query) Decision {
 	// The path in RFC 9309's canonical form, as the conventional records
 	// compare it (policy.Group.DecidePath), and lower-cased for the ACAP
 	// fields.
-	cased := policy.CanonicalPath(policy.PathOf(q.URL))
+	path := policy.PathOf(q.URL)
 	if q.Purpose == "" && q.Honours == nil && q.Interprets == nil {
-		var pathBuf [192]byte
-		path, have := appendLower(pathBuf[:0], cased)
-		if dec, ok := p.decideFast(&q, cased, path, have); ok {
+		var buf [192]byte
+		cased, lower := canonicalLower(buf[:0], path)
+		s := subject{path: lower}
+		var dec Decision
+		if p.decideFast(&q, cased, &s, &dec) {
 			return dec
 		}
-		return p.decideGeneral(q, cased, path, have)
+		return p.decideGeneral(q, cased, &s)
 	}
-	return p.decideGeneral(q, cased, nil, 0)
+	return p.decideGeneral(q, policy.CanonicalPath(path), nil)
 }
 
 // standard reports whether u is a usage type of ACAP 1.1 as the constants
@@ -385,15 +386,14 @@ func standard(u Usage) bool {
 }
 
 // decideGeneral decides q, whose usage is valid, in every case. cased is
-// the canonical path of q.URL; path, if not nil, is cased lower-cased, and
-// have the set of its bytes.
-func (p *Policy) decideGeneral(q Query, cased string, path []byte, have byteSet) Decision {
+// the canonical path of q.URL; s, if not nil, holds it lower-cased.
+func (p *Policy) decideGeneral(q Query, cased string, s *subject) Decision {
 	d := deciderPool.Get().(*decider)
 	d.cased = cased
-	if path != nil {
-		d.path, d.bytes = append(d.path[:0], path...), have
+	if s != nil {
+		d.subj = subject{path: append(d.subj.path[:0], s.path...), set: s.set, found: s.found}
 	} else {
-		d.path, d.bytes = appendLower(d.path[:0], cased)
+		d.subj = subject{path: appendLower(d.subj.path[:0], cased)}
 	}
 	dec := d.run(p, q)
 	d.release()
@@ -749,7 +749,7 @@ func (d *decider) setMatch(res *resources) *setMatch {
 		d.sets = map[*resources]*setMatch{}
 	}
 	m := &setMatch{}
-	res.idx.index(res).each(d.path, d.bytes, func(id int32) bool { m.all = append(m.all, res.patterns[id]); return true })
+	res.idx.index(res).each(&d.subj, func(id int32) bool { m.all = append(m.all, res.patterns[id]); return true })
 	m.narrowest = narrowestPatterns(slices.Clone(m.all), nil)
 	d.sets[res] = m
 	return m

@@ -24,8 +24,7 @@ type fastEntry struct {
 	ri       int32 // the position of the record among the plan's
 	named    bool
 	other    bool // of usage other, for another usage
-	disabled bool
-	keep     bool // it counts: not disabled, and not of other when others apply
+	disabled bool // overridden by a record naming the crawler
 }
 
 // pattern returns the pattern of the entry's field, or conv, that of the
@@ -38,17 +37,17 @@ func (e *fastEntry) pattern(conv string) string {
 }
 
 // decideFast decides q, whose usage is valid and whose Purpose, Honours
-// and Interprets are unset, if it can (ok).
-// cased is the canonical path of q.URL, path cased lower-cased, and have
-// the set of its bytes.
-func (p *Policy) decideFast(q *Query, cased string, path []byte, have byteSet) (dec Decision, ok bool) {
+// and Interprets are unset, into dec, which is zero, if it can (ok).
+// cased is the canonical path of q.URL, and s holds it lower-cased.
+func (p *Policy) decideFast(q *Query, cased string, s *subject, dec *Decision) (ok bool) {
 	pl := p.planFor(q.Agent)
 	written := relevantUsages(q.Usage) & pl.usages
 	var es [fastEntries + 1]fastEntry
 	n := 0
+	var named usageSet // of the entries of records naming the crawler
 	if written != 0 {
 		if pl.sets&written != 0 {
-			return dec, false
+			return false
 		}
 		var clsBuf [fastEntries]int32
 		for ri, pr := range pl.recs {
@@ -61,9 +60,9 @@ func (p *Policy) decideFast(q *Query, cased string, path []byte, have byteSet) (
 				continue
 			}
 			x := r.list.index(r.fields)
-			cls, full := x.classesFast(path, have, w, clsBuf[:0])
+			cls, full := x.classesFast(s, w, clsBuf[:0])
 			if full {
-				return dec, false
+				return false
 			}
 			for _, c := range cls {
 				f := r.fields[x.classes[c].rep]
@@ -73,66 +72,70 @@ func (p *Policy) decideFast(q *Query, cased string, path []byte, have byteSet) (
 						continue
 					}
 					if n == fastEntries {
-						return dec, false
+						return false
 					}
 					es[n] = fastEntry{f: f, pt: pt, ri: int32(ri), named: !r.any, other: !pt.usage.covers(q.Usage)}
 					n++
+					if !r.any {
+						named = named.with(pt.usage)
+					}
 				}
 			}
-		}
-		// Without sub-records, a record naming the crawler overrides one
-		// for any crawler, for the same usage as written.
-		var named usageSet
-		for i := range es[:n] {
-			if es[i].named {
-				named = named.with(es[i].pt.usage)
-			}
-		}
-		for i := range es[:n] {
-			es[i].disabled = !es[i].named && named.has(es[i].pt.usage)
 		}
 	}
 	var rule policy.Rule
+	conv := false // the conventional rule joins the entries
 	if q.Usage == Crawl && pl.conv != nil && pl.convRules {
 		d := pl.conv.DecidePath(cased)
-		if d.Basis == policy.BasisRule {
-			rule = d.Rule
-			for i := range es[:n] {
-				e := &es[i]
-				if !e.disabled && e.pt.usage == Crawl && e.pt.allow != rule.Allow && ascii.EqualFold(rule.Pattern, e.f.res.patterns[0]) {
-					return dec, false // an ignored conventional rule
-				}
-			}
-			es[n] = fastEntry{}
-			n++
-		}
+		conv, rule = d.Basis == policy.BasisRule, d.Rule
 	}
-	direct := false
-	for i := range es[:n] {
-		direct = direct || !es[i].disabled && !es[i].other
-	}
-	// The entries that count, by the patterns they matched with: each
-	// pattern is compared with the others.
-	any := false
+	// Without sub-records, a record naming the crawler overrides one for
+	// any crawler, for the same usage as written.
+	direct := conv
 	for i := range es[:n] {
 		e := &es[i]
-		e.keep = !e.disabled && !(direct && e.other)
-		any = any || e.keep
-	}
-	if !any {
-		return Decision{Permitted: true, Basis: BasisNone}, true
-	}
-	allow, deny := false, false
-	best := -1 // the winning entry first in file order
-	for i := range es[:n] {
-		e := &es[i]
-		if !e.keep {
+		e.disabled = !e.named && named.has(e.pt.usage)
+		if e.disabled {
 			continue
 		}
+		direct = direct || !e.other
+		if conv && e.pt.usage == Crawl && e.pt.allow != rule.Allow && ascii.EqualFold(rule.Pattern, e.f.res.patterns[0]) {
+			return false // an ignored conventional rule
+		}
+	}
+	if conv {
+		es[n] = fastEntry{}
+		n++
+	}
+	// The entries that count, moved to the front, by the patterns they
+	// matched with: each pattern is compared with the others.
+	k := 0
+	for i := range es[:n] {
+		if e := &es[i]; !e.disabled && !(direct && e.other) {
+			if k != i {
+				es[k] = *e
+			}
+			k++
+		}
+	}
+	if k == 0 {
+		dec.Permitted, dec.Basis = true, BasisNone
+		return true
+	}
+	kept := es[:k]
+	allow, deny := false, false
+	best := -1 // the winning entry first in file order
+	for i := range kept {
+		e := &kept[i]
 		pat := e.pattern(rule.Pattern)
 		narrowest := true
-		for j := range es[:n] {
-			if o := es[j].pattern(rule.Pattern); es[j].keep && narrower(o, pat) {
+		for j := range kept {
+			if j == i {
+				continue
+			}
+			// The same pattern, as a conventional rule and a field that
+			// repeats it often have, is not narrower.
+			if o := kept[j].pattern(rule.Pattern); o != pat && narrower(o, pat) {
 				narrowest = false
 				break
 			}
@@ -144,32 +147,32 @@ func (p *Policy) decideFast(q *Query, cased string, path []byte, have byteSet) (
 		if e.f != nil {
 			a = e.pt.allow
 			if a && len(e.pt.qualifiers) > 0 {
-				return dec, false
+				return false
 			}
 		}
 		allow, deny = allow || a, deny || !a
-		if best < 0 || e.f != nil && (es[best].f == nil || earlier(pl, e, &es[best])) {
+		if best < 0 || e.f != nil && (kept[best].f == nil || earlier(pl, e, &kept[best])) {
 			best = i
 		}
 	}
 	if allow && deny {
-		return dec, false
+		return false
 	}
-	e := &es[best]
-	dec = Decision{Permitted: allow, Basis: BasisField}
+	dec.Permitted, dec.Basis = allow, BasisField
+	e := &kept[best]
 	if e.f == nil {
 		dec.Field = Field{
 			Line: rule.Line, Text: rule.String(), Permission: rule.Allow, Usage: Crawl,
 			Pattern: strings.ToLower(rule.Pattern), Crawler: pl.conv.Agent(), Conventional: true,
 		}
-		return dec, true
+		return true
 	}
-	pr := pl.recs[e.ri]
+	pr := &pl.recs[e.ri]
 	dec.Field = Field{
 		Source: pr.r.source, Line: e.f.line, Text: e.f.text, Permission: e.pt.allow, Usage: e.pt.usage,
 		Pattern: e.f.res.patterns[0], Crawler: pr.crawler, FellBack: e.pt.fellBack,
 	}
-	return dec, true
+	return true
 }
 
 // earlier reports whether the field of a is before that of b: in an
@@ -186,7 +189,12 @@ func earlier(pl *agentPlan, a, b *fastEntry) bool {
 // anything else, and '*' wider than a literal character; two different
 // literal characters leave neither narrower.
 func narrower(a, b string) bool {
-	for i := 0; ; i++ {
+	// Skip the literal characters they share.
+	i := 0
+	for i < len(a) && i < len(b) && a[i] != '*' && a[i] != '$' && ascii.Lower(a[i]) == ascii.Lower(b[i]) {
+		i++
+	}
+	for ; ; i++ {
 		ka, ca := class(a, i)
 		kb, cb := class(b, i)
 		ca, cb = ascii.Lower(ca), ascii.Lower(cb)
@@ -200,11 +208,10 @@ func narrower(a, b string) bool {
 }
 
 // classesFast appends to cls the classes of the fields of x that may
-// concern usages written and that apply to path (whose bytes have holds),
-// in file order, unless
+// concern usages written and that apply to s, in file order, unless
 // there are more than cap(cls) (full), or fields of resource sets.
-func (x *listIndex) classesFast(path []byte, have byteSet, written usageSet, cls []int32) (out []int32, full bool) {
-	x.pats.each(path, have, func(id int32) bool {
+func (x *listIndex) classesFast(s *subject, written usageSet, cls []int32) (out []int32, full bool) {
+	x.pats.each(s, func(id int32) bool {
 		for _, c := range x.byPat[x.patStart[id]:x.patStart[id+1]] {
 			if x.classes[c].mask&written == 0 {
 				continue

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/robotsguard/robotsguard/policy"
 )
@@ -91,13 +92,16 @@ var fastUsages = []Usage{Crawl, Follow, Index, Preserve, Present, Other, Present
 // the general path's.
 func checkFast(t *testing.T, p *Policy, q Query) (decided bool) {
 	t.Helper()
-	cased := policy.CanonicalPath(policy.PathOf(q.URL))
-	path, have := appendLower(nil, cased)
-	fast, ok := p.decideFast(&q, cased, path, have)
-	if !ok {
+	cased, lower := canonicalLower(nil, policy.PathOf(q.URL))
+	if want := policy.CanonicalPath(policy.PathOf(q.URL)); cased != want || string(lower) != strings.ToLower(want) {
+		t.Fatalf("canonicalLower(%q) = %q, %q; want %q", policy.PathOf(q.URL), cased, lower, want)
+	}
+	s := subject{path: lower}
+	var fast Decision
+	if !p.decideFast(&q, cased, &s, &fast) {
 		return false
 	}
-	if general := p.decideGeneral(q, cased, nil, 0); !reflect.DeepEqual(fast, general) {
+	if general := p.decideGeneral(q, cased, nil); !reflect.DeepEqual(fast, general) {
 		t.Fatalf("%+v:\nfast    %#v\ngeneral %#v", q, fast, general)
 	}
 	return true
@@ -192,8 +196,54 @@ func TestConcurrentDecide(t *testing.T) {
 	}
 }
 
-// TestAppendLower checks the word-at-a-time lower-casing against one that
-// reads a byte at a time, for every byte in every position of a word.
+// eachVariant calls check with every prefix of base, and with each of them
+// with every byte in every position.
+func eachVariant(base string, check func(string)) {
+	for n := range len(base) + 1 {
+		for c := range 256 {
+			for pos := range n {
+				b := []byte(base[:n])
+				b[pos] = byte(c)
+				check(string(b))
+			}
+		}
+		check(base[:n])
+	}
+}
+
+// TestCanonicalLower checks canonicalLower against policy.CanonicalPath:
+// on every byte in every position of paths of a few lengths, on every
+// pair of bytes, and on paths with escapes and queries; and that it
+// copies a path only when it holds a byte other than canonical lower-case
+// ones.
+func TestCanonicalLower(t *testing.T) {
+	check := func(s string) {
+		t.Helper()
+		want := policy.CanonicalPath(s)
+		cased, lower := canonicalLower(make([]byte, 3), s)
+		if cased != want || string(lower) != strings.ToLower(want) {
+			t.Fatalf("canonicalLower(%q) = %q, %q; want %q, %q", s, cased, lower, want, strings.ToLower(want))
+		}
+		plain := !strings.ContainsFunc(s, func(r rune) bool { return r >= 0x80 || pathBytes[r] != 0 })
+		if copied := len(s) > 0 && unsafe.SliceData(lower) != unsafe.StringData(s); copied == plain {
+			t.Fatalf("canonicalLower(%q): copied %v", s, copied)
+		}
+	}
+	eachVariant("/az09-._~/ab/Cd?e=f&g", check)
+	for c1 := range 256 {
+		for c2 := range 256 {
+			check(string([]byte{'/', byte(c1), byte(c2)}))
+		}
+	}
+	for _, s := range []string{"", "/", "/a%41b", "/a%2fb?c%2F%3f", "/%", "/a%4", "/%zz", "/a$", "/a*b", "/caf\xc3\xa9/", "/A%7eb?Q=%C3%A9", "/a b#c"} {
+		check(s)
+	}
+}
+
+// TestAppendLower checks the word-at-a-time lower-casing (appendLower)
+// and byte sets (bytesOf) against ones that read a byte at a
+// time, for every byte in every position of paths of every length up to
+// two words and more.
 func TestAppendLower(t *testing.T) {
 	want := func(s string) ([]byte, byteSet) {
 		var out []byte
@@ -209,19 +259,14 @@ func TestAppendLower(t *testing.T) {
 		return out, set
 	}
 	check := func(s string) {
-		got, set := appendLower([]byte("x"), s)
 		w, wset := want(s)
-		if string(got) != "x"+string(w) || set != wset {
-			t.Fatalf("appendLower(%q) = %q, %x; want %q, %x", s, got[1:], set, w, wset)
+		if got := appendLower([]byte("x"), s); string(got) != "x"+string(w) {
+			t.Fatalf("appendLower(%q) = %q; want %q", s, got[1:], w)
+		}
+		if set := bytesOf(w); set != wset {
+			t.Fatalf("bytesOf(%q) = %x; want %x", w, set, wset)
 		}
 	}
-	for c := range 256 {
-		for pos := range 9 {
-			b := []byte("/aZ09-._~/Ab")
-			b[pos] = byte(c)
-			check(string(b))
-		}
-	}
-	check("")
+	eachVariant("/az09-._~/ab/cd/e", check)
 	check("/News/Irish-News/Some-ARTICLE-30291.html?Q=%C3%A9")
 }
