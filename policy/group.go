@@ -46,7 +46,7 @@ func (rs *rules) members() []uint32 {
 // group, or 0 when there is none.
 func (rs *rules) line() int {
 	if ms := rs.members(); len(ms) > 0 {
-		return int(rs.r.groups[ms[0]].line)
+		return int(rs.r.groups()[ms[0]].line)
 	}
 	return 0
 }
@@ -152,17 +152,18 @@ func (r *Robots) tokenGroup(tok string) *Group {
 	delay, rate := -1.0, Rate{}
 	name := ""
 	agents := r.agents()
-	for gi := range r.groups {
-		src := &r.groups[gi]
-		for i := src.agents[0]; i < src.agents[1]; i++ {
-			a := &agents[i]
-			if a.star() || int(a.token.n) != len(tok) || !sameToken(tok, r.str(a.token)) {
-				continue
-			}
-			members = appendGroup(members, uint32(gi))
-			r.ext(a).merge(&delay, &rate)
-			name = r.str(a.token)
+	gi := ^uint32(0)
+	for i := range agents {
+		a := &agents[i]
+		if a.first() {
+			gi++
 		}
+		if a.star() || int(a.token.n) != len(tok) || !sameToken(tok, r.str(a.token)) {
+			continue
+		}
+		members = appendGroup(members, gi)
+		r.ext(a).merge(&delay, &rate)
+		name = r.str(a.token)
 	}
 	var g *Group
 	if len(members) == 0 {
@@ -250,13 +251,15 @@ func (r *Robots) starGroupLocked() *Group {
 	members := buf[:0]
 	delay, rate := -1.0, Rate{}
 	agents := r.agents()
-	for gi := range r.groups {
-		src := &r.groups[gi]
-		for i := src.agents[0]; i < src.agents[1]; i++ {
-			if a := &agents[i]; a.star() {
-				members = appendGroup(members, uint32(gi))
-				r.ext(a).merge(&delay, &rate)
-			}
+	gi := ^uint32(0)
+	for i := range agents {
+		a := &agents[i]
+		if a.first() {
+			gi++
+		}
+		if a.star() {
+			members = appendGroup(members, gi)
+			r.ext(a).merge(&delay, &rate)
 		}
 	}
 	agent := ""
@@ -280,12 +283,13 @@ func (r *Robots) recordGroups() *recordIndex {
 	if x := r.index.records.Load(); x != nil {
 		return x
 	}
-	x := &recordIndex{groups: make([]*Group, len(r.groups))}
+	x := &recordIndex{groups: make([]*Group, r.ngroups)}
 	agents := r.agents()
-	for i := range r.groups {
+	for i, j := 0, 0; i < len(x.groups); i++ {
 		delay, rate, agent, star := -1.0, Rate{}, "", false
-		for _, a := range agents[r.groups[i].agents[0]:r.groups[i].agents[1]] {
-			r.ext(&a).merge(&delay, &rate)
+		for k := j; j < len(agents) && (j == k || !agents[j].first()); j++ {
+			a := &agents[j]
+			r.ext(a).merge(&delay, &rate)
 			if agent == "" || a.star() {
 				agent = r.str(a.token)
 			}
@@ -309,13 +313,13 @@ func (r *Robots) recordGroups() *recordIndex {
 func (r *Robots) recordGroup(tok string) *Group {
 	x := r.recordGroups()
 	if tok != "" {
-		agents := r.agents()
-		for gi := range r.groups {
-			src := &r.groups[gi]
-			for _, a := range agents[src.agents[0]:src.agents[1]] {
-				if !a.star() && ascii.ContainsFold(r.str(a.token), tok) {
-					return x.groups[gi]
-				}
+		gi := -1
+		for _, a := range r.agents() {
+			if a.first() {
+				gi++
+			}
+			if !a.star() && ascii.ContainsFold(r.str(a.token), tok) {
+				return x.groups[gi]
 			}
 		}
 	}
@@ -383,8 +387,9 @@ func (g *Group) RequestRate() (Rate, bool) {
 // Rules returns the group's rules in file order.
 func (g *Group) Rules() []Rule {
 	var out []Rule
+	groups := g.r.groups()
 	for _, i := range g.members() {
-		src := &g.r.groups[i]
+		src := &groups[i]
 		for j := src.rules[0]; j < src.rules[1]; j++ {
 			out = append(out, g.r.rule(int32(j)))
 		}

@@ -383,14 +383,14 @@ func (m *matcher) memSize() int {
 func compile(r *Robots, members []uint32) *matcher {
 	n := 0
 	for _, gi := range members {
-		n += int(r.groups[gi].rules[1] - r.groups[gi].rules[0])
+		n += int(r.groups()[gi].rules[1] - r.groups()[gi].rules[0])
 	}
 	beh := r.beh
-	c := compiler{m: &matcher{text: r.text}, prefixes: make([]exactEntry, 0, n)}
+	c := compiler{m: &matcher{text: r.text()}, prefixes: make([]exactEntry, 0, n)}
 	for _, gi := range members {
-		g := &r.groups[gi]
+		g := &r.groups()[gi]
 		for j := g.rules[0]; j < g.rules[1]; j++ {
-			rl := &r.rules[j]
+			rl := &r.rules()[j]
 			prio := int32(rl.pattern.n)
 			sp := rl.pattern
 			if sp.n == 0 {
@@ -399,14 +399,14 @@ func compile(r *Robots, members []uint32) *matcher {
 			if beh.firstMatch {
 				// The first rule that matches decides: rank the
 				// earlier higher.
-				prio = int32(len(r.rules)) - int32(j)
+				prio = int32(r.nrules) - int32(j)
 			}
 			ref := makeRef(prio, int32(j), rl.allow)
 			if !beh.wildcards {
 				c.prefixes = append(c.prefixes, exactEntry{sp, ref})
 				continue
 			}
-			anchored := r.text[sp.off+sp.n-1] == '$'
+			anchored := r.text()[sp.off+sp.n-1] == '$'
 			if anchored {
 				sp.n--
 			}
@@ -784,16 +784,16 @@ var flatMatcher = &matcher{}
 func flat(r *Robots, members []uint32) bool {
 	n := 0
 	for _, gi := range members {
-		n += int(r.groups[gi].rules[1] - r.groups[gi].rules[0])
+		n += int(r.groups()[gi].rules[1] - r.groups()[gi].rules[0])
 	}
 	if n > flatMax {
 		return false
 	}
 	beh := r.beh
 	for _, gi := range members {
-		g := &r.groups[gi]
+		g := &r.groups()[gi]
 		for j := g.rules[0]; j < g.rules[1]; j++ {
-			rl := &r.rules[j]
+			rl := &r.rules()[j]
 			if rl.kind == kindEmpty || !beh.wildcards {
 				continue
 			}
@@ -818,7 +818,7 @@ func flat(r *Robots, members []uint32) bool {
 func matchFlat(r *Robots, members []uint32, path string) ruleRef {
 	best := noRule
 	firstMatch := r.beh.firstMatch
-	text := r.text
+	text, rules, groups := r.text(), r.rules(), r.groups()
 	// A rule whose first two bytes are literal (or one and the anchor)
 	// cannot match a path whose second byte differs: a cheap test that
 	// rules out most rules without reading their patterns.
@@ -827,15 +827,15 @@ func matchFlat(r *Robots, members []uint32, path string) ruleRef {
 		second = path[1]
 	}
 	for _, gi := range members {
-		lo, hi := r.groups[gi].rules[0], r.groups[gi].rules[1]
-		for k, rl := range r.rules[lo:hi] {
+		lo, hi := groups[gi].rules[0], groups[gi].rules[1]
+		for k, rl := range rules[lo:hi] {
 			if rl.second != 0 && rl.second != second && len(path) > 1 || rl.kind == kindEmpty {
 				continue
 			}
 			j := int32(lo) + int32(k)
 			prio := int32(rl.pattern.n)
 			if firstMatch {
-				prio = int32(len(r.rules)) - j
+				prio = int32(len(rules)) - j
 			}
 			ref := makeRef(prio, j, rl.allow)
 			if !ref.beats(best) {

@@ -14,27 +14,50 @@ import (
 // agent's group are built on the first query for that agent and then shared.
 //
 // Its parts are carved out of one allocation (builder.finish): tail
-// points to its start, where the agentExts (nexts), the agents (nagents)
-// and the directives lie, in this order, before the rules, the groups and
-// the text. The directives are the Sitemap lines (nsitemaps), the lines
-// that Unknown lists (nothers), and the first Host line when hasHost.
-// A string it returns (a Sitemap URL, a rule's pattern, an agent) points
-// into that allocation and keeps all of it alive.
+// points to its start, where the text lies (ntext bytes), then, from the
+// next multiple of 8 bytes (offsets), the agentExts (nexts), the rules
+// (nrules), the groups (ngroups), the agents (nagents), the directives,
+// and the lines of the rules (ruleLines). The directives are the Sitemap
+// lines (nsitemaps), the lines that Unknown lists (nothers), and the first
+// Host line when hasHost. A string it returns (a Sitemap URL, a rule's
+// pattern, an agent) points into that allocation and keeps all of it
+// alive.
 type Robots struct {
 	beh       *behaviour // the dialect's
-	text      string     // every token, pattern and value, back to back
-	rules     []rule     // in file order
-	groups    []group
 	tail      unsafe.Pointer
 	index     agentIndex // the Groups asked for
+	ntext     uint32
 	nexts     uint32
+	nrules    uint32
+	ngroups   uint32
 	nagents   uint32
 	nsitemaps uint32
 	nothers   uint32
 	size      uint32 // bytes parsed (at most maxMaxSize)
 	dialect   Dialect
+	lineWidth uint8 // bytes per entry of ruleLines: 1, 2 or 4
 	hasHost   bool
 	truncated bool
+}
+
+// offsets returns the offsets from tail of the parts after the text:
+// the agentExts, rules, groups, agents, directives and ruleLines.
+func (r *Robots) offsets() (exts, rules, groups, agents, dirs, lines uintptr) {
+	exts = (uintptr(r.ntext) + 7) &^ 7
+	rules = exts + uintptr(r.nexts)*unsafe.Sizeof(agentExt{})
+	groups = rules + uintptr(r.nrules)*unsafe.Sizeof(rule{})
+	agents = groups + uintptr(r.ngroups)*unsafe.Sizeof(group{})
+	dirs = agents + uintptr(r.nagents)*unsafe.Sizeof(agent{})
+	lines = dirs + uintptr(r.ndirs())*unsafe.Sizeof(directive{})
+	return
+}
+
+// text returns every token, pattern and value, back to back.
+func (r *Robots) text() string {
+	if r.ntext == 0 {
+		return ""
+	}
+	return unsafe.String((*byte)(r.tail), r.ntext)
 }
 
 // exts returns the Crawl-delay and Request-rate values of the agents.
@@ -42,7 +65,26 @@ func (r *Robots) exts() []agentExt {
 	if r.nexts == 0 {
 		return nil // no pointer past the end of the allocation
 	}
-	return unsafe.Slice((*agentExt)(r.tail), r.nexts)
+	off, _, _, _, _, _ := r.offsets()
+	return unsafe.Slice((*agentExt)(unsafe.Add(r.tail, off)), r.nexts)
+}
+
+// rules returns the rules, in file order.
+func (r *Robots) rules() []rule {
+	if r.nrules == 0 {
+		return nil
+	}
+	off := (uintptr(r.ntext)+7)&^7 + uintptr(r.nexts)*unsafe.Sizeof(agentExt{})
+	return unsafe.Slice((*rule)(unsafe.Add(r.tail, off)), r.nrules)
+}
+
+// groups returns the groups, in file order.
+func (r *Robots) groups() []group {
+	if r.ngroups == 0 {
+		return nil
+	}
+	_, _, off, _, _, _ := r.offsets()
+	return unsafe.Slice((*group)(unsafe.Add(r.tail, off)), r.ngroups)
 }
 
 // agents returns the user-agent lines, in file order.
@@ -50,31 +92,73 @@ func (r *Robots) agents() []agent {
 	if r.nagents == 0 {
 		return nil
 	}
-	return unsafe.Slice((*agent)(unsafe.Add(r.tail, uintptr(r.nexts)*unsafe.Sizeof(agentExt{}))), r.nagents)
+	_, _, _, off, _, _ := r.offsets()
+	return unsafe.Slice((*agent)(unsafe.Add(r.tail, off)), r.nagents)
+}
+
+// ndirs returns the number of directives.
+func (r *Robots) ndirs() uint32 {
+	n := r.nsitemaps + r.nothers
+	if r.hasHost {
+		n++
+	}
+	return n
 }
 
 // dirs returns the directives: the Sitemap lines, the lines Unknown lists,
 // then the Host line.
 func (r *Robots) dirs() []directive {
-	n := r.nsitemaps + r.nothers
-	if r.hasHost {
-		n++
-	}
+	n := r.ndirs()
 	if n == 0 {
 		return nil
 	}
-	off := uintptr(r.nexts)*unsafe.Sizeof(agentExt{}) + uintptr(r.nagents)*unsafe.Sizeof(agent{})
+	_, _, _, _, off, _ := r.offsets()
 	return unsafe.Slice((*directive)(unsafe.Add(r.tail, off)), n)
 }
 
 // span locates a string in Robots.text.
 type span struct{ off, n uint32 }
 
-func (r *Robots) str(s span) string { return r.text[s.off : s.off+s.n] }
+func (r *Robots) str(s span) string {
+	if s.n == 0 {
+		return ""
+	}
+	return unsafe.String((*byte)(unsafe.Add(r.tail, s.off)), s.n)
+}
+
+// ruleLines holds the line of each rule. With lineWidth 4, each is a
+// uint32. With lineWidth 1 or 2, each is a uint8 or uint16 that adds to
+// the line of the first rule of its block of lineBlock rules: those lines
+// come first, a uint32 per block. The parser picks the least width that
+// holds every line.
+const lineBlock = 64
+
+// lineBlocks returns the number of block lines before n rule lines of
+// width w.
+func lineBlocks(n, w int) int {
+	if w == 4 {
+		return 0
+	}
+	return (n + lineBlock - 1) / lineBlock
+}
+
+// ruleLine returns the line of rules[i].
+func (r *Robots) ruleLine(i int32) int {
+	_, _, _, _, _, off := r.offsets()
+	p := unsafe.Add(r.tail, off)
+	if r.lineWidth == 4 {
+		return int(*(*uint32)(unsafe.Add(p, 4*i)))
+	}
+	base := *(*uint32)(unsafe.Add(p, 4*(i/lineBlock)))
+	p = unsafe.Add(p, 4*lineBlocks(int(r.nrules), int(r.lineWidth)))
+	if r.lineWidth == 1 {
+		return int(base + uint32(*(*uint8)(unsafe.Add(p, i))))
+	}
+	return int(base + uint32(*(*uint16)(unsafe.Add(p, 2*i))))
+}
 
 type rule struct {
 	pattern span // normalised for the dialect
-	line    uint32
 	allow   bool
 	kind    ruleKind
 	// second is the pattern's second byte when its first two bytes are
@@ -84,11 +168,11 @@ type rule struct {
 }
 
 // group is one group of the file: consecutive user-agent lines and the
-// rules that follow them.
+// rules that follow them. Its user-agent lines are those from the agent
+// marked firstAgent that starts it to the next one so marked.
 type group struct {
-	line   uint32    // first user-agent line
-	agents [2]uint32 // range of Robots.agents
-	rules  [2]uint32 // range of Robots.rules
+	line  uint32    // first user-agent line
+	rules [2]uint32 // range of Robots.rules
 }
 
 // agent is a user-agent line. Its group is the one whose range of
@@ -99,14 +183,20 @@ type agent struct {
 	// ext is 1 + the index in Robots.exts of the Crawl-delay and
 	// Request-rate values that apply to the agent (those of the lines
 	// below it in its group), or 0 when none does; bit starAgent is set
-	// for a "*" line.
+	// for a "*" line, and bit firstAgent for the first line of a group.
 	ext uint32
 }
 
-// starAgent marks the "*" lines in agent.ext.
-const starAgent = 1 << 31
+const (
+	starAgent  = 1 << 31 // marks the "*" lines in agent.ext
+	firstAgent = 1 << 30 // marks the first line of each group in agent.ext
+	extIndex   = firstAgent - 1
+)
 
 func (a *agent) star() bool { return a.ext&starAgent != 0 }
+
+// first reports whether a is the first user-agent line of its group.
+func (a *agent) first() bool { return a.ext&firstAgent != 0 }
 
 // agentExt is the Crawl-delay and Request-rate values that apply to an
 // agent.
@@ -121,7 +211,7 @@ var noExt = agentExt{crawlDelay: -1}
 
 // ext returns the Crawl-delay and Request-rate values that apply to a.
 func (r *Robots) ext(a *agent) agentExt {
-	if i := a.ext &^ starAgent; i != 0 {
+	if i := a.ext & extIndex; i != 0 {
 		return r.exts()[i-1]
 	}
 	return noExt
@@ -284,12 +374,10 @@ func (r *Robots) Host() string {
 // an agent's group). A cache of parsed files can bound itself with it.
 func (r *Robots) MemSize() int {
 	n := allocSize(int(unsafe.Sizeof(*r)))
-	n += allocSize(int(r.nexts)*int(unsafe.Sizeof(agentExt{})) +
-		int(r.nagents)*int(unsafe.Sizeof(agent{})) +
-		len(r.dirs())*int(unsafe.Sizeof(directive{})) +
-		len(r.rules)*int(unsafe.Sizeof(rule{})) +
-		len(r.groups)*int(unsafe.Sizeof(group{})) +
-		len(r.text))
+	if r.tail != nil {
+		_, _, _, _, _, lines := r.offsets()
+		n += allocSize((int(lines) + carvedLines(int(r.nrules), int(r.lineWidth)) + 7) &^ 7)
+	}
 	seen := map[*rules]bool{}
 	add := func(g *Group) {
 		if g == nil {
@@ -317,7 +405,7 @@ func (r *Robots) MemSize() int {
 		if e.g != star {
 			add(e.g)
 		}
-		if !inText(r.text, e.token) {
+		if !inText(r.text(), e.token) {
 			// A copy; one of a few bytes keeps its 16-byte block of the
 			// tiny allocator.
 			n += allocSize(max(len(e.token), 16))
@@ -405,34 +493,37 @@ type AgentInfo struct {
 
 // Records returns the groups of the file as written, in file order.
 func (r *Robots) Records() []Record {
-	out := make([]Record, len(r.groups))
-	agents := r.agents()
-	for i := range r.groups {
-		g := &r.groups[i]
-		info := Record{Line: int(g.line)}
-		for _, a := range agents[g.agents[0]:g.agents[1]] {
-			e := r.ext(&a)
-			ai := AgentInfo{Token: r.str(a.token), Line: int(a.line), RequestRate: e.rate}
-			if a.star() {
-				ai.Token = "*"
-			}
-			if e.crawlDelay >= 0 {
-				ai.CrawlDelay = seconds(e.crawlDelay)
-			}
-			info.Agents = append(info.Agents, ai)
+	groups := r.groups()
+	out := make([]Record, len(groups))
+	gi := -1
+	for _, a := range r.agents() {
+		if a.first() {
+			gi++
 		}
+		e := r.ext(&a)
+		ai := AgentInfo{Token: r.str(a.token), Line: int(a.line), RequestRate: e.rate}
+		if a.star() {
+			ai.Token = "*"
+		}
+		if e.crawlDelay >= 0 {
+			ai.CrawlDelay = seconds(e.crawlDelay)
+		}
+		out[gi].Agents = append(out[gi].Agents, ai)
+	}
+	for i := range groups {
+		g := &groups[i]
+		out[i].Line = int(g.line)
 		for j := g.rules[0]; j < g.rules[1]; j++ {
-			info.Rules = append(info.Rules, r.rule(int32(j)))
+			out[i].Rules = append(out[i].Rules, r.rule(int32(j)))
 		}
-		out[i] = info
 	}
 	return out
 }
 
 // rule returns the exported form of rules[i].
 func (r *Robots) rule(i int32) Rule {
-	rl := &r.rules[i]
-	return Rule{Allow: rl.allow, Pattern: r.str(rl.pattern), Line: int(rl.line)}
+	rl := &r.rules()[i]
+	return Rule{Allow: rl.allow, Pattern: r.str(rl.pattern), Line: r.ruleLine(i)}
 }
 
 // builder is the Handler inside a Builder. Its slices are scratch space,
@@ -441,6 +532,7 @@ func (r *Robots) rule(i int32) Rule {
 type builder struct {
 	text      []byte
 	rules     []rule
+	lines     []uint32 // of the rules
 	groups    []group
 	agents    []agent
 	sitemaps  []directive
@@ -482,6 +574,7 @@ func (b *builder) reset() {
 	*b = builder{
 		text:     b.text[:0],
 		rules:    b.rules[:0],
+		lines:    b.lines[:0],
 		groups:   b.groups[:0],
 		agents:   b.agents[:0],
 		sitemaps: b.sitemaps[:0],
@@ -507,28 +600,24 @@ func (b *builder) addLower(s []byte) span {
 }
 
 func (b *builder) UserAgent(line int, value []byte) {
+	var first uint32
 	if !b.taking {
 		n := uint32(len(b.rules))
-		b.groups = append(b.groups, group{
-			line:   uint32(line),
-			agents: [2]uint32{uint32(len(b.agents)), uint32(len(b.agents))},
-			rules:  [2]uint32{n, n},
-		})
+		b.groups = append(b.groups, group{line: uint32(line), rules: [2]uint32{n, n}})
 		b.taking = true
+		first = firstAgent
 	}
 	b.closed = false
-	g := &b.groups[len(b.groups)-1]
 	tok, star := groupToken(value)
 	if b.beh.substringAgents {
 		// The robot's name is matched anywhere in the value.
 		tok, star = value, len(value) == 1 && value[0] == '*'
 	}
-	a := agent{token: b.addLower(tok), line: uint32(line)}
+	a := agent{token: b.addLower(tok), line: uint32(line), ext: first}
 	if star {
-		a.ext = starAgent
+		a.ext |= starAgent
 	}
 	b.agents = append(b.agents, a)
-	g.agents[1] = uint32(len(b.agents))
 }
 
 func (b *builder) Allow(line int, pattern []byte)    { b.rule(line, pattern, true) }
@@ -545,11 +634,12 @@ func (b *builder) rule(line int, pattern []byte, allow bool) {
 		return
 	}
 	b.taking = false
-	rl := rule{pattern: b.add(pattern), line: uint32(line), allow: allow, kind: kindOf(pattern, b.beh.wildcards)}
+	rl := rule{pattern: b.add(pattern), allow: allow, kind: kindOf(pattern, b.beh.wildcards)}
 	if len(pattern) > 1 && pattern[0] != '*' && pattern[1] != '*' {
 		rl.second = pattern[1]
 	}
 	b.rules = append(b.rules, rl)
+	b.lines = append(b.lines, uint32(line))
 	b.groups[len(b.groups)-1].rules[1] = uint32(len(b.rules))
 }
 
@@ -599,40 +689,84 @@ func (b *builder) other(line int, key, value []byte) {
 func (b *builder) finish() *Robots {
 	b.applyExtensions()
 	r := &Robots{dialect: b.dialect, beh: b.beh}
-	ndirs := len(b.sitemaps) + len(b.others)
-	if b.hostSet {
-		ndirs++
-	}
-	size := len(b.agentExts)*int(unsafe.Sizeof(agentExt{})) +
-		len(b.rules)*int(unsafe.Sizeof(rule{})) +
-		len(b.groups)*int(unsafe.Sizeof(group{})) +
-		len(b.agents)*int(unsafe.Sizeof(agent{})) +
-		ndirs*int(unsafe.Sizeof(directive{})) +
-		len(b.text)
+	r.ntext, r.nexts, r.nrules = uint32(len(b.text)), uint32(len(b.agentExts)), uint32(len(b.rules))
+	r.ngroups, r.nagents = uint32(len(b.groups)), uint32(len(b.agents))
+	r.nsitemaps, r.nothers, r.hasHost = uint32(len(b.sitemaps)), uint32(len(b.others)), b.hostSet
+	r.lineWidth = lineWidth(b.lines)
+	_, _, _, _, _, lines := r.offsets()
+	size := int(lines) + carvedLines(len(b.lines), int(r.lineWidth))
 	if size == 0 {
 		return r
 	}
-	// agentExt is a multiple of 4 bytes long and needs at most the
-	// alignment of a uint64 (8 bytes on 64-bit platforms), the other
-	// records 4-aligned and multiples of 4: carved in this order out of
-	// a []uint64, each is aligned.
+	// The text starts the allocation, the agentExts (a multiple of 4 bytes
+	// long, needing at most the alignment of a uint64) start at a
+	// multiple of 8 bytes after it, and the other records are 4-aligned
+	// and multiples of 4 bytes, but for ruleLines at the end: carved in
+	// this order out of a []uint64, each is aligned.
 	c := carver{base: unsafe.Pointer(unsafe.SliceData(make([]uint64, (size+7)/8)))}
 	r.tail = c.base
-	r.nexts, r.nagents = uint32(len(b.agentExts)), uint32(len(b.agents))
-	r.nsitemaps, r.nothers, r.hasHost = uint32(len(b.sitemaps)), uint32(len(b.others)), b.hostSet
+	carve(&c, b.text)
+	c.off = (c.off + 7) &^ 7
 	carve(&c, b.agentExts)
+	carve(&c, b.rules)
+	carve(&c, b.groups)
 	carve(&c, b.agents)
 	carve(&c, b.sitemaps)
 	carve(&c, b.others)
 	if b.hostSet {
 		carve(&c, []directive{b.host})
 	}
-	r.rules = carve(&c, b.rules)
-	r.groups = carve(&c, b.groups)
-	if text := carve(&c, b.text); len(text) > 0 {
-		r.text = unsafe.String(unsafe.SliceData(text), len(text))
-	}
+	b.carveLines(&c, int(r.lineWidth))
 	return r
+}
+
+// lineWidth returns the least width of ruleLines entries that holds
+// lines: 1 or 2 when every line exceeds the first of its block by less
+// than 1<<8 or 1<<16, else 4.
+func lineWidth(lines []uint32) uint8 {
+	w := uint8(1)
+	for i := 0; i < len(lines); i += lineBlock {
+		base := lines[i]
+		for _, l := range lines[i+1 : min(i+lineBlock, len(lines))] {
+			switch d := l - base; {
+			case d >= 1<<16:
+				return 4
+			case d >= 1<<8:
+				w = 2
+			}
+		}
+	}
+	return w
+}
+
+// carvedLines returns the size of the ruleLines of n rules in width w.
+func carvedLines(n, w int) int { return 4*lineBlocks(n, w) + n*w }
+
+// carveLines copies the lines of the rules to ruleLines in width w.
+func (b *builder) carveLines(c *carver, w int) {
+	if len(b.lines) == 0 {
+		return
+	}
+	if w == 4 {
+		carve(c, b.lines)
+		return
+	}
+	nb := lineBlocks(len(b.lines), w)
+	bases := unsafe.Slice((*uint32)(unsafe.Add(c.base, c.off)), nb)
+	for i := range bases {
+		bases[i] = b.lines[i*lineBlock]
+	}
+	c.off += uintptr(4 * nb)
+	p := unsafe.Add(c.base, c.off)
+	for i, l := range b.lines {
+		d := l - bases[i/lineBlock]
+		if w == 1 {
+			*(*uint8)(unsafe.Add(p, i)) = uint8(d)
+		} else {
+			*(*uint16)(unsafe.Add(p, 2*i)) = uint16(d)
+		}
+	}
+	c.off += uintptr(w * len(b.lines))
 }
 
 // carver hands out consecutive parts of an allocation, from offset off.
@@ -656,7 +790,7 @@ func carve[T any](c *carver, src []T) []T {
 }
 
 // applyExtensions gives every agent the Crawl-delay and Request-rate lines
-// that reach it, in one backward pass per group: the lines of a group come
+// that reach it, in one backward pass: the lines of a group come
 // in file order, each reaching at least the agents of the one before, so
 // walking the agents from the last, the lines that reach an agent are
 // those already met plus those whose reach starts there. Consecutive
@@ -666,23 +800,22 @@ func (b *builder) applyExtensions() {
 		return
 	}
 	i := len(b.exts) - 1
-	for gi := len(b.groups) - 1; gi >= 0; gi-- {
-		g := b.groups[gi]
-		e := noExt
-		for a := int(g.agents[1]) - 1; a >= int(g.agents[0]); a-- {
-			met := false
-			for ; i >= 0 && int(b.exts[i].upto) > a; i-- {
-				x := &b.exts[i]
-				agentExt{crawlDelay: x.delay, rate: x.rate}.merge(&e.crawlDelay, &e.rate)
-				met = true
-			}
-			if e == noExt {
-				continue
-			}
+	e := noExt
+	for a := len(b.agents) - 1; a >= 0; a-- {
+		met := false
+		for ; i >= 0 && int(b.exts[i].upto) > a; i-- {
+			x := &b.exts[i]
+			agentExt{crawlDelay: x.delay, rate: x.rate}.merge(&e.crawlDelay, &e.rate)
+			met = true
+		}
+		if e != noExt {
 			if met {
 				b.agentExts = append(b.agentExts, e)
 			}
 			b.agents[a].ext |= uint32(len(b.agentExts))
+		}
+		if b.agents[a].first() {
+			e = noExt // the lines of a group reach none of the group before
 		}
 	}
 }

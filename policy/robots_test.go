@@ -525,3 +525,36 @@ func TestParseLineValues(t *testing.T) {
 		t.Errorf("the group reads %v", d)
 	}
 }
+
+// TestRuleLines: every rule reports its line, however far apart the rules
+// of a file lie (comment lines between them) and however many there are.
+func TestRuleLines(t *testing.T) {
+	for _, gap := range []int{0, 1, 200, 300, 70000} {
+		for _, n := range []int{1, 63, 64, 65, 130} {
+			var sb strings.Builder
+			sb.WriteString("user-agent: *\n")
+			line := 1
+			var want []int
+			for i := range n {
+				sb.WriteString(strings.Repeat("#\n", gap*(i%3)))
+				line += gap * (i % 3)
+				fmt.Fprintf(&sb, "disallow: /r%d\n", i)
+				line++
+				want = append(want, line)
+			}
+			r := policy.Parser{MaxSize: sb.Len()}.Parse([]byte(sb.String()))
+			rules := r.Group("x").Rules()
+			if len(rules) != n {
+				t.Fatalf("gap %d, %d rules: %d rules read", gap, n, len(rules))
+			}
+			for i, rl := range rules {
+				if rl.Line != want[i] {
+					t.Errorf("gap %d, %d rules: rule %d on line %d, want %d", gap, n, i, rl.Line, want[i])
+				}
+				if d := r.Decide("x", fmt.Sprintf("/r%d", i)); d.Rule.Line != want[i] {
+					t.Errorf("gap %d, %d rules: /r%d decided by line %d, want %d", gap, n, i, d.Rule.Line, want[i])
+				}
+			}
+		}
+	}
+}
