@@ -17,9 +17,10 @@ import (
 // the agent follow. Get one with Robots.Group and reuse it to check
 // many URLs for the same agent. A Group is safe for concurrent use.
 type Group struct {
-	agent      string  // "*", a lower-case token (Koster1996: value), or "" for no group
-	crawlDelay float64 // seconds; negative when absent
-	rate       Rate
+	agent string // "*", a lower-case token (Koster1996: value), or "" for no group
+	// ext is the Crawl-delay and Request-rate that apply, or nil when
+	// neither does: one of Robots.exts when it is among them.
+	ext *agentExt
 	*rules
 }
 
@@ -208,13 +209,31 @@ func sameToken(a, b string) bool {
 // same groups share their matcher.) It does not retain members. r.index.mu
 // is held.
 func (r *Robots) newGroup(agent string, delay float64, rate Rate, members []uint32) *Group {
+	ext := r.findExt(agentExt{crawlDelay: delay, rate: rate})
 	if rs := r.builtRules(members); rs != nil {
-		return &Group{agent: agent, crawlDelay: delay, rate: rate, rules: rs}
+		return &Group{agent: agent, ext: ext, rules: rs}
 	}
-	a := &groupAndRules{g: Group{agent: agent, crawlDelay: delay, rate: rate}}
+	a := &groupAndRules{g: Group{agent: agent, ext: ext}}
 	a.g.rules = &a.rs
 	r.initRules(&a.rs, members)
 	return &a.g
+}
+
+// findExt returns nil for noExt, else a pointer to e: one of r.exts when
+// it is there, else a copy.
+func (r *Robots) findExt(e agentExt) *agentExt {
+	if e == noExt {
+		return nil
+	}
+	exts := r.exts()
+	for i := range exts {
+		if exts[i] == e {
+			return &exts[i]
+		}
+	}
+	p := new(agentExt) // not &e, which would allocate on every call
+	*p = e
+	return p
 }
 
 // builtRules returns the rules of a Group already built with the groups
@@ -372,16 +391,19 @@ func (g *Group) Line() int { return g.line() }
 // of a Crawl-delay line below one of its user-agent lines, in the same
 // group. When there are several, it is the longest.
 func (g *Group) CrawlDelay() (time.Duration, bool) {
-	if g.crawlDelay < 0 {
+	if g.ext == nil || g.ext.crawlDelay < 0 {
 		return 0, false
 	}
-	return seconds(g.crawlDelay), true
+	return seconds(g.ext.crawlDelay), true
 }
 
 // RequestRate returns the Request-rate that applies to the group's agent,
 // found as CrawlDelay is. When there are several, it is the slowest.
 func (g *Group) RequestRate() (Rate, bool) {
-	return g.rate, g.rate.Per != 0
+	if g.ext == nil {
+		return Rate{}, false
+	}
+	return g.ext.rate, g.ext.rate.Per != 0
 }
 
 // Rules returns the group's rules in file order.

@@ -383,6 +383,9 @@ func (r *Robots) MemSize() int {
 		if g == nil {
 			return
 		}
+		if g.ext != nil && !r.inExts(g.ext) {
+			n += allocSize(int(unsafe.Sizeof(*g.ext)))
+		}
 		if seen[g.rules] {
 			n += allocSize(int(unsafe.Sizeof(*g)))
 			return
@@ -421,6 +424,12 @@ func (r *Robots) MemSize() int {
 		}
 	}
 	return n
+}
+
+// inExts reports whether e is one of r.exts.
+func (r *Robots) inExts(e *agentExt) bool {
+	exts := r.exts()
+	return len(exts) > 0 && uintptr(unsafe.Pointer(e))-uintptr(unsafe.Pointer(&exts[0])) < uintptr(len(exts))*unsafe.Sizeof(*e)
 }
 
 // inText reports whether s is empty or a part of text.

@@ -165,6 +165,14 @@ func TestCrawlDelayAndRequestRateValues(t *testing.T) {
 	if rt, _ := g.RequestRate(); rt.Per != 2*time.Second {
 		t.Errorf("merged request-rate %+v, want 1/2s", rt)
 	}
+	// Groups naming the same agent: the values of each.
+	g = policy.Parse([]byte("user-agent: a\ncrawl-delay: 3\n\nuser-agent: a\nrequest-rate: 1/2\n\nuser-agent: b\ncrawl-delay: 1\n")).Group("a")
+	if d, _ := g.CrawlDelay(); d != 3*time.Second {
+		t.Errorf("crawl-delay of two groups %v, want 3s", d)
+	}
+	if rt, _ := g.RequestRate(); rt.Per != 2*time.Second {
+		t.Errorf("request-rate of two groups %+v, want 1/2s", rt)
+	}
 }
 
 // TestParseAllocations: a parsed file is two allocations, whatever its
