@@ -16,12 +16,11 @@ import (
 // Its parts are carved out of one allocation (builder.finish): tail
 // points to its start, where the text lies (ntext bytes), then, from the
 // next multiple of 8 bytes (offsets), the agentExts (nexts), the rules
-// (nrules), the groups (ngroups), the agents (nagents), the directives,
-// and the lines of the rules (ruleLines). The directives are the Sitemap
-// lines (nsitemaps), the lines that Unknown lists (nothers), and the first
-// Host line when hasHost. A string it returns (a Sitemap URL, a rule's
-// pattern, an agent) points into that allocation and keeps all of it
-// alive.
+// (nrules), the groups (ngroups), the agents (nagents), the lines that
+// Unknown lists (nothers), the values of the Sitemap lines (nsitemaps) and
+// of the first Host line when hasHost, and the lines of the rules
+// (ruleLines). A string it returns (a Sitemap URL, a rule's pattern, an
+// agent) points into that allocation and keeps all of it alive.
 type Robots struct {
 	beh       *behaviour // the dialect's
 	tail      unsafe.Pointer
@@ -41,14 +40,16 @@ type Robots struct {
 }
 
 // offsets returns the offsets from tail of the parts after the text:
-// the agentExts, rules, groups, agents, directives and ruleLines.
-func (r *Robots) offsets() (exts, rules, groups, agents, dirs, lines uintptr) {
+// the agentExts, rules, groups, agents, the lines Unknown lists, the
+// Sitemap and Host values, and ruleLines.
+func (r *Robots) offsets() (exts, rules, groups, agents, others, values, lines uintptr) {
 	exts = (uintptr(r.ntext) + 7) &^ 7
 	rules = exts + uintptr(r.nexts)*unsafe.Sizeof(agentExt{})
 	groups = rules + uintptr(r.nrules)*unsafe.Sizeof(rule{})
 	agents = groups + uintptr(r.ngroups)*unsafe.Sizeof(group{})
-	dirs = agents + uintptr(r.nagents)*unsafe.Sizeof(agent{})
-	lines = dirs + uintptr(r.ndirs())*unsafe.Sizeof(directive{})
+	others = agents + uintptr(r.nagents)*unsafe.Sizeof(agent{})
+	values = others + uintptr(r.nothers)*unsafe.Sizeof(directive{})
+	lines = values + uintptr(r.nvalues())*unsafe.Sizeof(span{})
 	return
 }
 
@@ -65,7 +66,7 @@ func (r *Robots) exts() []agentExt {
 	if r.nexts == 0 {
 		return nil // no pointer past the end of the allocation
 	}
-	off, _, _, _, _, _ := r.offsets()
+	off, _, _, _, _, _, _ := r.offsets()
 	return unsafe.Slice((*agentExt)(unsafe.Add(r.tail, off)), r.nexts)
 }
 
@@ -83,7 +84,7 @@ func (r *Robots) groups() []group {
 	if r.ngroups == 0 {
 		return nil
 	}
-	_, _, off, _, _, _ := r.offsets()
+	_, _, off, _, _, _, _ := r.offsets()
 	return unsafe.Slice((*group)(unsafe.Add(r.tail, off)), r.ngroups)
 }
 
@@ -92,28 +93,35 @@ func (r *Robots) agents() []agent {
 	if r.nagents == 0 {
 		return nil
 	}
-	_, _, _, off, _, _ := r.offsets()
+	_, _, _, off, _, _, _ := r.offsets()
 	return unsafe.Slice((*agent)(unsafe.Add(r.tail, off)), r.nagents)
 }
 
-// ndirs returns the number of directives.
-func (r *Robots) ndirs() uint32 {
-	n := r.nsitemaps + r.nothers
-	if r.hasHost {
-		n++
+// others returns the lines that Unknown lists.
+func (r *Robots) others() []directive {
+	if r.nothers == 0 {
+		return nil
 	}
-	return n
+	_, _, _, _, off, _, _ := r.offsets()
+	return unsafe.Slice((*directive)(unsafe.Add(r.tail, off)), r.nothers)
 }
 
-// dirs returns the directives: the Sitemap lines, the lines Unknown lists,
-// then the Host line.
-func (r *Robots) dirs() []directive {
-	n := r.ndirs()
+// nvalues returns the number of Sitemap and Host values.
+func (r *Robots) nvalues() uint32 {
+	if r.hasHost {
+		return r.nsitemaps + 1
+	}
+	return r.nsitemaps
+}
+
+// values returns the values of the Sitemap lines, then of the Host line.
+func (r *Robots) values() []span {
+	n := r.nvalues()
 	if n == 0 {
 		return nil
 	}
-	_, _, _, _, off, _ := r.offsets()
-	return unsafe.Slice((*directive)(unsafe.Add(r.tail, off)), n)
+	_, _, _, _, _, off, _ := r.offsets()
+	return unsafe.Slice((*span)(unsafe.Add(r.tail, off)), n)
 }
 
 // span locates a string in Robots.text.
@@ -144,7 +152,7 @@ func lineBlocks(n, w int) int {
 
 // ruleLine returns the line of rules[i].
 func (r *Robots) ruleLine(i int32) int {
-	_, _, _, _, _, off := r.offsets()
+	_, _, _, _, _, _, off := r.offsets()
 	p := unsafe.Add(r.tail, off)
 	if r.lineWidth == 4 {
 		return int(*(*uint32)(unsafe.Add(p, 4*i)))
@@ -354,8 +362,8 @@ func (r *Robots) Size() int { return int(r.size) }
 // that are not absolute URLs are listed by Unknown instead.
 func (r *Robots) Sitemaps() []string {
 	out := make([]string, r.nsitemaps)
-	for i, d := range r.dirs()[:r.nsitemaps] {
-		out[i] = r.str(d.value)
+	for i, v := range r.values()[:r.nsitemaps] {
+		out[i] = r.str(v)
 	}
 	return out
 }
@@ -364,7 +372,7 @@ func (r *Robots) Sitemaps() []string {
 // the preferred host), or "".
 func (r *Robots) Host() string {
 	if r.hasHost {
-		return r.str(r.dirs()[r.nsitemaps+r.nothers].value)
+		return r.str(r.values()[r.nsitemaps])
 	}
 	return ""
 }
@@ -375,7 +383,7 @@ func (r *Robots) Host() string {
 func (r *Robots) MemSize() int {
 	n := allocSize(int(unsafe.Sizeof(*r)))
 	if r.tail != nil {
-		_, _, _, _, _, lines := r.offsets()
+		_, _, _, _, _, _, lines := r.offsets()
 		n += allocSize((int(lines) + carvedLines(int(r.nrules), int(r.lineWidth)) + 7) &^ 7)
 	}
 	seen := map[*rules]bool{}
@@ -475,7 +483,7 @@ type Directive struct {
 // outside a group or whose value does not parse. A linter reports them.
 func (r *Robots) Unknown() []Directive {
 	out := make([]Directive, r.nothers)
-	for i, d := range r.dirs()[r.nsitemaps : r.nsitemaps+r.nothers] {
+	for i, d := range r.others() {
 		out[i] = Directive{Line: int(d.line), Key: r.str(d.key), Value: r.str(d.value)}
 	}
 	return out
@@ -544,9 +552,9 @@ type builder struct {
 	lines     []uint32 // of the rules
 	groups    []group
 	agents    []agent
-	sitemaps  []directive
+	sitemaps  []span // their values
 	others    []directive
-	host      directive
+	host      span // the value of the first Host line
 	hostSet   bool
 	exts      []extension
 	agentExts []agentExt // the distinct values of the agents' exts, by applyExtensions
@@ -657,7 +665,7 @@ func (b *builder) Sitemap(line int, url []byte) {
 		b.other(line, []byte("sitemap"), url)
 		return
 	}
-	b.sitemaps = append(b.sitemaps, directive{line: uint32(line), value: b.add(url)})
+	b.sitemaps = append(b.sitemaps, b.add(url))
 }
 
 func (b *builder) Other(line int, key, value []byte) {
@@ -680,7 +688,7 @@ func (b *builder) Other(line int, key, value []byte) {
 	case ascii.EqualFold(key, "host"):
 		if len(value) > 0 {
 			if !b.hostSet {
-				b.host = directive{line: uint32(line), value: b.add(value)}
+				b.host = b.add(value)
 				b.hostSet = true
 			}
 			return
@@ -702,7 +710,7 @@ func (b *builder) finish() *Robots {
 	r.ngroups, r.nagents = uint32(len(b.groups)), uint32(len(b.agents))
 	r.nsitemaps, r.nothers, r.hasHost = uint32(len(b.sitemaps)), uint32(len(b.others)), b.hostSet
 	r.lineWidth = lineWidth(b.lines)
-	_, _, _, _, _, lines := r.offsets()
+	_, _, _, _, _, _, lines := r.offsets()
 	size := int(lines) + carvedLines(len(b.lines), int(r.lineWidth))
 	if size == 0 {
 		return r
@@ -720,10 +728,10 @@ func (b *builder) finish() *Robots {
 	carve(&c, b.rules)
 	carve(&c, b.groups)
 	carve(&c, b.agents)
-	carve(&c, b.sitemaps)
 	carve(&c, b.others)
+	carve(&c, b.sitemaps)
 	if b.hostSet {
-		carve(&c, []directive{b.host})
+		carve(&c, []span{b.host})
 	}
 	b.carveLines(&c, int(r.lineWidth))
 	return r
