@@ -818,7 +818,7 @@ func flat(r *Robots, members []uint32) bool {
 func matchFlat(r *Robots, members []uint32, path string) ruleRef {
 	best := noRule
 	firstMatch := r.beh.firstMatch
-	text, rules, groups := r.text(), r.rules(), r.groups()
+	text := r.text()
 	// A rule whose first two bytes are literal (or one and the anchor)
 	// cannot match a path whose second byte differs: a cheap test that
 	// rules out most rules without reading their patterns.
@@ -827,15 +827,15 @@ func matchFlat(r *Robots, members []uint32, path string) ruleRef {
 		second = path[1]
 	}
 	for _, gi := range members {
-		lo, hi := groups[gi].rules[0], groups[gi].rules[1]
-		for k, rl := range rules[lo:hi] {
+		lo, hi := r.groups()[gi].rules[0], r.groups()[gi].rules[1]
+		for k, rl := range r.rules()[lo:hi] {
 			if rl.second != 0 && rl.second != second && len(path) > 1 || rl.kind == kindEmpty {
 				continue
 			}
 			j := int32(lo) + int32(k)
 			prio := int32(rl.pattern.n)
 			if firstMatch {
-				prio = int32(len(rules)) - j
+				prio = int32(r.nrules) - j
 			}
 			ref := makeRef(prio, j, rl.allow)
 			if !ref.beats(best) {

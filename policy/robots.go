@@ -14,24 +14,26 @@ import (
 // agent's group are built on the first query for that agent and then shared.
 //
 // Its parts are carved out of one allocation (builder.finish): tail
-// points to its start, where the text lies (ntext bytes), then, from the
-// next multiple of 8 bytes (offsets), the agentExts (nexts), the rules
-// (nrules), the groups (ngroups), the agents (nagents), the lines that
-// Unknown lists (nothers), the values of the Sitemap lines (nsitemaps) and
-// of the first Host line when hasHost, and the lines of the rules
-// (ruleLines). A string it returns (a Sitemap URL, a rule's pattern, an
-// agent) points into that allocation and keeps all of it alive.
+// points to its start, where the rules lie (nrules), then the groups
+// (ngroups), and from the next multiple of 8 bytes the agentExts (nexts),
+// the text (ntext bytes, at textOff), and from the next multiple of 4
+// bytes the agents (nagents), the lines that Unknown lists (nothers), the
+// values of the Sitemap lines (nsitemaps) and of the first Host line when
+// hasHost, and the lines of the rules (ruleLines). A string it returns (a
+// Sitemap URL, a rule's pattern, an agent) points into that allocation and
+// keeps all of it alive.
 type Robots struct {
 	beh       *behaviour // the dialect's
 	tail      unsafe.Pointer
 	index     agentIndex // the Groups asked for
-	ntext     uint32
-	nexts     uint32
 	nrules    uint32
 	ngroups   uint32
+	nexts     uint32
+	textOff   uint32
+	ntext     uint32
 	nagents   uint32
-	nsitemaps uint32
 	nothers   uint32
+	nsitemaps uint32
 	size      uint32 // bytes parsed (at most maxMaxSize)
 	dialect   Dialect
 	lineWidth uint8 // bytes per entry of ruleLines: 1, 2 or 4
@@ -39,26 +41,35 @@ type Robots struct {
 	truncated bool
 }
 
-// offsets returns the offsets from tail of the parts after the text:
-// the agentExts, rules, groups, agents, the lines Unknown lists, the
-// Sitemap and Host values, and ruleLines.
-func (r *Robots) offsets() (exts, rules, groups, agents, others, values, lines uintptr) {
-	exts = (uintptr(r.ntext) + 7) &^ 7
-	rules = exts + uintptr(r.nexts)*unsafe.Sizeof(agentExt{})
-	groups = rules + uintptr(r.nrules)*unsafe.Sizeof(rule{})
-	agents = groups + uintptr(r.ngroups)*unsafe.Sizeof(group{})
+// layout sets the counts of r, and its textOff for them.
+func (r *Robots) layout(nrules, ngroups, nexts, ntext, nagents, nothers, nsitemaps int, hasHost bool) {
+	r.nrules, r.ngroups, r.nexts, r.ntext = uint32(nrules), uint32(ngroups), uint32(nexts), uint32(ntext)
+	r.nagents, r.nothers, r.nsitemaps, r.hasHost = uint32(nagents), uint32(nothers), uint32(nsitemaps), hasHost
+	exts := (uintptr(nrules)*unsafe.Sizeof(rule{}) + uintptr(ngroups)*unsafe.Sizeof(group{}) + 7) &^ 7
+	// At most 2 GiB for the largest size limit: a rule, group or agentExt
+	// takes fewer than twice the bytes of its lines.
+	r.textOff = uint32(exts + uintptr(nexts)*unsafe.Sizeof(agentExt{}))
+}
+
+// offsets returns the offsets from tail of the agents, the lines Unknown
+// lists, the Sitemap and Host values, and ruleLines.
+func (r *Robots) offsets() (agents, others, values, lines uintptr) {
+	agents = (uintptr(r.textOff) + uintptr(r.ntext) + 3) &^ 3
 	others = agents + uintptr(r.nagents)*unsafe.Sizeof(agent{})
 	values = others + uintptr(r.nothers)*unsafe.Sizeof(directive{})
 	lines = values + uintptr(r.nvalues())*unsafe.Sizeof(span{})
 	return
 }
 
-// text returns every token, pattern and value, back to back.
-func (r *Robots) text() string {
-	if r.ntext == 0 {
-		return ""
-	}
-	return unsafe.String((*byte)(r.tail), r.ntext)
+// rules returns the rules, in file order.
+func (r *Robots) rules() []rule {
+	return unsafe.Slice((*rule)(r.tail), r.nrules) // tail is nil when there is nothing
+}
+
+// groups returns the groups, in file order.
+func (r *Robots) groups() []group {
+	// With no groups there are no rules: tail.
+	return unsafe.Slice((*group)(unsafe.Add(r.tail, uintptr(r.nrules)*unsafe.Sizeof(rule{}))), r.ngroups)
 }
 
 // exts returns the Crawl-delay and Request-rate values of the agents.
@@ -66,26 +77,26 @@ func (r *Robots) exts() []agentExt {
 	if r.nexts == 0 {
 		return nil // no pointer past the end of the allocation
 	}
-	off, _, _, _, _, _, _ := r.offsets()
+	off := uintptr(r.textOff) - uintptr(r.nexts)*unsafe.Sizeof(agentExt{})
 	return unsafe.Slice((*agentExt)(unsafe.Add(r.tail, off)), r.nexts)
 }
 
-// rules returns the rules, in file order.
-func (r *Robots) rules() []rule {
-	if r.nrules == 0 {
-		return nil
+// text returns every token, pattern and value, back to back.
+func (r *Robots) text() string {
+	if r.ntext == 0 {
+		return ""
 	}
-	off := (uintptr(r.ntext)+7)&^7 + uintptr(r.nexts)*unsafe.Sizeof(agentExt{})
-	return unsafe.Slice((*rule)(unsafe.Add(r.tail, off)), r.nrules)
+	return unsafe.String((*byte)(unsafe.Add(r.tail, r.textOff)), r.ntext)
 }
 
-// groups returns the groups, in file order.
-func (r *Robots) groups() []group {
-	if r.ngroups == 0 {
-		return nil
+// span locates a string in Robots.text.
+type span struct{ off, n uint32 }
+
+func (r *Robots) str(s span) string {
+	if s.n == 0 {
+		return ""
 	}
-	_, _, off, _, _, _, _ := r.offsets()
-	return unsafe.Slice((*group)(unsafe.Add(r.tail, off)), r.ngroups)
+	return unsafe.String((*byte)(unsafe.Add(r.tail, uintptr(r.textOff)+uintptr(s.off))), s.n)
 }
 
 // agents returns the user-agent lines, in file order.
@@ -93,7 +104,7 @@ func (r *Robots) agents() []agent {
 	if r.nagents == 0 {
 		return nil
 	}
-	_, _, _, off, _, _, _ := r.offsets()
+	off, _, _, _ := r.offsets()
 	return unsafe.Slice((*agent)(unsafe.Add(r.tail, off)), r.nagents)
 }
 
@@ -102,7 +113,7 @@ func (r *Robots) others() []directive {
 	if r.nothers == 0 {
 		return nil
 	}
-	_, _, _, _, off, _, _ := r.offsets()
+	_, off, _, _ := r.offsets()
 	return unsafe.Slice((*directive)(unsafe.Add(r.tail, off)), r.nothers)
 }
 
@@ -120,18 +131,8 @@ func (r *Robots) values() []span {
 	if n == 0 {
 		return nil
 	}
-	_, _, _, _, _, off, _ := r.offsets()
+	_, _, off, _ := r.offsets()
 	return unsafe.Slice((*span)(unsafe.Add(r.tail, off)), n)
-}
-
-// span locates a string in Robots.text.
-type span struct{ off, n uint32 }
-
-func (r *Robots) str(s span) string {
-	if s.n == 0 {
-		return ""
-	}
-	return unsafe.String((*byte)(unsafe.Add(r.tail, s.off)), s.n)
 }
 
 // ruleLines holds the line of each rule. With lineWidth 4, each is a
@@ -152,7 +153,7 @@ func lineBlocks(n, w int) int {
 
 // ruleLine returns the line of rules[i].
 func (r *Robots) ruleLine(i int32) int {
-	_, _, _, _, _, _, off := r.offsets()
+	_, _, _, off := r.offsets()
 	p := unsafe.Add(r.tail, off)
 	if r.lineWidth == 4 {
 		return int(*(*uint32)(unsafe.Add(p, 4*i)))
@@ -383,7 +384,7 @@ func (r *Robots) Host() string {
 func (r *Robots) MemSize() int {
 	n := allocSize(int(unsafe.Sizeof(*r)))
 	if r.tail != nil {
-		_, _, _, _, _, _, lines := r.offsets()
+		_, _, _, lines := r.offsets()
 		n += allocSize((int(lines) + carvedLines(int(r.nrules), int(r.lineWidth)) + 7) &^ 7)
 	}
 	seen := map[*rules]bool{}
@@ -706,27 +707,25 @@ func (b *builder) other(line int, key, value []byte) {
 func (b *builder) finish() *Robots {
 	b.applyExtensions()
 	r := &Robots{dialect: b.dialect, beh: b.beh}
-	r.ntext, r.nexts, r.nrules = uint32(len(b.text)), uint32(len(b.agentExts)), uint32(len(b.rules))
-	r.ngroups, r.nagents = uint32(len(b.groups)), uint32(len(b.agents))
-	r.nsitemaps, r.nothers, r.hasHost = uint32(len(b.sitemaps)), uint32(len(b.others)), b.hostSet
+	r.layout(len(b.rules), len(b.groups), len(b.agentExts), len(b.text), len(b.agents), len(b.others), len(b.sitemaps), b.hostSet)
 	r.lineWidth = lineWidth(b.lines)
-	_, _, _, _, _, _, lines := r.offsets()
+	_, _, _, lines := r.offsets()
 	size := int(lines) + carvedLines(len(b.lines), int(r.lineWidth))
 	if size == 0 {
 		return r
 	}
-	// The text starts the allocation, the agentExts (a multiple of 4 bytes
-	// long, needing at most the alignment of a uint64) start at a
-	// multiple of 8 bytes after it, and the other records are 4-aligned
-	// and multiples of 4 bytes, but for ruleLines at the end: carved in
-	// this order out of a []uint64, each is aligned.
+	// The records are multiples of 4 bytes long and 4-aligned, but for
+	// the agentExts, which need at most the alignment of a uint64, the
+	// text and ruleLines: carved in this order out of a []uint64, with
+	// padding before the agentExts and after the text, each is aligned.
 	c := carver{base: unsafe.Pointer(unsafe.SliceData(make([]uint64, (size+7)/8)))}
 	r.tail = c.base
-	carve(&c, b.text)
-	c.off = (c.off + 7) &^ 7
-	carve(&c, b.agentExts)
 	carve(&c, b.rules)
 	carve(&c, b.groups)
+	c.off = uintptr(r.textOff) - uintptr(len(b.agentExts))*unsafe.Sizeof(agentExt{})
+	carve(&c, b.agentExts)
+	carve(&c, b.text)
+	c.off = (c.off + 3) &^ 3
 	carve(&c, b.agents)
 	carve(&c, b.others)
 	carve(&c, b.sitemaps)
