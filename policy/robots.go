@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"encoding/binary"
 	"slices"
 	"sync"
 	"time"
@@ -19,7 +20,8 @@ import (
 // the text (ntext bytes, at textOff), and from the next multiple of 4
 // bytes the agents (nagents), the lines that Unknown lists (nothers), the
 // values of the Sitemap lines (nsitemaps) and of the first Host line when
-// hasHost, and the lines of the rules (ruleLines). A string it returns (a
+// hasHost, the lines of the rules (ruleLines), and those of the agents
+// (agentLines). A string it returns (a
 // Sitemap URL, a rule's pattern, an agent) points into that allocation and
 // keeps all of it alive.
 type Robots struct {
@@ -151,6 +153,39 @@ func lineBlocks(n, w int) int {
 	return (n + lineBlock - 1) / lineBlock
 }
 
+// agentLines calls f with the line of each agent in turn. The line of the
+// first agent of a group is the group's; the line of each other is that of
+// the agent before it plus a uvarint of agentLines, which follow ruleLines.
+// If off is not nil, agentLines sets it to the offset of their end.
+func (r *Robots) agentLines(f func(line uint32), end *int) {
+	_, _, _, lines := r.offsets()
+	off := lines + uintptr(carvedLines(int(r.nrules), int(r.lineWidth)))
+	groups := r.groups()
+	gi, line := -1, uint32(0)
+	for _, a := range r.agents() {
+		if a.first() {
+			gi++
+			line = groups[gi].line
+		} else {
+			d, shift := uint32(0), 0
+			for {
+				c := *(*byte)(unsafe.Add(r.tail, off))
+				off++
+				d |= uint32(c&0x7f) << shift
+				if c < 0x80 {
+					break
+				}
+				shift += 7
+			}
+			line += d
+		}
+		f(line)
+	}
+	if end != nil {
+		*end = int(off)
+	}
+}
+
 // ruleLine returns the line of rules[i].
 func (r *Robots) ruleLine(i int32) int {
 	_, _, _, off := r.offsets()
@@ -188,7 +223,6 @@ type group struct {
 // Robots.agents holds it.
 type agent struct {
 	token span // lower-case product token (Koster1996: the whole value); empty when none
-	line  uint32
 	// ext is 1 + the index in Robots.exts of the Crawl-delay and
 	// Request-rate values that apply to the agent (those of the lines
 	// below it in its group), or 0 when none does; bit starAgent is set
@@ -384,8 +418,9 @@ func (r *Robots) Host() string {
 func (r *Robots) MemSize() int {
 	n := allocSize(int(unsafe.Sizeof(*r)))
 	if r.tail != nil {
-		_, _, _, lines := r.offsets()
-		n += allocSize((int(lines) + carvedLines(int(r.nrules), int(r.lineWidth)) + 7) &^ 7)
+		var off int
+		r.agentLines(func(uint32) {}, &off)
+		n += allocSize((off + 7) &^ 7)
 	}
 	seen := map[*rules]bool{}
 	add := func(g *Group) {
@@ -513,13 +548,15 @@ type AgentInfo struct {
 func (r *Robots) Records() []Record {
 	groups := r.groups()
 	out := make([]Record, len(groups))
+	var lines []uint32
+	r.agentLines(func(l uint32) { lines = append(lines, l) }, nil)
 	gi := -1
-	for _, a := range r.agents() {
+	for i, a := range r.agents() {
 		if a.first() {
 			gi++
 		}
 		e := r.ext(&a)
-		ai := AgentInfo{Token: r.str(a.token), Line: int(a.line), RequestRate: e.rate}
+		ai := AgentInfo{Token: r.str(a.token), Line: int(lines[i]), RequestRate: e.rate}
 		if a.star() {
 			ai.Token = "*"
 		}
@@ -548,19 +585,24 @@ func (r *Robots) rule(i int32) Rule {
 // reused through builderPool and by Builders fed several files; finish
 // copies them into one allocation.
 type builder struct {
-	text      []byte
-	rules     []rule
-	lines     []uint32 // of the rules
-	groups    []group
-	agents    []agent
-	sitemaps  []span // their values
-	others    []directive
-	host      span // the value of the first Host line
-	hostSet   bool
-	exts      []extension
-	agentExts []agentExt // the distinct values of the agents' exts, by applyExtensions
-	dialect   Dialect
-	beh       *behaviour
+	text  []byte
+	rules []rule
+	lines []uint32 // of the rules
+	// agentLines holds the lines of the agents that do not start a
+	// group, each a uvarint above the agent's before (Robots.agentLines);
+	// agentLine is the line of the last agent.
+	agentLines []byte
+	agentLine  uint32
+	groups     []group
+	agents     []agent
+	sitemaps   []span // their values
+	others     []directive
+	host       span // the value of the first Host line
+	hostSet    bool
+	exts       []extension
+	agentExts  []agentExt // the distinct values of the agents' exts, by applyExtensions
+	dialect    Dialect
+	beh        *behaviour
 	// taking is true while the current group still takes user-agent
 	// lines, that is before its first rule.
 	taking bool
@@ -590,14 +632,16 @@ var builderPool = sync.Pool{New: func() any { return new(Builder) }}
 
 func (b *builder) reset() {
 	*b = builder{
-		text:     b.text[:0],
-		rules:    b.rules[:0],
-		lines:    b.lines[:0],
-		groups:   b.groups[:0],
-		agents:   b.agents[:0],
-		sitemaps: b.sitemaps[:0],
-		others:   b.others[:0],
-		exts:     b.exts[:0],
+		text:  b.text[:0],
+		rules: b.rules[:0],
+		lines: b.lines[:0],
+
+		agentLines: b.agentLines[:0],
+		groups:     b.groups[:0],
+		agents:     b.agents[:0],
+		sitemaps:   b.sitemaps[:0],
+		others:     b.others[:0],
+		exts:       b.exts[:0],
 
 		agentExts: b.agentExts[:0],
 	}
@@ -631,7 +675,11 @@ func (b *builder) UserAgent(line int, value []byte) {
 		// The robot's name is matched anywhere in the value.
 		tok, star = value, len(value) == 1 && value[0] == '*'
 	}
-	a := agent{token: b.addLower(tok), line: uint32(line), ext: first}
+	if first == 0 {
+		b.agentLines = binary.AppendUvarint(b.agentLines, uint64(uint32(line)-b.agentLine))
+	}
+	b.agentLine = uint32(line)
+	a := agent{token: b.addLower(tok), ext: first}
 	if star {
 		a.ext |= starAgent
 	}
@@ -710,7 +758,7 @@ func (b *builder) finish() *Robots {
 	r.layout(len(b.rules), len(b.groups), len(b.agentExts), len(b.text), len(b.agents), len(b.others), len(b.sitemaps), b.hostSet)
 	r.lineWidth = lineWidth(b.lines)
 	_, _, _, lines := r.offsets()
-	size := int(lines) + carvedLines(len(b.lines), int(r.lineWidth))
+	size := int(lines) + carvedLines(len(b.lines), int(r.lineWidth)) + len(b.agentLines)
 	if size == 0 {
 		return r
 	}
@@ -733,6 +781,7 @@ func (b *builder) finish() *Robots {
 		carve(&c, []span{b.host})
 	}
 	b.carveLines(&c, int(r.lineWidth))
+	carve(&c, b.agentLines)
 	return r
 }
 

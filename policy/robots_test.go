@@ -566,3 +566,38 @@ func TestRuleLines(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordAgentLines: every user-agent line of a record reports its
+// line, however far apart the lines lie.
+func TestRecordAgentLines(t *testing.T) {
+	var sb strings.Builder
+	line := 0
+	var want [][]int
+	for g, gap := range []int{0, 1, 200, 70000} {
+		var lines []int
+		for i := range 3 {
+			sb.WriteString(strings.Repeat("# comment\n", gap*i))
+			line += gap * i
+			fmt.Fprintf(&sb, "user-agent: bot%c\n", 'a'+g*3+i)
+			line++
+			lines = append(lines, line)
+		}
+		sb.WriteString("disallow: /x\n\n")
+		line += 2
+		want = append(want, lines)
+	}
+	r := policy.Parser{MaxSize: sb.Len()}.Parse([]byte(sb.String()))
+	recs := r.Records()
+	if len(recs) != len(want) {
+		t.Fatalf("%d records, want %d", len(recs), len(want))
+	}
+	for i, rec := range recs {
+		var got []int
+		for _, a := range rec.Agents {
+			got = append(got, a.Line)
+		}
+		if !reflect.DeepEqual(got, want[i]) || rec.Line != want[i][0] {
+			t.Errorf("record %d on line %d: agents on lines %v, want %v", i, rec.Line, got, want[i])
+		}
+	}
+}
