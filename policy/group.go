@@ -409,10 +409,9 @@ func (g *Group) RequestRate() (Rate, bool) {
 // Rules returns the group's rules in file order.
 func (g *Group) Rules() []Rule {
 	var out []Rule
-	groups := g.r.groups()
 	for _, i := range g.members() {
-		src := &groups[i]
-		for j := src.rules[0]; j < src.rules[1]; j++ {
+		lo, hi := g.r.groupRules(i)
+		for j := lo; j < hi; j++ {
 			out = append(out, g.r.rule(int32(j)))
 		}
 	}

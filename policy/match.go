@@ -383,13 +383,14 @@ func (m *matcher) memSize() int {
 func compile(r *Robots, members []uint32) *matcher {
 	n := 0
 	for _, gi := range members {
-		n += int(r.groups()[gi].rules[1] - r.groups()[gi].rules[0])
+		lo, hi := r.groupRules(gi)
+		n += int(hi - lo)
 	}
 	beh := r.beh
 	c := compiler{m: &matcher{text: r.text()}, prefixes: make([]exactEntry, 0, n)}
 	for _, gi := range members {
-		g := &r.groups()[gi]
-		for j := g.rules[0]; j < g.rules[1]; j++ {
+		lo, hi := r.groupRules(gi)
+		for j := lo; j < hi; j++ {
 			rl := &r.rules()[j]
 			prio := int32(rl.pattern.n)
 			sp := rl.pattern
@@ -784,15 +785,16 @@ var flatMatcher = &matcher{}
 func flat(r *Robots, members []uint32) bool {
 	n := 0
 	for _, gi := range members {
-		n += int(r.groups()[gi].rules[1] - r.groups()[gi].rules[0])
+		lo, hi := r.groupRules(gi)
+		n += int(hi - lo)
 	}
 	if n > flatMax {
 		return false
 	}
 	beh := r.beh
 	for _, gi := range members {
-		g := &r.groups()[gi]
-		for j := g.rules[0]; j < g.rules[1]; j++ {
+		lo, hi := r.groupRules(gi)
+		for j := lo; j < hi; j++ {
 			rl := &r.rules()[j]
 			if rl.kind == kindEmpty || !beh.wildcards {
 				continue
@@ -827,7 +829,7 @@ func matchFlat(r *Robots, members []uint32, path string) ruleRef {
 		second = path[1]
 	}
 	for _, gi := range members {
-		lo, hi := r.groups()[gi].rules[0], r.groups()[gi].rules[1]
+		lo, hi := r.groupRules(gi)
 		for k, rl := range r.rules()[lo:hi] {
 			if rl.second != 0 && rl.second != second && len(path) > 1 || rl.kind == kindEmpty {
 				continue

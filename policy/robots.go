@@ -213,10 +213,20 @@ type rule struct {
 
 // group is one group of the file: consecutive user-agent lines and the
 // rules that follow them. Its user-agent lines are those from the agent
-// marked firstAgent that starts it to the next one so marked.
+// marked firstAgent that starts it to the next one so marked; its rules
+// those from the end of the group before (or 0) to its end.
 type group struct {
-	line  uint32    // first user-agent line
-	rules [2]uint32 // range of Robots.rules
+	line uint32 // first user-agent line
+	end  uint32 // end of its range of Robots.rules
+}
+
+// groupRules returns the range of Robots.rules of groups[gi].
+func (r *Robots) groupRules(gi uint32) (lo, hi uint32) {
+	groups := r.groups()
+	if gi > 0 {
+		lo = groups[gi-1].end
+	}
+	return lo, groups[gi].end
 }
 
 // agent is a user-agent line. Its group is the one whose range of
@@ -566,9 +576,9 @@ func (r *Robots) Records() []Record {
 		out[gi].Agents = append(out[gi].Agents, ai)
 	}
 	for i := range groups {
-		g := &groups[i]
-		out[i].Line = int(g.line)
-		for j := g.rules[0]; j < g.rules[1]; j++ {
+		out[i].Line = int(groups[i].line)
+		lo, hi := r.groupRules(uint32(i))
+		for j := lo; j < hi; j++ {
 			out[i].Rules = append(out[i].Rules, r.rule(int32(j)))
 		}
 	}
@@ -664,8 +674,7 @@ func (b *builder) addLower(s []byte) span {
 func (b *builder) UserAgent(line int, value []byte) {
 	var first uint32
 	if !b.taking {
-		n := uint32(len(b.rules))
-		b.groups = append(b.groups, group{line: uint32(line), rules: [2]uint32{n, n}})
+		b.groups = append(b.groups, group{line: uint32(line), end: uint32(len(b.rules))})
 		b.taking = true
 		first = firstAgent
 	}
@@ -706,7 +715,7 @@ func (b *builder) rule(line int, pattern []byte, allow bool) {
 	}
 	b.rules = append(b.rules, rl)
 	b.lines = append(b.lines, uint32(line))
-	b.groups[len(b.groups)-1].rules[1] = uint32(len(b.rules))
+	b.groups[len(b.groups)-1].end = uint32(len(b.rules))
 }
 
 func (b *builder) Sitemap(line int, url []byte) {
