@@ -21,9 +21,8 @@ import (
 // bytes the agents (nagents), the lines that Unknown lists (nothers), the
 // values of the Sitemap lines (nsitemaps) and of the first Host line when
 // hasHost, the lines of the rules (ruleLines), and those of the agents
-// (agentLines). A string it returns (a
-// Sitemap URL, a rule's pattern, an agent) points into that allocation and
-// keeps all of it alive.
+// (agentLines). A string it returns (a Sitemap URL, a rule's pattern, an
+// agent) points into that allocation and keeps all of it alive.
 type Robots struct {
 	beh       *behaviour // the dialect's
 	tail      unsafe.Pointer
@@ -156,7 +155,8 @@ func lineBlocks(n, w int) int {
 // agentLines calls f with the line of each agent in turn. The line of the
 // first agent of a group is the group's; the line of each other is that of
 // the agent before it plus a uvarint of agentLines, which follow ruleLines.
-// If off is not nil, agentLines sets it to the offset of their end.
+// If end is not nil, agentLines sets it to the offset of their end, the
+// end of the allocation's contents.
 func (r *Robots) agentLines(f func(line uint32), end *int) {
 	_, _, _, lines := r.offsets()
 	off := lines + uintptr(carvedLines(int(r.nrules), int(r.lineWidth)))
@@ -229,8 +229,8 @@ func (r *Robots) groupRules(gi uint32) (lo, hi uint32) {
 	return lo, groups[gi].end
 }
 
-// agent is a user-agent line. Its group is the one whose range of
-// Robots.agents holds it.
+// agent is a user-agent line. Its group is the last one whose first
+// agent (marked firstAgent) is at or before it.
 type agent struct {
 	token span // lower-case product token (Koster1996: the whole value); empty when none
 	// ext is 1 + the index in Robots.exts of the Crawl-delay and
