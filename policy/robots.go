@@ -796,18 +796,16 @@ func (b *builder) finish() *Robots {
 
 // lineWidth returns the least width of ruleLines entries that holds
 // lines: 1 or 2 when every line exceeds the first of its block by less
-// than 1<<8 or 1<<16, else 4.
+// than 1<<8 or 1<<16, else 4. The lines of the rules increase (one rule a
+// line, in file order): the last of a block exceeds its first the most.
 func lineWidth(lines []uint32) uint8 {
 	w := uint8(1)
 	for i := 0; i < len(lines); i += lineBlock {
-		base := lines[i]
-		for _, l := range lines[i+1 : min(i+lineBlock, len(lines))] {
-			switch d := l - base; {
-			case d >= 1<<16:
-				return 4
-			case d >= 1<<8:
-				w = 2
-			}
+		switch d := lines[min(i+lineBlock, len(lines))-1] - lines[i]; {
+		case d >= 1<<16:
+			return 4
+		case d >= 1<<8:
+			w = 2
 		}
 	}
 	return w
@@ -818,29 +816,35 @@ func carvedLines(n, w int) int { return 4*lineBlocks(n, w) + n*w }
 
 // carveLines copies the lines of the rules to ruleLines in width w.
 func (b *builder) carveLines(c *carver, w int) {
-	if len(b.lines) == 0 {
-		return
-	}
-	if w == 4 {
+	if w == 4 || len(b.lines) == 0 {
 		carve(c, b.lines)
 		return
 	}
-	nb := lineBlocks(len(b.lines), w)
-	bases := unsafe.Slice((*uint32)(unsafe.Add(c.base, c.off)), nb)
-	for i := range bases {
-		bases[i] = b.lines[i*lineBlock]
+	bases := make([]uint32, 0, 8) // on the stack for up to 512 rules
+	for i := 0; i < len(b.lines); i += lineBlock {
+		bases = append(bases, b.lines[i])
 	}
-	c.off += uintptr(4 * nb)
-	p := unsafe.Add(c.base, c.off)
-	for i, l := range b.lines {
-		d := l - bases[i/lineBlock]
-		if w == 1 {
-			*(*uint8)(unsafe.Add(p, i)) = uint8(d)
-		} else {
-			*(*uint16)(unsafe.Add(p, 2*i)) = uint16(d)
+	carve(c, bases)
+	if w == 1 {
+		carveDeltas[uint8](c, b.lines, bases)
+	} else {
+		carveDeltas[uint16](c, b.lines, bases)
+	}
+}
+
+// carveDeltas carves each of lines less the first of its block (bases),
+// in type T, which holds them. lines is not empty.
+func carveDeltas[T uint8 | uint16](c *carver, lines, bases []uint32) {
+	dst := unsafe.Slice((*T)(unsafe.Add(c.base, c.off)), len(lines))
+	for k, base := range bases {
+		lo := k * lineBlock
+		src := lines[lo:min(lo+lineBlock, len(lines))]
+		d := dst[lo : lo+len(src)]
+		for i, l := range src {
+			d[i] = T(l - base)
 		}
 	}
-	c.off += uintptr(w * len(b.lines))
+	c.off += uintptr(len(dst)) * unsafe.Sizeof(dst[0])
 }
 
 // carver hands out consecutive parts of an allocation, from offset off.
