@@ -796,12 +796,16 @@ func (b *builder) finish() *Robots {
 
 // lineWidth returns the least width of ruleLines entries that holds
 // lines: 1 or 2 when every line exceeds the first of its block by less
-// than 1<<8 or 1<<16, else 4. The lines of the rules increase (one rule a
-// line, in file order): the last of a block exceeds its first the most.
+// than 1<<8 or 1<<16, else 4. (A Builder may be fed lines in any order.)
 func lineWidth(lines []uint32) uint8 {
 	w := uint8(1)
 	for i := 0; i < len(lines); i += lineBlock {
-		switch d := lines[min(i+lineBlock, len(lines))-1] - lines[i]; {
+		blk := lines[i:min(i+lineBlock, len(lines))]
+		var d uint32
+		for _, l := range blk {
+			d = max(d, l-blk[0])
+		}
+		switch {
 		case d >= 1<<16:
 			return 4
 		case d >= 1<<8:
