@@ -354,10 +354,16 @@ func (b *Builder) init(p Parser) {
 func (b *Builder) UserAgent(line int, value []byte) { b.b.UserAgent(line, value) }
 
 // Allow implements Handler.
-func (b *Builder) Allow(line int, pattern []byte) { b.b.Allow(line, pattern) }
+func (b *Builder) Allow(line int, pattern []byte) {
+	b.b.order(line)
+	b.b.Allow(line, pattern)
+}
 
 // Disallow implements Handler.
-func (b *Builder) Disallow(line int, pattern []byte) { b.b.Disallow(line, pattern) }
+func (b *Builder) Disallow(line int, pattern []byte) {
+	b.b.order(line)
+	b.b.Disallow(line, pattern)
+}
 
 // Sitemap implements Handler.
 func (b *Builder) Sitemap(line int, url []byte) { b.b.Sitemap(line, url) }
@@ -613,6 +619,10 @@ type builder struct {
 	agentExts  []agentExt // the distinct values of the agents' exts, by applyExtensions
 	dialect    Dialect
 	beh        *behaviour
+	// unordered is true when a rule came with a line below the line of the
+	// rule before: Scan gives them in order, but a Builder may be fed
+	// directly.
+	unordered bool
 	// taking is true while the current group still takes user-agent
 	// lines, that is before its first rule.
 	taking bool
@@ -620,6 +630,13 @@ type builder struct {
 	// behaviour.blankEndsRecord), until the next user-agent line: rules
 	// there belong to no record.
 	closed bool
+}
+
+// order notes a rule's line that is below the line of the rule before.
+func (b *builder) order(line int) {
+	if n := len(b.lines); n > 0 && uint32(line) < b.lines[n-1] {
+		b.unordered = true
+	}
 }
 
 // blankLine ends the current record at a blank line, for dialects whose
@@ -765,7 +782,7 @@ func (b *builder) finish() *Robots {
 	b.applyExtensions()
 	r := &Robots{dialect: b.dialect, beh: b.beh}
 	r.layout(len(b.rules), len(b.groups), len(b.agentExts), len(b.text), len(b.agents), len(b.others), len(b.sitemaps), b.hostSet)
-	r.lineWidth = lineWidth(b.lines)
+	r.lineWidth = lineWidth(b.lines, !b.unordered)
 	_, _, _, lines := r.offsets()
 	size := int(lines) + carvedLines(len(b.lines), int(r.lineWidth)) + len(b.agentLines)
 	if size == 0 {
@@ -796,16 +813,15 @@ func (b *builder) finish() *Robots {
 
 // lineWidth returns the least width of ruleLines entries that holds
 // lines: 1 or 2 when every line exceeds the first of its block by less
-// than 1<<8 or 1<<16, else 4. (A Builder may be fed lines in any order.)
-func lineWidth(lines []uint32) uint8 {
+// than 1<<8 or 1<<16, else 4. When ordered, the lines increase, so that
+// the last of a block exceeds its first the most.
+func lineWidth(lines []uint32, ordered bool) uint8 {
+	if !ordered {
+		return 4
+	}
 	w := uint8(1)
 	for i := 0; i < len(lines); i += lineBlock {
-		blk := lines[i:min(i+lineBlock, len(lines))]
-		var d uint32
-		for _, l := range blk {
-			d = max(d, l-blk[0])
-		}
-		switch {
+		switch d := lines[min(i+lineBlock, len(lines))-1] - lines[i]; {
 		case d >= 1<<16:
 			return 4
 		case d >= 1<<8:
