@@ -54,3 +54,32 @@ func TestBuilderTruncated(t *testing.T) {
 		t.Errorf("an emptied Builder: Truncated() = %v, Size() = %d", r.Truncated(), r.Size())
 	}
 }
+
+// TestBuilderLinesInAnyOrder: a Builder fed directly keeps the lines it is
+// given, in whatever order they come.
+func TestBuilderLinesInAnyOrder(t *testing.T) {
+	b := policy.Parser{}.NewBuilder()
+	b.UserAgent(300, []byte("a"))
+	b.UserAgent(2, []byte("b"))
+	b.Disallow(10, []byte("/x"))
+	b.Disallow(400, []byte("/y"))
+	b.Allow(11, []byte("/z"))
+	b.UserAgent(5, []byte("c"))
+	b.Allow(12, []byte("/w"))
+	recs := b.Robots().Records()
+	var agents, rules []int
+	for _, rec := range recs {
+		for _, a := range rec.Agents {
+			agents = append(agents, a.Line)
+		}
+		for _, rl := range rec.Rules {
+			rules = append(rules, rl.Line)
+		}
+	}
+	if want := []int{300, 2, 5}; !reflect.DeepEqual(agents, want) {
+		t.Errorf("agents on lines %v, want %v", agents, want)
+	}
+	if want := []int{10, 400, 11, 12}; !reflect.DeepEqual(rules, want) {
+		t.Errorf("rules on lines %v, want %v", rules, want)
+	}
+}

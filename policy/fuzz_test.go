@@ -26,6 +26,7 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("%v: %d line reports for %d lines", d, len(lines), want)
 			}
 			checkAccessors(t, r)
+			checkLines(t, r, lines)
 			ref := newReference(body, d)
 			for _, u := range []string{"/", "/a", "/a/b.php?c=d", "/index.html", "/robots.txt"} {
 				for _, a := range []string{"FooBot", "*", ""} {
@@ -82,6 +83,35 @@ func checkAccessors(t *testing.T, r *policy.Robots) {
 		if g.Agent() != tok || d != e.delay || rt.Interval() != e.rate.Interval() {
 			t.Fatalf("Group(%q): agent %q, delay %v, rate %+v; records name it with delay %v, rate %+v", tok, g.Agent(), d, rt, e.delay, e.rate)
 		}
+	}
+}
+
+// checkLines checks the lines that the records of r report against the
+// reports of the lines of its body: the agents are the user-agent lines,
+// in file order, and each rule is on an allow or disallow line.
+func checkLines(t *testing.T, r *policy.Robots, reports []policy.LineReport) {
+	t.Helper()
+	var want, got []int
+	for _, rep := range reports {
+		if rep.Kind == policy.KindUserAgent {
+			want = append(want, rep.Line)
+		}
+	}
+	for _, rec := range r.Records() {
+		if len(rec.Agents) == 0 || rec.Line != rec.Agents[0].Line {
+			t.Fatalf("record on line %d: agents %+v", rec.Line, rec.Agents)
+		}
+		for _, a := range rec.Agents {
+			got = append(got, a.Line)
+		}
+		for _, rl := range rec.Rules {
+			if k := reports[rl.Line-1].Kind; k != policy.KindAllow && k != policy.KindDisallow {
+				t.Fatalf("rule %+v on a line of kind %v", rl, k)
+			}
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("agents on lines %v; user-agent lines %v", got, want)
 	}
 }
 

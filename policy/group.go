@@ -17,9 +17,10 @@ import (
 // the agent follow. Get one with Robots.Group and reuse it to check
 // many URLs for the same agent. A Group is safe for concurrent use.
 type Group struct {
-	agent      string  // "*", a lower-case token (Koster1996: value), or "" for no group
-	crawlDelay float64 // seconds; negative when absent
-	rate       Rate
+	agent string // "*", a lower-case token (Koster1996: value), or "" for no group
+	// ext is the Crawl-delay and Request-rate that apply, or nil when
+	// neither does: one of Robots.exts when it is among them.
+	ext *agentExt
 	*rules
 }
 
@@ -46,7 +47,7 @@ func (rs *rules) members() []uint32 {
 // group, or 0 when there is none.
 func (rs *rules) line() int {
 	if ms := rs.members(); len(ms) > 0 {
-		return int(rs.r.groups[ms[0]].line)
+		return int(rs.r.groups()[ms[0]].line)
 	}
 	return 0
 }
@@ -161,17 +162,18 @@ func (r *Robots) tokenGroup(tok string) *Group {
 	delay, rate := -1.0, Rate{}
 	name := ""
 	agents := r.agents()
-	for gi := range r.groups {
-		src := &r.groups[gi]
-		for i := src.agents[0]; i < src.agents[1]; i++ {
-			a := &agents[i]
-			if a.star() || int(a.token.n) != len(tok) || !sameToken(tok, r.str(a.token)) {
-				continue
-			}
-			members = appendGroup(members, uint32(gi))
-			r.ext(a).merge(&delay, &rate)
-			name = r.str(a.token)
+	gi := ^uint32(0)
+	for i := range agents {
+		a := &agents[i]
+		if a.first() {
+			gi++
 		}
+		if a.star() || int(a.token.n) != len(tok) || !sameToken(tok, r.str(a.token)) {
+			continue
+		}
+		members = appendGroup(members, gi)
+		r.ext(a).merge(&delay, &rate)
+		name = r.str(a.token)
 	}
 	var g *Group
 	if len(members) == 0 {
@@ -216,13 +218,31 @@ func sameToken(a, b string) bool {
 // same groups share their matcher.) It does not retain members. r.index.mu
 // is held.
 func (r *Robots) newGroup(agent string, delay float64, rate Rate, members []uint32) *Group {
+	ext := r.findExt(agentExt{crawlDelay: delay, rate: rate})
 	if rs := r.builtRules(members); rs != nil {
-		return &Group{agent: agent, crawlDelay: delay, rate: rate, rules: rs}
+		return &Group{agent: agent, ext: ext, rules: rs}
 	}
-	a := &groupAndRules{g: Group{agent: agent, crawlDelay: delay, rate: rate}}
+	a := &groupAndRules{g: Group{agent: agent, ext: ext}}
 	a.g.rules = &a.rs
 	r.initRules(&a.rs, members)
 	return &a.g
+}
+
+// findExt returns nil for noExt, else a pointer to e: one of r.exts when
+// it is there, else a copy.
+func (r *Robots) findExt(e agentExt) *agentExt {
+	if e == noExt {
+		return nil
+	}
+	exts := r.exts()
+	for i := range exts {
+		if exts[i] == e {
+			return &exts[i]
+		}
+	}
+	p := new(agentExt) // not &e, which would allocate on every call
+	*p = e
+	return p
 }
 
 // builtRules returns the rules of a Group already built with the groups
@@ -259,13 +279,15 @@ func (r *Robots) starGroupLocked() *Group {
 	members := buf[:0]
 	delay, rate := -1.0, Rate{}
 	agents := r.agents()
-	for gi := range r.groups {
-		src := &r.groups[gi]
-		for i := src.agents[0]; i < src.agents[1]; i++ {
-			if a := &agents[i]; a.star() {
-				members = appendGroup(members, uint32(gi))
-				r.ext(a).merge(&delay, &rate)
-			}
+	gi := ^uint32(0)
+	for i := range agents {
+		a := &agents[i]
+		if a.first() {
+			gi++
+		}
+		if a.star() {
+			members = appendGroup(members, gi)
+			r.ext(a).merge(&delay, &rate)
 		}
 	}
 	agent := ""
@@ -289,12 +311,13 @@ func (r *Robots) recordGroups() *recordIndex {
 	if x := r.index.records.Load(); x != nil {
 		return x
 	}
-	x := &recordIndex{groups: make([]*Group, len(r.groups))}
+	x := &recordIndex{groups: make([]*Group, r.ngroups)}
 	agents := r.agents()
-	for i := range r.groups {
+	for i, j := 0, 0; i < len(x.groups); i++ {
 		delay, rate, agent, star := -1.0, Rate{}, "", false
-		for _, a := range agents[r.groups[i].agents[0]:r.groups[i].agents[1]] {
-			r.ext(&a).merge(&delay, &rate)
+		for k := j; j < len(agents) && (j == k || !agents[j].first()); j++ {
+			a := &agents[j]
+			r.ext(a).merge(&delay, &rate)
 			if agent == "" || a.star() {
 				agent = r.str(a.token)
 			}
@@ -318,13 +341,13 @@ func (r *Robots) recordGroups() *recordIndex {
 func (r *Robots) recordGroup(tok string) *Group {
 	x := r.recordGroups()
 	if tok != "" {
-		agents := r.agents()
-		for gi := range r.groups {
-			src := &r.groups[gi]
-			for _, a := range agents[src.agents[0]:src.agents[1]] {
-				if !a.star() && ascii.ContainsFold(r.str(a.token), tok) {
-					return x.groups[gi]
-				}
+		gi := -1
+		for _, a := range r.agents() {
+			if a.first() {
+				gi++
+			}
+			if !a.star() && ascii.ContainsFold(r.str(a.token), tok) {
+				return x.groups[gi]
 			}
 		}
 	}
@@ -377,24 +400,27 @@ func (g *Group) Line() int { return g.line() }
 // of a Crawl-delay line below one of its user-agent lines, in the same
 // group. When there are several, it is the longest.
 func (g *Group) CrawlDelay() (time.Duration, bool) {
-	if g.crawlDelay < 0 {
+	if g.ext == nil || g.ext.crawlDelay < 0 {
 		return 0, false
 	}
-	return seconds(g.crawlDelay), true
+	return seconds(g.ext.crawlDelay), true
 }
 
 // RequestRate returns the Request-rate that applies to the group's agent,
 // found as CrawlDelay is. When there are several, it is the slowest.
 func (g *Group) RequestRate() (Rate, bool) {
-	return g.rate, g.rate.Per != 0
+	if g.ext == nil {
+		return Rate{}, false
+	}
+	return g.ext.rate, g.ext.rate.Per != 0
 }
 
 // Rules returns the group's rules in file order.
 func (g *Group) Rules() []Rule {
 	var out []Rule
 	for _, i := range g.members() {
-		src := &g.r.groups[i]
-		for j := src.rules[0]; j < src.rules[1]; j++ {
+		lo, hi := g.r.groupRules(i)
+		for j := lo; j < hi; j++ {
 			out = append(out, g.r.rule(int32(j)))
 		}
 	}

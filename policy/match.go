@@ -383,14 +383,15 @@ func (m *matcher) memSize() int {
 func compile(r *Robots, members []uint32) *matcher {
 	n := 0
 	for _, gi := range members {
-		n += int(r.groups[gi].rules[1] - r.groups[gi].rules[0])
+		lo, hi := r.groupRules(gi)
+		n += int(hi - lo)
 	}
 	beh := r.beh
-	c := compiler{m: &matcher{text: r.text}, prefixes: make([]exactEntry, 0, n)}
+	c := compiler{m: &matcher{text: r.text()}, prefixes: make([]exactEntry, 0, n)}
 	for _, gi := range members {
-		g := &r.groups[gi]
-		for j := g.rules[0]; j < g.rules[1]; j++ {
-			rl := &r.rules[j]
+		lo, hi := r.groupRules(gi)
+		for j := lo; j < hi; j++ {
+			rl := &r.rules()[j]
 			prio := int32(rl.pattern.n)
 			sp := rl.pattern
 			if sp.n == 0 {
@@ -399,14 +400,14 @@ func compile(r *Robots, members []uint32) *matcher {
 			if beh.firstMatch {
 				// The first rule that matches decides: rank the
 				// earlier higher.
-				prio = int32(len(r.rules)) - int32(j)
+				prio = int32(r.nrules) - int32(j)
 			}
 			ref := makeRef(prio, int32(j), rl.allow)
 			if !beh.wildcards {
 				c.prefixes = append(c.prefixes, exactEntry{sp, ref})
 				continue
 			}
-			anchored := r.text[sp.off+sp.n-1] == '$'
+			anchored := r.text()[sp.off+sp.n-1] == '$'
 			if anchored {
 				sp.n--
 			}
@@ -784,16 +785,17 @@ var flatMatcher = &matcher{}
 func flat(r *Robots, members []uint32) bool {
 	n := 0
 	for _, gi := range members {
-		n += int(r.groups[gi].rules[1] - r.groups[gi].rules[0])
+		lo, hi := r.groupRules(gi)
+		n += int(hi - lo)
 	}
 	if n > flatMax {
 		return false
 	}
 	beh := r.beh
 	for _, gi := range members {
-		g := &r.groups[gi]
-		for j := g.rules[0]; j < g.rules[1]; j++ {
-			rl := &r.rules[j]
+		lo, hi := r.groupRules(gi)
+		for j := lo; j < hi; j++ {
+			rl := &r.rules()[j]
 			if rl.kind == kindEmpty || !beh.wildcards {
 				continue
 			}
@@ -818,7 +820,7 @@ func flat(r *Robots, members []uint32) bool {
 func matchFlat(r *Robots, members []uint32, path string) ruleRef {
 	best := noRule
 	firstMatch := r.beh.firstMatch
-	text := r.text
+	text := r.text()
 	// A rule whose first two bytes are literal (or one and the anchor)
 	// cannot match a path whose second byte differs: a cheap test that
 	// rules out most rules without reading their patterns. A path shorter
@@ -829,8 +831,8 @@ func matchFlat(r *Robots, members []uint32, path string) ruleRef {
 		second = path[1]
 	}
 	for _, gi := range members {
-		lo, hi := r.groups[gi].rules[0], r.groups[gi].rules[1]
-		rules := r.rules[lo:hi]
+		lo, hi := r.groupRules(gi)
+		rules := r.rules()[lo:hi]
 		for k := range rules {
 			rl := &rules[k]
 			if rl.second != second && rl.second != 0 || rl.kind == kindEmpty {
@@ -839,7 +841,7 @@ func matchFlat(r *Robots, members []uint32, path string) ruleRef {
 			j := int32(lo) + int32(k)
 			prio := int32(rl.pattern.n)
 			if firstMatch {
-				prio = int32(len(r.rules)) - j
+				prio = int32(r.nrules) - j
 			}
 			ref := makeRef(prio, j, rl.allow)
 			if !ref.beats(best) {

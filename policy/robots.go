@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"encoding/binary"
 	"slices"
 	"sync"
 	"time"
@@ -14,27 +15,62 @@ import (
 // agent's group are built on the first query for that agent and then shared.
 //
 // Its parts are carved out of one allocation (builder.finish): tail
-// points to its start, where the agentExts (nexts), the agents (nagents)
-// and the directives lie, in this order, before the rules, the groups and
-// the text. The directives are the Sitemap lines (nsitemaps), the lines
-// that Unknown lists (nothers), and the first Host line when hasHost.
-// A string it returns (a Sitemap URL, a rule's pattern, an agent) points
-// into that allocation and keeps all of it alive.
+// points to its start, where the rules lie (nrules), then the groups
+// (ngroups), and from the next multiple of 8 bytes the agentExts (nexts),
+// the text (ntext bytes, at textOff), and from the next multiple of 4
+// bytes the agents (nagents), the lines that Unknown lists (nothers), the
+// values of the Sitemap lines (nsitemaps) and of the first Host line when
+// hasHost, the lines of the rules (ruleLines), and those of the agents
+// (agentLines). A string it returns (a Sitemap URL, a rule's pattern, an
+// agent) points into that allocation and keeps all of it alive.
 type Robots struct {
 	beh       *behaviour // the dialect's
-	text      string     // every token, pattern and value, back to back
-	rules     []rule     // in file order
-	groups    []group
 	tail      unsafe.Pointer
 	index     agentIndex // the Groups asked for
+	nrules    uint32
+	ngroups   uint32
 	nexts     uint32
+	textOff   uint32
+	ntext     uint32
 	nagents   uint32
-	nsitemaps uint32
 	nothers   uint32
+	nsitemaps uint32
 	size      uint32 // bytes parsed (at most maxMaxSize)
 	dialect   Dialect
+	lineWidth uint8 // bytes per entry of ruleLines: 1, 2 or 4
 	hasHost   bool
 	truncated bool
+}
+
+// layout sets the counts of r, and its textOff for them.
+func (r *Robots) layout(nrules, ngroups, nexts, ntext, nagents, nothers, nsitemaps int, hasHost bool) {
+	r.nrules, r.ngroups, r.nexts, r.ntext = uint32(nrules), uint32(ngroups), uint32(nexts), uint32(ntext)
+	r.nagents, r.nothers, r.nsitemaps, r.hasHost = uint32(nagents), uint32(nothers), uint32(nsitemaps), hasHost
+	exts := (uintptr(nrules)*unsafe.Sizeof(rule{}) + uintptr(ngroups)*unsafe.Sizeof(group{}) + 7) &^ 7
+	// At most 2 GiB for the largest size limit: a rule, group or agentExt
+	// takes fewer than twice the bytes of its lines.
+	r.textOff = uint32(exts + uintptr(nexts)*unsafe.Sizeof(agentExt{}))
+}
+
+// offsets returns the offsets from tail of the agents, the lines Unknown
+// lists, the Sitemap and Host values, and ruleLines.
+func (r *Robots) offsets() (agents, others, values, lines uintptr) {
+	agents = (uintptr(r.textOff) + uintptr(r.ntext) + 3) &^ 3
+	others = agents + uintptr(r.nagents)*unsafe.Sizeof(agent{})
+	values = others + uintptr(r.nothers)*unsafe.Sizeof(directive{})
+	lines = values + uintptr(r.nvalues())*unsafe.Sizeof(span{})
+	return
+}
+
+// rules returns the rules, in file order.
+func (r *Robots) rules() []rule {
+	return unsafe.Slice((*rule)(r.tail), r.nrules) // tail is nil when there is nothing
+}
+
+// groups returns the groups, in file order.
+func (r *Robots) groups() []group {
+	// With no groups there are no rules: tail.
+	return unsafe.Slice((*group)(unsafe.Add(r.tail, uintptr(r.nrules)*unsafe.Sizeof(rule{}))), r.ngroups)
 }
 
 // exts returns the Crawl-delay and Request-rate values of the agents.
@@ -42,7 +78,26 @@ func (r *Robots) exts() []agentExt {
 	if r.nexts == 0 {
 		return nil // no pointer past the end of the allocation
 	}
-	return unsafe.Slice((*agentExt)(r.tail), r.nexts)
+	off := uintptr(r.textOff) - uintptr(r.nexts)*unsafe.Sizeof(agentExt{})
+	return unsafe.Slice((*agentExt)(unsafe.Add(r.tail, off)), r.nexts)
+}
+
+// text returns every token, pattern and value, back to back.
+func (r *Robots) text() string {
+	if r.ntext == 0 {
+		return ""
+	}
+	return unsafe.String((*byte)(unsafe.Add(r.tail, r.textOff)), r.ntext)
+}
+
+// span locates a string in Robots.text.
+type span struct{ off, n uint32 }
+
+func (r *Robots) str(s span) string {
+	if s.n == 0 {
+		return ""
+	}
+	return unsafe.String((*byte)(unsafe.Add(r.tail, uintptr(r.textOff)+uintptr(s.off))), s.n)
 }
 
 // agents returns the user-agent lines, in file order.
@@ -50,31 +105,104 @@ func (r *Robots) agents() []agent {
 	if r.nagents == 0 {
 		return nil
 	}
-	return unsafe.Slice((*agent)(unsafe.Add(r.tail, uintptr(r.nexts)*unsafe.Sizeof(agentExt{}))), r.nagents)
+	off, _, _, _ := r.offsets()
+	return unsafe.Slice((*agent)(unsafe.Add(r.tail, off)), r.nagents)
 }
 
-// dirs returns the directives: the Sitemap lines, the lines Unknown lists,
-// then the Host line.
-func (r *Robots) dirs() []directive {
-	n := r.nsitemaps + r.nothers
-	if r.hasHost {
-		n++
+// others returns the lines that Unknown lists.
+func (r *Robots) others() []directive {
+	if r.nothers == 0 {
+		return nil
 	}
+	_, off, _, _ := r.offsets()
+	return unsafe.Slice((*directive)(unsafe.Add(r.tail, off)), r.nothers)
+}
+
+// nvalues returns the number of Sitemap and Host values.
+func (r *Robots) nvalues() uint32 {
+	if r.hasHost {
+		return r.nsitemaps + 1
+	}
+	return r.nsitemaps
+}
+
+// values returns the values of the Sitemap lines, then of the Host line.
+func (r *Robots) values() []span {
+	n := r.nvalues()
 	if n == 0 {
 		return nil
 	}
-	off := uintptr(r.nexts)*unsafe.Sizeof(agentExt{}) + uintptr(r.nagents)*unsafe.Sizeof(agent{})
-	return unsafe.Slice((*directive)(unsafe.Add(r.tail, off)), n)
+	_, _, off, _ := r.offsets()
+	return unsafe.Slice((*span)(unsafe.Add(r.tail, off)), n)
 }
 
-// span locates a string in Robots.text.
-type span struct{ off, n uint32 }
+// ruleLines holds the line of each rule. With lineWidth 4, each is a
+// uint32. With lineWidth 1 or 2, each is a uint8 or uint16 that adds to
+// the line of the first rule of its block of lineBlock rules: those lines
+// come first, a uint32 per block. The parser picks the least width that
+// holds every line.
+const lineBlock = 64
 
-func (r *Robots) str(s span) string { return r.text[s.off : s.off+s.n] }
+// lineBlocks returns the number of block lines before n rule lines of
+// width w.
+func lineBlocks(n, w int) int {
+	if w == 4 {
+		return 0
+	}
+	return (n + lineBlock - 1) / lineBlock
+}
+
+// agentLines calls f with the line of each agent in turn. The line of the
+// first agent of a group is the group's; the line of each other is that of
+// the agent before it plus a uvarint of agentLines, which follow ruleLines.
+// If end is not nil, agentLines sets it to the offset of their end, the
+// end of the allocation's contents.
+func (r *Robots) agentLines(f func(line uint32), end *int) {
+	_, _, _, lines := r.offsets()
+	off := lines + uintptr(carvedLines(int(r.nrules), int(r.lineWidth)))
+	groups := r.groups()
+	gi, line := -1, uint32(0)
+	for _, a := range r.agents() {
+		if a.first() {
+			gi++
+			line = groups[gi].line
+		} else {
+			d, shift := uint32(0), 0
+			for {
+				c := *(*byte)(unsafe.Add(r.tail, off))
+				off++
+				d |= uint32(c&0x7f) << shift
+				if c < 0x80 {
+					break
+				}
+				shift += 7
+			}
+			line += d
+		}
+		f(line)
+	}
+	if end != nil {
+		*end = int(off)
+	}
+}
+
+// ruleLine returns the line of rules[i].
+func (r *Robots) ruleLine(i int32) int {
+	_, _, _, off := r.offsets()
+	p := unsafe.Add(r.tail, off)
+	if r.lineWidth == 4 {
+		return int(*(*uint32)(unsafe.Add(p, 4*i)))
+	}
+	base := *(*uint32)(unsafe.Add(p, 4*(i/lineBlock)))
+	p = unsafe.Add(p, 4*lineBlocks(int(r.nrules), int(r.lineWidth)))
+	if r.lineWidth == 1 {
+		return int(base + uint32(*(*uint8)(unsafe.Add(p, i))))
+	}
+	return int(base + uint32(*(*uint16)(unsafe.Add(p, 2*i))))
+}
 
 type rule struct {
 	pattern span // normalised for the dialect
-	line    uint32
 	allow   bool
 	kind    ruleKind
 	// second is the pattern's second byte when its first two bytes are
@@ -84,29 +212,44 @@ type rule struct {
 }
 
 // group is one group of the file: consecutive user-agent lines and the
-// rules that follow them.
+// rules that follow them. Its user-agent lines are those from the agent
+// marked firstAgent that starts it to the next one so marked; its rules
+// those from the end of the group before (or 0) to its end.
 type group struct {
-	line   uint32    // first user-agent line
-	agents [2]uint32 // range of Robots.agents
-	rules  [2]uint32 // range of Robots.rules
+	line uint32 // first user-agent line
+	end  uint32 // end of its range of Robots.rules
 }
 
-// agent is a user-agent line. Its group is the one whose range of
-// Robots.agents holds it.
+// groupRules returns the range of Robots.rules of groups[gi].
+func (r *Robots) groupRules(gi uint32) (lo, hi uint32) {
+	groups := r.groups()
+	if gi > 0 {
+		lo = groups[gi-1].end
+	}
+	return lo, groups[gi].end
+}
+
+// agent is a user-agent line. Its group is the last one whose first
+// agent (marked firstAgent) is at or before it.
 type agent struct {
 	token span // lower-case product token (Koster1996: the whole value); empty when none
-	line  uint32
 	// ext is 1 + the index in Robots.exts of the Crawl-delay and
 	// Request-rate values that apply to the agent (those of the lines
 	// below it in its group), or 0 when none does; bit starAgent is set
-	// for a "*" line.
+	// for a "*" line, and bit firstAgent for the first line of a group.
 	ext uint32
 }
 
-// starAgent marks the "*" lines in agent.ext.
-const starAgent = 1 << 31
+const (
+	starAgent  = 1 << 31 // marks the "*" lines in agent.ext
+	firstAgent = 1 << 30 // marks the first line of each group in agent.ext
+	extIndex   = firstAgent - 1
+)
 
 func (a *agent) star() bool { return a.ext&starAgent != 0 }
+
+// first reports whether a is the first user-agent line of its group.
+func (a *agent) first() bool { return a.ext&firstAgent != 0 }
 
 // agentExt is the Crawl-delay and Request-rate values that apply to an
 // agent.
@@ -121,7 +264,7 @@ var noExt = agentExt{crawlDelay: -1}
 
 // ext returns the Crawl-delay and Request-rate values that apply to a.
 func (r *Robots) ext(a *agent) agentExt {
-	if i := a.ext &^ starAgent; i != 0 {
+	if i := a.ext & extIndex; i != 0 {
 		return r.exts()[i-1]
 	}
 	return noExt
@@ -211,10 +354,16 @@ func (b *Builder) init(p Parser) {
 func (b *Builder) UserAgent(line int, value []byte) { b.b.UserAgent(line, value) }
 
 // Allow implements Handler.
-func (b *Builder) Allow(line int, pattern []byte) { b.b.Allow(line, pattern) }
+func (b *Builder) Allow(line int, pattern []byte) {
+	b.b.order(line)
+	b.b.Allow(line, pattern)
+}
 
 // Disallow implements Handler.
-func (b *Builder) Disallow(line int, pattern []byte) { b.b.Disallow(line, pattern) }
+func (b *Builder) Disallow(line int, pattern []byte) {
+	b.b.order(line)
+	b.b.Disallow(line, pattern)
+}
 
 // Sitemap implements Handler.
 func (b *Builder) Sitemap(line int, url []byte) { b.b.Sitemap(line, url) }
@@ -264,8 +413,8 @@ func (r *Robots) Size() int { return int(r.size) }
 // that are not absolute URLs are listed by Unknown instead.
 func (r *Robots) Sitemaps() []string {
 	out := make([]string, r.nsitemaps)
-	for i, d := range r.dirs()[:r.nsitemaps] {
-		out[i] = r.str(d.value)
+	for i, v := range r.values()[:r.nsitemaps] {
+		out[i] = r.str(v)
 	}
 	return out
 }
@@ -274,7 +423,7 @@ func (r *Robots) Sitemaps() []string {
 // the preferred host), or "".
 func (r *Robots) Host() string {
 	if r.hasHost {
-		return r.str(r.dirs()[r.nsitemaps+r.nothers].value)
+		return r.str(r.values()[r.nsitemaps])
 	}
 	return ""
 }
@@ -284,16 +433,18 @@ func (r *Robots) Host() string {
 // an agent's group). A cache of parsed files can bound itself with it.
 func (r *Robots) MemSize() int {
 	n := allocSize(int(unsafe.Sizeof(*r)))
-	n += allocSize(int(r.nexts)*int(unsafe.Sizeof(agentExt{})) +
-		int(r.nagents)*int(unsafe.Sizeof(agent{})) +
-		len(r.dirs())*int(unsafe.Sizeof(directive{})) +
-		len(r.rules)*int(unsafe.Sizeof(rule{})) +
-		len(r.groups)*int(unsafe.Sizeof(group{})) +
-		len(r.text))
+	if r.tail != nil {
+		var off int
+		r.agentLines(func(uint32) {}, &off)
+		n += allocSize((off + 7) &^ 7)
+	}
 	seen := map[*rules]bool{}
 	add := func(g *Group) {
 		if g == nil {
 			return
+		}
+		if g.ext != nil && !r.inExts(g.ext) {
+			n += allocSize(int(unsafe.Sizeof(*g.ext)))
 		}
 		if seen[g.rules] {
 			n += allocSize(int(unsafe.Sizeof(*g)))
@@ -317,7 +468,7 @@ func (r *Robots) MemSize() int {
 		if e.g != star {
 			add(e.g)
 		}
-		if !inText(r.text, e.token) {
+		if !inText(r.text(), e.token) {
 			// A copy; one of a few bytes keeps its 16-byte block of the
 			// tiny allocator.
 			n += allocSize(max(len(e.token), 16))
@@ -333,6 +484,12 @@ func (r *Robots) MemSize() int {
 		}
 	}
 	return n
+}
+
+// inExts reports whether e is one of r.exts.
+func (r *Robots) inExts(e *agentExt) bool {
+	exts := r.exts()
+	return len(exts) > 0 && uintptr(unsafe.Pointer(e))-uintptr(unsafe.Pointer(&exts[0])) < uintptr(len(exts))*unsafe.Sizeof(*e)
 }
 
 // inText reports whether s is empty or a part of text.
@@ -378,7 +535,7 @@ type Directive struct {
 // outside a group or whose value does not parse. A linter reports them.
 func (r *Robots) Unknown() []Directive {
 	out := make([]Directive, r.nothers)
-	for i, d := range r.dirs()[r.nsitemaps : r.nsitemaps+r.nothers] {
+	for i, d := range r.others() {
 		out[i] = Directive{Line: int(d.line), Key: r.str(d.key), Value: r.str(d.value)}
 	}
 	return out
@@ -405,52 +562,67 @@ type AgentInfo struct {
 
 // Records returns the groups of the file as written, in file order.
 func (r *Robots) Records() []Record {
-	out := make([]Record, len(r.groups))
-	agents := r.agents()
-	for i := range r.groups {
-		g := &r.groups[i]
-		info := Record{Line: int(g.line)}
-		for _, a := range agents[g.agents[0]:g.agents[1]] {
-			e := r.ext(&a)
-			ai := AgentInfo{Token: r.str(a.token), Line: int(a.line), RequestRate: e.rate}
-			if a.star() {
-				ai.Token = "*"
-			}
-			if e.crawlDelay >= 0 {
-				ai.CrawlDelay = seconds(e.crawlDelay)
-			}
-			info.Agents = append(info.Agents, ai)
+	groups := r.groups()
+	out := make([]Record, len(groups))
+	var lines []uint32
+	r.agentLines(func(l uint32) { lines = append(lines, l) }, nil)
+	gi := -1
+	for i, a := range r.agents() {
+		if a.first() {
+			gi++
 		}
-		for j := g.rules[0]; j < g.rules[1]; j++ {
-			info.Rules = append(info.Rules, r.rule(int32(j)))
+		e := r.ext(&a)
+		ai := AgentInfo{Token: r.str(a.token), Line: int(lines[i]), RequestRate: e.rate}
+		if a.star() {
+			ai.Token = "*"
 		}
-		out[i] = info
+		if e.crawlDelay >= 0 {
+			ai.CrawlDelay = seconds(e.crawlDelay)
+		}
+		out[gi].Agents = append(out[gi].Agents, ai)
+	}
+	for i := range groups {
+		out[i].Line = int(groups[i].line)
+		lo, hi := r.groupRules(uint32(i))
+		for j := lo; j < hi; j++ {
+			out[i].Rules = append(out[i].Rules, r.rule(int32(j)))
+		}
 	}
 	return out
 }
 
 // rule returns the exported form of rules[i].
 func (r *Robots) rule(i int32) Rule {
-	rl := &r.rules[i]
-	return Rule{Allow: rl.allow, Pattern: r.str(rl.pattern), Line: int(rl.line)}
+	rl := &r.rules()[i]
+	return Rule{Allow: rl.allow, Pattern: r.str(rl.pattern), Line: r.ruleLine(i)}
 }
 
 // builder is the Handler inside a Builder. Its slices are scratch space,
 // reused through builderPool and by Builders fed several files; finish
 // copies them into one allocation.
 type builder struct {
-	text      []byte
-	rules     []rule
-	groups    []group
-	agents    []agent
-	sitemaps  []directive
-	others    []directive
-	host      directive
-	hostSet   bool
-	exts      []extension
-	agentExts []agentExt // the distinct values of the agents' exts, by applyExtensions
-	dialect   Dialect
-	beh       *behaviour
+	text  []byte
+	rules []rule
+	lines []uint32 // of the rules
+	// agentLines holds the lines of the agents that do not start a
+	// group, each a uvarint above the agent's before (Robots.agentLines);
+	// agentLine is the line of the last agent.
+	agentLines []byte
+	agentLine  uint32
+	groups     []group
+	agents     []agent
+	sitemaps   []span // their values
+	others     []directive
+	host       span // the value of the first Host line
+	hostSet    bool
+	exts       []extension
+	agentExts  []agentExt // the distinct values of the agents' exts, by applyExtensions
+	dialect    Dialect
+	beh        *behaviour
+	// unordered is true when a rule came with a line below the line of the
+	// rule before: Scan gives them in order, but a Builder may be fed
+	// directly.
+	unordered bool
 	// taking is true while the current group still takes user-agent
 	// lines, that is before its first rule.
 	taking bool
@@ -458,6 +630,13 @@ type builder struct {
 	// behaviour.blankEndsRecord), until the next user-agent line: rules
 	// there belong to no record.
 	closed bool
+}
+
+// order notes a rule's line that is below the line of the rule before.
+func (b *builder) order(line int) {
+	if n := len(b.lines); n > 0 && uint32(line) < b.lines[n-1] {
+		b.unordered = true
+	}
 }
 
 // blankLine ends the current record at a blank line, for dialects whose
@@ -480,13 +659,16 @@ var builderPool = sync.Pool{New: func() any { return new(Builder) }}
 
 func (b *builder) reset() {
 	*b = builder{
-		text:     b.text[:0],
-		rules:    b.rules[:0],
-		groups:   b.groups[:0],
-		agents:   b.agents[:0],
-		sitemaps: b.sitemaps[:0],
-		others:   b.others[:0],
-		exts:     b.exts[:0],
+		text:  b.text[:0],
+		rules: b.rules[:0],
+		lines: b.lines[:0],
+
+		agentLines: b.agentLines[:0],
+		groups:     b.groups[:0],
+		agents:     b.agents[:0],
+		sitemaps:   b.sitemaps[:0],
+		others:     b.others[:0],
+		exts:       b.exts[:0],
 
 		agentExts: b.agentExts[:0],
 	}
@@ -507,28 +689,27 @@ func (b *builder) addLower(s []byte) span {
 }
 
 func (b *builder) UserAgent(line int, value []byte) {
+	var first uint32
 	if !b.taking {
-		n := uint32(len(b.rules))
-		b.groups = append(b.groups, group{
-			line:   uint32(line),
-			agents: [2]uint32{uint32(len(b.agents)), uint32(len(b.agents))},
-			rules:  [2]uint32{n, n},
-		})
+		b.groups = append(b.groups, group{line: uint32(line), end: uint32(len(b.rules))})
 		b.taking = true
+		first = firstAgent
 	}
 	b.closed = false
-	g := &b.groups[len(b.groups)-1]
 	tok, star := groupToken(value)
 	if b.beh.substringAgents {
 		// The robot's name is matched anywhere in the value.
 		tok, star = value, len(value) == 1 && value[0] == '*'
 	}
-	a := agent{token: b.addLower(tok), line: uint32(line)}
+	if first == 0 {
+		b.agentLines = binary.AppendUvarint(b.agentLines, uint64(uint32(line)-b.agentLine))
+	}
+	b.agentLine = uint32(line)
+	a := agent{token: b.addLower(tok), ext: first}
 	if star {
-		a.ext = starAgent
+		a.ext |= starAgent
 	}
 	b.agents = append(b.agents, a)
-	g.agents[1] = uint32(len(b.agents))
 }
 
 func (b *builder) Allow(line int, pattern []byte)    { b.rule(line, pattern, true) }
@@ -545,12 +726,13 @@ func (b *builder) rule(line int, pattern []byte, allow bool) {
 		return
 	}
 	b.taking = false
-	rl := rule{pattern: b.add(pattern), line: uint32(line), allow: allow, kind: kindOf(pattern, b.beh.wildcards)}
+	rl := rule{pattern: b.add(pattern), allow: allow, kind: kindOf(pattern, b.beh.wildcards)}
 	if len(pattern) > 1 && pattern[0] != '*' && pattern[1] != '*' {
 		rl.second = pattern[1]
 	}
 	b.rules = append(b.rules, rl)
-	b.groups[len(b.groups)-1].rules[1] = uint32(len(b.rules))
+	b.lines = append(b.lines, uint32(line))
+	b.groups[len(b.groups)-1].end = uint32(len(b.rules))
 }
 
 func (b *builder) Sitemap(line int, url []byte) {
@@ -558,7 +740,7 @@ func (b *builder) Sitemap(line int, url []byte) {
 		b.other(line, []byte("sitemap"), url)
 		return
 	}
-	b.sitemaps = append(b.sitemaps, directive{line: uint32(line), value: b.add(url)})
+	b.sitemaps = append(b.sitemaps, b.add(url))
 }
 
 func (b *builder) Other(line int, key, value []byte) {
@@ -581,7 +763,7 @@ func (b *builder) Other(line int, key, value []byte) {
 	case ascii.EqualFold(key, "host"):
 		if len(value) > 0 {
 			if !b.hostSet {
-				b.host = directive{line: uint32(line), value: b.add(value)}
+				b.host = b.add(value)
 				b.hostSet = true
 			}
 			return
@@ -599,40 +781,90 @@ func (b *builder) other(line int, key, value []byte) {
 func (b *builder) finish() *Robots {
 	b.applyExtensions()
 	r := &Robots{dialect: b.dialect, beh: b.beh}
-	ndirs := len(b.sitemaps) + len(b.others)
-	if b.hostSet {
-		ndirs++
-	}
-	size := len(b.agentExts)*int(unsafe.Sizeof(agentExt{})) +
-		len(b.rules)*int(unsafe.Sizeof(rule{})) +
-		len(b.groups)*int(unsafe.Sizeof(group{})) +
-		len(b.agents)*int(unsafe.Sizeof(agent{})) +
-		ndirs*int(unsafe.Sizeof(directive{})) +
-		len(b.text)
+	r.layout(len(b.rules), len(b.groups), len(b.agentExts), len(b.text), len(b.agents), len(b.others), len(b.sitemaps), b.hostSet)
+	r.lineWidth = lineWidth(b.lines, !b.unordered)
+	_, _, _, lines := r.offsets()
+	size := int(lines) + carvedLines(len(b.lines), int(r.lineWidth)) + len(b.agentLines)
 	if size == 0 {
 		return r
 	}
-	// agentExt is a multiple of 4 bytes long and needs at most the
-	// alignment of a uint64 (8 bytes on 64-bit platforms), the other
-	// records 4-aligned and multiples of 4: carved in this order out of
-	// a []uint64, each is aligned.
+	// The records are multiples of 4 bytes long and 4-aligned, but for
+	// the agentExts, which need at most the alignment of a uint64, the
+	// text and ruleLines: carved in this order out of a []uint64, with
+	// padding before the agentExts and after the text, each is aligned.
 	c := carver{base: unsafe.Pointer(unsafe.SliceData(make([]uint64, (size+7)/8)))}
 	r.tail = c.base
-	r.nexts, r.nagents = uint32(len(b.agentExts)), uint32(len(b.agents))
-	r.nsitemaps, r.nothers, r.hasHost = uint32(len(b.sitemaps)), uint32(len(b.others)), b.hostSet
+	carve(&c, b.rules)
+	carve(&c, b.groups)
+	c.off = uintptr(r.textOff) - uintptr(len(b.agentExts))*unsafe.Sizeof(agentExt{})
 	carve(&c, b.agentExts)
+	carve(&c, b.text)
+	c.off = (c.off + 3) &^ 3
 	carve(&c, b.agents)
-	carve(&c, b.sitemaps)
 	carve(&c, b.others)
+	carve(&c, b.sitemaps)
 	if b.hostSet {
-		carve(&c, []directive{b.host})
+		carve(&c, []span{b.host})
 	}
-	r.rules = carve(&c, b.rules)
-	r.groups = carve(&c, b.groups)
-	if text := carve(&c, b.text); len(text) > 0 {
-		r.text = unsafe.String(unsafe.SliceData(text), len(text))
-	}
+	b.carveLines(&c, int(r.lineWidth))
+	carve(&c, b.agentLines)
 	return r
+}
+
+// lineWidth returns the least width of ruleLines entries that holds
+// lines: 1 or 2 when every line exceeds the first of its block by less
+// than 1<<8 or 1<<16, else 4. When ordered, the lines increase, so that
+// the last of a block exceeds its first the most.
+func lineWidth(lines []uint32, ordered bool) uint8 {
+	if !ordered {
+		return 4
+	}
+	w := uint8(1)
+	for i := 0; i < len(lines); i += lineBlock {
+		switch d := lines[min(i+lineBlock, len(lines))-1] - lines[i]; {
+		case d >= 1<<16:
+			return 4
+		case d >= 1<<8:
+			w = 2
+		}
+	}
+	return w
+}
+
+// carvedLines returns the size of the ruleLines of n rules in width w.
+func carvedLines(n, w int) int { return 4*lineBlocks(n, w) + n*w }
+
+// carveLines copies the lines of the rules to ruleLines in width w.
+func (b *builder) carveLines(c *carver, w int) {
+	if w == 4 || len(b.lines) == 0 {
+		carve(c, b.lines)
+		return
+	}
+	bases := make([]uint32, 0, 8) // on the stack for up to 512 rules
+	for i := 0; i < len(b.lines); i += lineBlock {
+		bases = append(bases, b.lines[i])
+	}
+	carve(c, bases)
+	if w == 1 {
+		carveDeltas[uint8](c, b.lines, bases)
+	} else {
+		carveDeltas[uint16](c, b.lines, bases)
+	}
+}
+
+// carveDeltas carves each of lines less the first of its block (bases),
+// in type T, which holds them. lines is not empty.
+func carveDeltas[T uint8 | uint16](c *carver, lines, bases []uint32) {
+	dst := unsafe.Slice((*T)(unsafe.Add(c.base, c.off)), len(lines))
+	for k, base := range bases {
+		lo := k * lineBlock
+		src := lines[lo:min(lo+lineBlock, len(lines))]
+		d := dst[lo : lo+len(src)]
+		for i, l := range src {
+			d[i] = T(l - base)
+		}
+	}
+	c.off += uintptr(len(dst)) * unsafe.Sizeof(dst[0])
 }
 
 // carver hands out consecutive parts of an allocation, from offset off.
@@ -656,7 +888,7 @@ func carve[T any](c *carver, src []T) []T {
 }
 
 // applyExtensions gives every agent the Crawl-delay and Request-rate lines
-// that reach it, in one backward pass per group: the lines of a group come
+// that reach it, in one backward pass: the lines of a group come
 // in file order, each reaching at least the agents of the one before, so
 // walking the agents from the last, the lines that reach an agent are
 // those already met plus those whose reach starts there. Consecutive
@@ -666,23 +898,22 @@ func (b *builder) applyExtensions() {
 		return
 	}
 	i := len(b.exts) - 1
-	for gi := len(b.groups) - 1; gi >= 0; gi-- {
-		g := b.groups[gi]
-		e := noExt
-		for a := int(g.agents[1]) - 1; a >= int(g.agents[0]); a-- {
-			met := false
-			for ; i >= 0 && int(b.exts[i].upto) > a; i-- {
-				x := &b.exts[i]
-				agentExt{crawlDelay: x.delay, rate: x.rate}.merge(&e.crawlDelay, &e.rate)
-				met = true
-			}
-			if e == noExt {
-				continue
-			}
+	e := noExt
+	for a := len(b.agents) - 1; a >= 0; a-- {
+		met := false
+		for ; i >= 0 && int(b.exts[i].upto) > a; i-- {
+			x := &b.exts[i]
+			agentExt{crawlDelay: x.delay, rate: x.rate}.merge(&e.crawlDelay, &e.rate)
+			met = true
+		}
+		if e != noExt {
 			if met {
 				b.agentExts = append(b.agentExts, e)
 			}
 			b.agents[a].ext |= uint32(len(b.agentExts))
+		}
+		if b.agents[a].first() {
+			e = noExt // the lines of a group reach none of the group before
 		}
 	}
 }

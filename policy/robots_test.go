@@ -165,6 +165,14 @@ func TestCrawlDelayAndRequestRateValues(t *testing.T) {
 	if rt, _ := g.RequestRate(); rt.Per != 2*time.Second {
 		t.Errorf("merged request-rate %+v, want 1/2s", rt)
 	}
+	// Groups naming the same agent: the values of each.
+	g = policy.Parse([]byte("user-agent: a\ncrawl-delay: 3\n\nuser-agent: a\nrequest-rate: 1/2\n\nuser-agent: b\ncrawl-delay: 1\n")).Group("a")
+	if d, _ := g.CrawlDelay(); d != 3*time.Second {
+		t.Errorf("crawl-delay of two groups %v, want 3s", d)
+	}
+	if rt, _ := g.RequestRate(); rt.Per != 2*time.Second {
+		t.Errorf("request-rate of two groups %+v, want 1/2s", rt)
+	}
 }
 
 // TestParseAllocations: a parsed file is two allocations, whatever its
@@ -526,5 +534,73 @@ func TestParseLineValues(t *testing.T) {
 	g := policy.Parse([]byte("User-agent: *\nCrawl-delay: 10 seconds\n")).Group("x")
 	if d, _ := g.CrawlDelay(); d != 10*time.Second {
 		t.Errorf("the group reads %v", d)
+	}
+}
+
+// TestRuleLines: every rule reports its line, however far apart the rules
+// of a file lie (comment lines between them) and however many there are.
+func TestRuleLines(t *testing.T) {
+	for _, gap := range []int{0, 1, 200, 300, 70000} {
+		for _, n := range []int{1, 63, 64, 65, 130} {
+			var sb strings.Builder
+			sb.WriteString("user-agent: *\n")
+			line := 1
+			var want []int
+			for i := range n {
+				sb.WriteString(strings.Repeat("#\n", gap*(i%3)))
+				line += gap * (i % 3)
+				fmt.Fprintf(&sb, "disallow: /r%d\n", i)
+				line++
+				want = append(want, line)
+			}
+			r := policy.Parser{MaxSize: sb.Len()}.Parse([]byte(sb.String()))
+			rules := r.Group("x").Rules()
+			if len(rules) != n {
+				t.Fatalf("gap %d, %d rules: %d rules read", gap, n, len(rules))
+			}
+			for i, rl := range rules {
+				if rl.Line != want[i] {
+					t.Errorf("gap %d, %d rules: rule %d on line %d, want %d", gap, n, i, rl.Line, want[i])
+				}
+				if d := r.Decide("x", fmt.Sprintf("/r%d", i)); d.Rule.Line != want[i] {
+					t.Errorf("gap %d, %d rules: /r%d decided by line %d, want %d", gap, n, i, d.Rule.Line, want[i])
+				}
+			}
+		}
+	}
+}
+
+// TestRecordAgentLines: every user-agent line of a record reports its
+// line, however far apart the lines lie.
+func TestRecordAgentLines(t *testing.T) {
+	var sb strings.Builder
+	line := 0
+	var want [][]int
+	for g, gap := range []int{0, 1, 200, 70000} {
+		var lines []int
+		for i := range 3 {
+			sb.WriteString(strings.Repeat("# comment\n", gap*i))
+			line += gap * i
+			fmt.Fprintf(&sb, "user-agent: bot%c\n", 'a'+g*3+i)
+			line++
+			lines = append(lines, line)
+		}
+		sb.WriteString("disallow: /x\n\n")
+		line += 2
+		want = append(want, lines)
+	}
+	r := policy.Parser{MaxSize: sb.Len()}.Parse([]byte(sb.String()))
+	recs := r.Records()
+	if len(recs) != len(want) {
+		t.Fatalf("%d records, want %d", len(recs), len(want))
+	}
+	for i, rec := range recs {
+		var got []int
+		for _, a := range rec.Agents {
+			got = append(got, a.Line)
+		}
+		if !reflect.DeepEqual(got, want[i]) || rec.Line != want[i][0] {
+			t.Errorf("record %d on line %d: agents on lines %v, want %v", i, rec.Line, got, want[i])
+		}
 	}
 }
