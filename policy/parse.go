@@ -228,16 +228,42 @@ func (s *scanner) line(num int, b []byte) {
 	}
 }
 
+// space tells the bytes that ascii.IsSpace reports.
+var space = [256]bool{' ': true, '\t': true, '\n': true, '\v': true, '\f': true, '\r': true}
+
 // split finds the key and value of a "key: value" line, with comments and
 // surrounding whitespace removed, and records what it saw in info.
 func (s *scanner) split(b []byte, info *LineInfo) (key, value []byte, ok bool) {
-	if i := bytes.IndexByte(b, '#'); i >= 0 {
-		info.HasComment = true
-		b = b[:i]
+	// One pass finds the first colon, unless a comment starts before it;
+	// keys are short, and the rest is searched for the comment with the
+	// fast search.
+	sep := -1
+	for i, c := range b {
+		if c == ':' {
+			sep = i
+			break
+		}
+		if c == '#' {
+			info.HasComment = true
+			b = b[:i]
+			break
+		}
 	}
-	b = ascii.TrimSpace(b)
-	info.Text = b
-	if len(b) == 0 {
+	if sep >= 0 {
+		if i := bytes.IndexByte(b[sep+1:], '#'); i >= 0 {
+			info.HasComment = true
+			b = b[:sep+1+i]
+		}
+	}
+	start, end := 0, len(b)
+	for start < end && space[b[start]] {
+		start++
+	}
+	for end > start && space[b[end-1]] {
+		end--
+	}
+	info.Text = b[start:end]
+	if start == end {
 		if info.HasComment {
 			info.Comment = true
 		} else {
@@ -245,29 +271,45 @@ func (s *scanner) split(b []byte, info *LineInfo) (key, value []byte, ok bool) {
 		}
 		return nil, nil, false
 	}
-	sep := bytes.IndexByte(b, ':')
 	if sep < 0 {
-		if !s.beh.missingColon {
-			return nil, nil, false
-		}
-		// Whitespace instead of the colon, when the line has exactly two
-		// words.
-		sep = bytes.IndexAny(b, " \t")
-		if sep < 0 {
-			return nil, nil, false
-		}
-		if bytes.ContainsAny(ascii.TrimSpace(b[sep:]), " \t") {
-			return nil, nil, false
-		}
-		info.MissingColon = true
+		return s.splitMissingColon(info)
 	}
-	key = ascii.TrimSpace(b[:sep])
-	if len(key) == 0 {
-		info.MissingColon = false
+	// The colon is within the text, which starts and ends with other
+	// bytes than whitespace.
+	k := sep
+	for k > start && space[b[k-1]] {
+		k--
+	}
+	if k == start {
 		return nil, nil, false
 	}
+	v := sep + 1
+	for v < end && space[b[v]] {
+		v++
+	}
 	info.HasDirective = true
-	return key, ascii.TrimSpace(b[sep+1:]), true
+	return b[start:k], b[v:end], true
+}
+
+// splitMissingColon splits info.Text, a line without a colon, when the
+// dialect reads whitespace as the colon and the line has exactly two
+// words.
+func (s *scanner) splitMissingColon(info *LineInfo) (key, value []byte, ok bool) {
+	b := info.Text
+	if !s.beh.missingColon {
+		return nil, nil, false
+	}
+	sep := bytes.IndexAny(b, " \t")
+	if sep < 0 {
+		return nil, nil, false
+	}
+	if bytes.ContainsAny(ascii.TrimSpace(b[sep:]), " \t") {
+		return nil, nil, false
+	}
+	info.MissingColon = true
+	// The text starts with a word: the key is not empty.
+	info.HasDirective = true
+	return ascii.TrimSpace(b[:sep]), ascii.TrimSpace(b[sep+1:]), true
 }
 
 // emit classifies key and calls the handler.
@@ -305,17 +347,27 @@ func (s *scanner) classify(key []byte) (k Kind, typo bool) {
 	if s.beh.lenientKeys {
 		return classifyGoogle(key)
 	}
-	switch {
-	case ascii.EqualFold(key, "user-agent"):
-		return KindUserAgent, false
-	case ascii.EqualFold(key, "allow"):
-		return KindAllow, false
-	case ascii.EqualFold(key, "disallow"):
-		return KindDisallow, false
-	case ascii.EqualFold(key, "sitemap"):
-		return KindSitemap, false
-	case ascii.EqualFold(key, "site-map"):
-		return KindSitemap, true
+	// The length tells which key it can be.
+	switch len(key) {
+	case len("user-agent"):
+		if ascii.EqualFold(key, "user-agent") {
+			return KindUserAgent, false
+		}
+	case len("allow"):
+		if ascii.EqualFold(key, "allow") {
+			return KindAllow, false
+		}
+	case len("disallow"): // and "site-map"
+		if ascii.EqualFold(key, "disallow") {
+			return KindDisallow, false
+		}
+		if ascii.EqualFold(key, "site-map") {
+			return KindSitemap, true
+		}
+	case len("sitemap"):
+		if ascii.EqualFold(key, "sitemap") {
+			return KindSitemap, false
+		}
 	}
 	return KindOther, false
 }

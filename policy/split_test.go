@@ -1,0 +1,156 @@
+package policy
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/robotsguard/robotsguard/internal/ascii"
+)
+
+// refSplit is scanner.split written plainly: the comment cut, the text
+// trimmed, then the colon searched. The scanner's one-pass split must
+// agree with it on every line.
+func refSplit(beh *behaviour, b []byte, info *LineInfo) (key, value []byte, ok bool) {
+	if i := bytes.IndexByte(b, '#'); i >= 0 {
+		info.HasComment = true
+		b = b[:i]
+	}
+	b = ascii.TrimSpace(b)
+	info.Text = b
+	if len(b) == 0 {
+		if info.HasComment {
+			info.Comment = true
+		} else {
+			info.Empty = true
+		}
+		return nil, nil, false
+	}
+	sep := bytes.IndexByte(b, ':')
+	if sep < 0 {
+		if !beh.missingColon {
+			return nil, nil, false
+		}
+		sep = bytes.IndexAny(b, " \t")
+		if sep < 0 {
+			return nil, nil, false
+		}
+		if bytes.ContainsAny(ascii.TrimSpace(b[sep:]), " \t") {
+			return nil, nil, false
+		}
+		info.MissingColon = true
+	}
+	key = ascii.TrimSpace(b[:sep])
+	if len(key) == 0 {
+		info.MissingColon = false
+		return nil, nil, false
+	}
+	info.HasDirective = true
+	return key, ascii.TrimSpace(b[sep+1:]), true
+}
+
+// refClassify is scanner.classify written plainly.
+func refClassify(beh *behaviour, key []byte) (Kind, bool) {
+	if beh.lenientKeys {
+		return classifyGoogle(key)
+	}
+	switch {
+	case ascii.EqualFold(key, "user-agent"):
+		return KindUserAgent, false
+	case ascii.EqualFold(key, "allow"):
+		return KindAllow, false
+	case ascii.EqualFold(key, "disallow"):
+		return KindDisallow, false
+	case ascii.EqualFold(key, "sitemap"):
+		return KindSitemap, false
+	case ascii.EqualFold(key, "site-map"):
+		return KindSitemap, true
+	}
+	return KindOther, false
+}
+
+// checkSplit fails when the scanner reads line (without its line break)
+// otherwise than refSplit and refClassify do, in any dialect.
+func checkSplit(t *testing.T, line []byte) {
+	t.Helper()
+	for d := range Dialect(len(dialects)) {
+		beh := &dialects[d]
+		s := scanner{beh: beh}
+		var got, want LineInfo
+		gk, gv, gok := s.split(line, &got)
+		wk, wv, wok := refSplit(beh, line, &want)
+		if gok != wok || !bytes.Equal(gk, wk) || !bytes.Equal(gv, wv) || !sameInfo(got, want) {
+			t.Fatalf("%v: split(%q) = %q, %q, %v, %+v; want %q, %q, %v, %+v", d, line, gk, gv, gok, got, wk, wv, wok, want)
+		}
+		if !gok {
+			continue
+		}
+		gkind, gtypo := s.classify(gk)
+		wkind, wtypo := refClassify(beh, gk)
+		if gkind != wkind || gtypo != wtypo {
+			t.Fatalf("%v: classify(%q) = %v, %v; want %v, %v", d, gk, gkind, gtypo, wkind, wtypo)
+		}
+	}
+}
+
+func sameInfo(a, b LineInfo) bool {
+	return bytes.Equal(a.Text, b.Text) && a.Line == b.Line && a.Kind == b.Kind && a.Empty == b.Empty && a.Comment == b.Comment &&
+		a.HasComment == b.HasComment && a.HasDirective == b.HasDirective && a.Typo == b.Typo && a.TooLong == b.TooLong &&
+		a.MissingColon == b.MissingColon
+}
+
+// TestSplitBytes puts every byte at every place of lines around a key,
+// a colon, a value and a comment.
+func TestSplitBytes(t *testing.T) {
+	for _, line := range []string{
+		"Disallow: /a", " user-agent : x # c", "allow:", "site-map:x", "Sitemap :  https://a/b ", "a b", "#:x", "k  v",
+	} {
+		for at := range len(line) + 1 {
+			for c := range 256 {
+				b := slices.Insert([]byte(line), at, byte(c))
+				checkSplit(t, b)
+				b[at] = byte(c)
+				checkSplit(t, b[:len(line)])
+			}
+		}
+	}
+}
+
+func TestSplitCases(t *testing.T) {
+	for _, line := range []string{
+		"", " ", "\t\v\f", "#", " # x", ":", " : ", ":x", "x:", "x :y", "Disallow:/a#b:c", "Disallow /a",
+		"Disallow\t/a", "Disallow \v/a", "Disallow\v /a", "user agent x", "USER-AGENT:*", "AlLoW: /", "sItE-MaP: x",
+		"Crawl-delay: 1", "disallow\x00: /", "sitemaps: x", "user-agents: x", "disallows: /", "allo: /",
+	} {
+		checkSplit(t, []byte(line))
+	}
+}
+
+// TestSplitCorpus reads every line of the corpus subset both ways.
+func TestSplitCorpus(t *testing.T) {
+	names, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*", "*.txt"))
+	if len(names) == 0 {
+		t.Fatal("no robots.txt files in testdata/corpus")
+	}
+	for _, n := range names {
+		s, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.FieldsFunc(string(s), func(r rune) bool { return r == '\n' || r == '\r' }) {
+			checkSplit(t, []byte(line))
+		}
+	}
+}
+
+func FuzzSplit(f *testing.F) {
+	for _, line := range []string{"Disallow: /a # c", "user-agent:*", "a b", " # x", "Sitemap: https://a/b:1"} {
+		f.Add([]byte(line))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		checkSplit(t, line)
+	})
+}
