@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bytes"
+	"encoding/binary"
 	"github.com/robotsguard/robotsguard/internal/ascii"
 )
 
@@ -173,6 +174,12 @@ func (s *scanner) run(body []byte) {
 	// with the fast search, each again only once the line passes it, so
 	// that a file of one kind of line break is not searched for the other
 	// on every line.
+	// Without a LineHandler, and in a dialect that reads every line whole
+	// and always wants the colon, a line is read in one call (directive).
+	read := s.line
+	if s.lh == nil && s.beh.maxLine == 0 && !s.beh.nulEndsLine && !s.beh.missingColon {
+		read = s.directive
+	}
 	line, pos := 0, 0
 	lf, cr := -2, -2 // index of the next LF and CR at or after pos; -1 for none, -2 for not searched
 	for {
@@ -188,10 +195,10 @@ func (s *scanner) run(body []byte) {
 		}
 		line++
 		if end < 0 {
-			s.line(line, body[pos:])
+			read(line, body[pos:])
 			return
 		}
-		s.line(line, body[pos:end])
+		read(line, body[pos:end])
 		pos = end + 1
 		if body[end] == '\r' && pos < len(body) && body[pos] == '\n' {
 			pos++ // CRLF is one line break
@@ -226,6 +233,44 @@ func (s *scanner) line(num int, b []byte) {
 	if s.lh != nil {
 		s.lh.Line(info)
 	}
+}
+
+// directive reads line b as line does, for a scanner without a
+// LineHandler, in a dialect that reads every line whole and always wants
+// the colon: it calls the handler for the directive b holds, if any.
+func (s *scanner) directive(num int, b []byte) {
+	// The key runs from the first byte that is not whitespace to the
+	// colon, unless a comment starts before it.
+	start := 0
+	for start < len(b) && space[b[start]] {
+		start++
+	}
+	sep := start
+	for ; sep < len(b) && b[sep] != ':'; sep++ {
+		if b[sep] == '#' {
+			return
+		}
+	}
+	k := sep
+	for k > start && space[b[k-1]] {
+		k--
+	}
+	if sep == len(b) || k == start {
+		return // no colon, or no key
+	}
+	v := b[sep+1:]
+	if i := bytes.IndexByte(v, '#'); i >= 0 {
+		v = v[:i]
+	}
+	i, j := 0, len(v)
+	for i < j && space[v[i]] {
+		i++
+	}
+	for j > i && space[v[j-1]] {
+		j--
+	}
+	kind, _ := s.classify(b[start:k])
+	s.call(num, kind, b[start:k], v[i:j])
 }
 
 // space tells the bytes that ascii.IsSpace reports.
@@ -316,6 +361,11 @@ func (s *scanner) splitMissingColon(info *LineInfo) (key, value []byte, ok bool)
 func (s *scanner) emit(num int, key, value []byte, info *LineInfo) {
 	kind, typo := s.classify(key)
 	info.Kind, info.Typo = kind, typo
+	s.call(num, kind, key, value)
+}
+
+// call calls the handler for the directive of kind kind.
+func (s *scanner) call(num int, kind Kind, key, value []byte) {
 	switch kind {
 	case KindUserAgent:
 		s.h.UserAgent(num, value)
@@ -347,29 +397,78 @@ func (s *scanner) classify(key []byte) (k Kind, typo bool) {
 	if s.beh.lenientKeys {
 		return classifyGoogle(key)
 	}
-	// The length tells which key it can be.
+	// The length tells which key it can be, and a word or two compares
+	// it (see a foldWord).
 	switch len(key) {
 	case len("user-agent"):
-		if ascii.EqualFold(key, "user-agent") {
+		if wordUserAge.is(key[:8]) && wordEnt.is(key[7:]) {
 			return KindUserAgent, false
 		}
 	case len("allow"):
-		if ascii.EqualFold(key, "allow") {
+		if wordAllow.is(key) {
 			return KindAllow, false
 		}
 	case len("disallow"): // and "site-map"
-		if ascii.EqualFold(key, "disallow") {
+		if wordDisallow.is(key) {
 			return KindDisallow, false
 		}
-		if ascii.EqualFold(key, "site-map") {
+		if wordSiteMap.is(key) {
 			return KindSitemap, true
 		}
 	case len("sitemap"):
-		if ascii.EqualFold(key, "sitemap") {
+		if wordSitemap.is(key) {
 			return KindSitemap, false
 		}
 	}
 	return KindOther, false
+}
+
+// A foldWord compares byte strings with a word of 3 to 8 bytes, in lower
+// case, of letters and '-' alone, ignoring the case of their ASCII
+// letters, as ascii.EqualFold does, in a few instructions: a byte with
+// its 0x20 bit set equals a letter only when it is that letter in either
+// case, and a '-' must be itself.
+type foldWord struct {
+	w, mask uint64 // the word, little-endian, and the 0x20 bits of its letters
+	n       int    // its length
+}
+
+var (
+	wordUserAge  = newFoldWord("user-age")
+	wordEnt      = newFoldWord("ent")
+	wordAllow    = newFoldWord("allow")
+	wordDisallow = newFoldWord("disallow")
+	wordSiteMap  = newFoldWord("site-map")
+	wordSitemap  = newFoldWord("sitemap")
+)
+
+func newFoldWord(word string) foldWord {
+	f := foldWord{n: len(word)}
+	for i := len(word) - 1; i >= 0; i-- {
+		f.w, f.mask = f.w<<8|uint64(word[i]), f.mask<<8
+		if word[i] != '-' {
+			f.mask |= 0x20
+		}
+	}
+	return f
+}
+
+// is reports whether b is the word, ignoring the case of its letters.
+func (f *foldWord) is(b []byte) bool {
+	return len(b) == f.n && load(b)|f.mask == f.w
+}
+
+// load returns the 3 to 8 bytes of b as a little-endian word.
+func load(b []byte) uint64 {
+	switch {
+	case len(b) == 8:
+		return binary.LittleEndian.Uint64(b)
+	case len(b) >= 4:
+		// Two overlapping 4-byte words.
+		n := len(b)
+		return uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[n-4:]))<<(8*(n-4))
+	}
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16
 }
 
 func classifyGoogle(key []byte) (k Kind, typo bool) {

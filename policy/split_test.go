@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -152,5 +153,80 @@ func FuzzSplit(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		checkSplit(t, line)
+	})
+}
+
+// recorder records the directives of a Scan, as text.
+type recorder struct{ out []string }
+
+func (r *recorder) add(kind string, line int, vs ...[]byte) {
+	r.out = append(r.out, fmt.Sprintf("%d %s %q", line, kind, vs))
+}
+func (r *recorder) UserAgent(line int, v []byte)     { r.add("user-agent", line, v) }
+func (r *recorder) Allow(line int, v []byte)         { r.add("allow", line, v) }
+func (r *recorder) Disallow(line int, v []byte)      { r.add("disallow", line, v) }
+func (r *recorder) Sitemap(line int, v []byte)       { r.add("sitemap", line, v) }
+func (r *recorder) Other(line int, key, v []byte)    { r.add("other", line, key, v) }
+func (r *recorder) End(size int, truncated bool)     { r.add(fmt.Sprint("end ", size, truncated), 0) }
+func (r *lineRecorder) Line(info LineInfo)           {}
+func (r *lineRecorder) End(size int, truncated bool) { r.recorder.End(size, truncated) }
+
+// lineRecorder is a recorder that is a LineHandler, which Scan reads
+// line by line (scanner.line).
+type lineRecorder struct{ recorder }
+
+// checkScan fails when Scan calls a plain Handler (which it may read
+// with scanner.directive) otherwise than a LineHandler, in any dialect.
+func checkScan(t *testing.T, body []byte) {
+	t.Helper()
+	for d := range Dialect(len(dialects)) {
+		p := Parser{Dialect: d}
+		var plain recorder
+		var lines lineRecorder
+		p.Scan(body, &plain)
+		p.Scan(body, &lines)
+		if !slices.Equal(plain.out, lines.out) {
+			t.Fatalf("%v: Scan(%q) calls a Handler\n%q\nand a LineHandler\n%q", d, body, plain.out, lines.out)
+		}
+	}
+}
+
+func TestScanBytes(t *testing.T) {
+	for _, body := range []string{
+		"User-agent: *\nDisallow: /a # c\r\nAllow:/b\rsitemap : x\n\nCrawl-delay: 1\n",
+		" user-agent : a#b\n#:x\n:y\nk  v\n a : \n",
+	} {
+		for at := range len(body) + 1 {
+			for c := range 256 {
+				b := slices.Insert([]byte(body), at, byte(c))
+				checkScan(t, b)
+				b[at] = byte(c)
+				checkScan(t, b[:len(body)])
+			}
+		}
+	}
+}
+
+// TestScanCorpus reads the corpus subset both ways.
+func TestScanCorpus(t *testing.T) {
+	names, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*", "*.txt"))
+	if len(names) == 0 {
+		t.Fatal("no robots.txt files in testdata/corpus")
+	}
+	for _, n := range names {
+		body, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkScan(t, body)
+	}
+}
+
+func FuzzScan(f *testing.F) {
+	for _, body := range []string{"User-agent: *\nDisallow: /a # c\r\nAllow:/b\rsitemap : x\n", "\xef\xbb\xbfa:b", "a b\n\x00:c"} {
+		f.Add([]byte(body))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		checkScan(t, body)
 	})
 }
