@@ -290,8 +290,10 @@ func (t *Transport) retryFetch(ctx context.Context, resp *http.Response, err err
 		return false, nil
 	}
 	if resp != nil {
-		if ra, ok := parseRetryAfter(field(resp.Header, "Retry-After"), t.now()); ok && ra > waitMax {
-			return false, nil
+		if v := field(resp.Header, "Retry-After"); v != "" { // the clock is read for one alone
+			if ra, ok := parseRetryAfter(v, t.now()); ok && ra > waitMax {
+				return false, nil
+			}
 		}
 	}
 	return retryablehttp.DefaultRetryPolicy(ctx, resp, err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -172,5 +173,25 @@ func TestStateHeaderCachingFieldsOnly(t *testing.T) {
 				t.Errorf("whole=%v: %s is %q, want %q", whole, k, got[k], vs)
 			}
 		}
+	}
+}
+
+// TestReapEndsIdleFliers: a flier waits for the next flight after its
+// own, and a round of the reaper with no flight started since the last
+// one ends it, and every other idle flier.
+func TestReapEndsIdleFliers(t *testing.T) {
+	tr := &Transport{Base: memRoundTripper{body: []byte("User-agent: *\nDisallow: /x\n")}, UserAgent: "T/1"}
+	for i := range 3 {
+		u := &url.URL{Scheme: "http", Host: fmt.Sprintf("o%d.test", i), Path: "/"}
+		if _, err := tr.Robots(context.Background(), u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for idleFliers.Load() == 0 { // the flier goes idle once its flight is over
+		runtime.Gosched()
+	}
+	for idleFliers.Load() > 0 {
+		reap()
+		runtime.Gosched()
 	}
 }
