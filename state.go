@@ -483,7 +483,7 @@ func (t *Transport) join(k stateKey, dial, ua string) *flight {
 	t.flights[k] = f
 	t.flightMu.Unlock()
 	j := job{t, k, f, dial, ua}
-	flights.Add(1)
+	started.Add(1)
 	select {
 	case jobs <- j: // an idle flier takes it
 	default:
@@ -516,10 +516,10 @@ const (
 var (
 	jobs       = make(chan job) // flights handed to idle fliers; a job without a Transport ends one
 	idleFliers atomic.Int32
-	flights    atomic.Uint64 // flights started, ever
+	started    atomic.Uint64 // flights started, ever
 	reaper     struct {
 		armed atomic.Bool
-		seen  atomic.Uint64 // flights when it was armed
+		seen  atomic.Uint64 // started, when it was armed
 		once  sync.Once
 		timer *time.Timer // calls reap; made once
 	}
@@ -548,7 +548,7 @@ func armReaper() {
 	if !reaper.armed.CompareAndSwap(false, true) {
 		return
 	}
-	reaper.seen.Store(flights.Load())
+	reaper.seen.Store(started.Load())
 	reaper.once.Do(func() { reaper.timer = time.AfterFunc(flierIdle, reap) })
 	reaper.timer.Reset(flierIdle)
 }
@@ -556,7 +556,7 @@ func armReaper() {
 // reap ends the idle fliers when no flight was started since the reaper
 // was armed, and arms it again while fliers are idle.
 func reap() {
-	if flights.Load() == reaper.seen.Load() {
+	if started.Load() == reaper.seen.Load() {
 	end:
 		for {
 			select {

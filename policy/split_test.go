@@ -103,20 +103,43 @@ func sameInfo(a, b LineInfo) bool {
 		a.MissingColon == b.MissingColon
 }
 
+// everyByteEverywhere calls check with s with every byte inserted at
+// every place, and put in place of the byte there.
+func everyByteEverywhere(s string, check func([]byte)) {
+	for at := range len(s) + 1 {
+		for c := range 256 {
+			b := slices.Insert([]byte(s), at, byte(c))
+			check(b)
+			b[at] = byte(c)
+			check(b[:len(s)])
+		}
+	}
+}
+
+// corpusBodies returns the files of the corpus subset.
+func corpusBodies(t *testing.T) [][]byte {
+	names, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*", "*.txt"))
+	if len(names) == 0 {
+		t.Fatal("no robots.txt files in testdata/corpus")
+	}
+	var bodies [][]byte
+	for _, n := range names {
+		body, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies = append(bodies, body)
+	}
+	return bodies
+}
+
 // TestSplitBytes puts every byte at every place of lines around a key,
 // a colon, a value and a comment.
 func TestSplitBytes(t *testing.T) {
 	for _, line := range []string{
 		"Disallow: /a", " user-agent : x # c", "allow:", "site-map:x", "Sitemap :  https://a/b ", "a b", "#:x", "k  v",
 	} {
-		for at := range len(line) + 1 {
-			for c := range 256 {
-				b := slices.Insert([]byte(line), at, byte(c))
-				checkSplit(t, b)
-				b[at] = byte(c)
-				checkSplit(t, b[:len(line)])
-			}
-		}
+		everyByteEverywhere(line, func(b []byte) { checkSplit(t, b) })
 	}
 }
 
@@ -132,15 +155,7 @@ func TestSplitCases(t *testing.T) {
 
 // TestSplitCorpus reads every line of the corpus subset both ways.
 func TestSplitCorpus(t *testing.T) {
-	names, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*", "*.txt"))
-	if len(names) == 0 {
-		t.Fatal("no robots.txt files in testdata/corpus")
-	}
-	for _, n := range names {
-		s, err := os.ReadFile(n)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, s := range corpusBodies(t) {
 		for _, line := range strings.FieldsFunc(string(s), func(r rune) bool { return r == '\n' || r == '\r' }) {
 			checkSplit(t, []byte(line))
 		}
@@ -196,28 +211,13 @@ func TestScanBytes(t *testing.T) {
 		"User-agent: *\nDisallow: /a # c\r\nAllow:/b\rsitemap : x\n\nCrawl-delay: 1\n",
 		" user-agent : a#b\n#:x\n:y\nk  v\n a : \n",
 	} {
-		for at := range len(body) + 1 {
-			for c := range 256 {
-				b := slices.Insert([]byte(body), at, byte(c))
-				checkScan(t, b)
-				b[at] = byte(c)
-				checkScan(t, b[:len(body)])
-			}
-		}
+		everyByteEverywhere(body, func(b []byte) { checkScan(t, b) })
 	}
 }
 
 // TestScanCorpus reads the corpus subset both ways.
 func TestScanCorpus(t *testing.T) {
-	names, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*", "*.txt"))
-	if len(names) == 0 {
-		t.Fatal("no robots.txt files in testdata/corpus")
-	}
-	for _, n := range names {
-		body, err := os.ReadFile(n)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, body := range corpusBodies(t) {
 		checkScan(t, body)
 	}
 }
