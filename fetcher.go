@@ -158,11 +158,11 @@ func (t *Transport) getURL(ctx context.Context, target fetchTarget, u *url.URL, 
 	}
 	conditional := false
 	if old != nil && old.Status != 0 {
-		if v := old.Header.Get("ETag"); v != "" {
+		if v := field(old.Header, "Etag"); v != "" {
 			h["If-None-Match"] = []string{v}
 			conditional = true
 		}
-		if v := old.Header.Get("Last-Modified"); v != "" {
+		if v := field(old.Header, "Last-Modified"); v != "" {
 			h["If-Modified-Since"] = []string{v}
 			conditional = true
 		}
@@ -290,11 +290,22 @@ func (t *Transport) retryFetch(ctx context.Context, resp *http.Response, err err
 		return false, nil
 	}
 	if resp != nil {
-		if ra, ok := parseRetryAfter(resp.Header.Get("Retry-After"), t.now()); ok && ra > waitMax {
-			return false, nil
+		if v := field(resp.Header, "Retry-After"); v != "" { // the clock is read for one alone
+			if ra, ok := parseRetryAfter(v, t.now()); ok && ra > waitMax {
+				return false, nil
+			}
 		}
 	}
 	return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
+}
+
+// field returns the first value of h's field name, as h.Get(name) does,
+// name being in canonical form already (see http.CanonicalHeaderKey).
+func field(h http.Header, name string) string {
+	if vs := h[name]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
 }
 
 // isPanic reports whether err is, or wraps, a *PanicError.
@@ -326,7 +337,7 @@ func (t *Transport) follow(rt recoverer, req *http.Request) (resp *http.Response
 	}
 	for {
 		if len(via) > 0 {
-			loc := resp.Header.Get("Location")
+			loc := field(resp.Header, "Location")
 			if loc == "" {
 				return resp, false, nil
 			}
@@ -418,7 +429,7 @@ func notTheFile(resp *http.Response, stopped bool) string {
 	case s == http.StatusNotModified:
 		return "304 Not Modified to a request that was not conditional"
 	case s >= 300 && s < 400 && s != http.StatusNotModified && !stopped:
-		if resp.Header.Get("Location") == "" {
+		if field(resp.Header, "Location") == "" {
 			return fmt.Sprintf("%d redirect without a Location", s)
 		}
 		return fmt.Sprintf("%d redirect that cannot be followed (Location %q)", s, resp.Header.Get("Location"))
@@ -442,7 +453,7 @@ func (t *Transport) failed(old *cache.Entry, resp *http.Response, err error) fet
 	wait := failureBackoffMin << min(e.Failures-1, 10)
 	wait = min(wait, failureBackoffMax)
 	if resp != nil {
-		if ra, ok := parseRetryAfter(resp.Header.Get("Retry-After"), now); ok {
+		if ra, ok := parseRetryAfter(field(resp.Header, "Retry-After"), now); ok {
 			wait = max(wait, min(ra, maxRetryAfter))
 		}
 	}

@@ -611,6 +611,7 @@ func (t *Transport) join(k stateKey, dial, ua string) *flight {
 	t.flights[k] = f
 	t.flightMu.Unlock()
 	j := job{t, k, f, dial, ua}
+	started.Add(1)
 	select {
 	case jobs <- j: // an idle flier takes it
 	default:
@@ -628,26 +629,32 @@ type job struct {
 }
 
 // Fliers are the goroutines that run flights, for every Transport of the
-// process. A flier that is done waits flierIdle for another one before it
-// ends, unless maxIdleFliers wait already: a new goroutine per fetch would
-// grow its stack, deep in the fetch, every time. An idle flier holds no
-// Transport.
+// process. A flier that is done waits for another flight, unless
+// maxIdleFliers wait already: a new goroutine per fetch would grow its
+// stack, deep in the fetch, every time. Idle fliers wait on a plain
+// receive, without a timer each (a select on a timer costs every flight
+// its timer's arming): one timer for all, the reaper's, ends them once no
+// flight was started for flierIdle, so that they end flierIdle to twice
+// that after the last one. An idle flier holds no Transport.
 const (
 	maxIdleFliers = 4
 	flierIdle     = time.Second
 )
 
 var (
-	jobs       = make(chan job) // flights handed to idle fliers
+	jobs       = make(chan job) // flights handed to idle fliers; a job without a Transport ends one
 	idleFliers atomic.Int32
+	started    atomic.Uint64 // flights started, ever
+	reaper     struct {
+		armed atomic.Bool
+		seen  atomic.Uint64 // started, when it was armed
+		once  sync.Once
+		timer *time.Timer // calls reap; made once
+	}
 )
 
-// flier runs j, and then the jobs it is handed while it waits. Its idle
-// timer is armed once, and again only when it fires before the flier was
-// idle for flierIdle, rather than set and stopped around every flight.
+// flier runs j, and then the jobs it is handed while it waits.
 func flier(j job) {
-	idle := getTimer(flierIdle)
-	defer putTimer(idle)
 	for {
 		j.t.fly(j.k, j.f, j.dial, j.ua)
 		j = job{}
@@ -655,19 +662,41 @@ func flier(j job) {
 			idleFliers.Add(-1)
 			return
 		}
-		since := time.Now()
-	wait:
-		select {
-		case j = <-jobs:
-			idleFliers.Add(-1)
-		case <-idle.C:
-			if rest := flierIdle - time.Since(since); rest > 0 {
-				idle.Reset(rest) // it fired during a flight
-				goto wait
-			}
-			idleFliers.Add(-1)
-			return
+		armReaper()
+		j = <-jobs
+		idleFliers.Add(-1)
+		if j.t == nil {
+			return // from reap
 		}
+	}
+}
+
+// armReaper arms the reaper's timer, unless it is armed.
+func armReaper() {
+	if !reaper.armed.CompareAndSwap(false, true) {
+		return
+	}
+	reaper.seen.Store(started.Load())
+	reaper.once.Do(func() { reaper.timer = time.AfterFunc(flierIdle, reap) })
+	reaper.timer.Reset(flierIdle)
+}
+
+// reap ends the idle fliers when no flight was started since the reaper
+// was armed, and arms it again while fliers are idle.
+func reap() {
+	if started.Load() == reaper.seen.Load() {
+	end:
+		for {
+			select {
+			case jobs <- job{}:
+			default:
+				break end
+			}
+		}
+	}
+	reaper.armed.Store(false)
+	if idleFliers.Load() > 0 { // a flier that went idle meanwhile finds it disarmed, or this arms it
+		armReaper()
 	}
 }
 

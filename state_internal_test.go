@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -257,5 +258,25 @@ func TestNamedState(t *testing.T) {
 		if !packed || st.name() != "https://example.com:443" || st.agent() != agent || st.hdr() != "Etag\x00\"x\"\x00" {
 			t.Fatalf("agent of %d bytes: name %q, agent of %d bytes, header %q", n, st.name(), len(st.agent()), st.hdr())
 		}
+	}
+}
+
+// TestReapEndsIdleFliers: a flier waits for the next flight after its
+// own, and a round of the reaper with no flight started since the last
+// one ends it, and every other idle flier.
+func TestReapEndsIdleFliers(t *testing.T) {
+	tr := &Transport{Base: memRoundTripper{body: []byte("User-agent: *\nDisallow: /x\n")}, UserAgent: "T/1"}
+	for i := range 3 {
+		u := &url.URL{Scheme: "http", Host: fmt.Sprintf("o%d.test", i), Path: "/"}
+		if _, err := tr.Robots(context.Background(), u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for idleFliers.Load() == 0 { // the flier goes idle once its flight is over
+		runtime.Gosched()
+	}
+	for idleFliers.Load() > 0 {
+		reap()
+		runtime.Gosched()
 	}
 }

@@ -85,10 +85,10 @@ func (e *Entry) Validators() http.Header {
 	if e.Status == 0 {
 		return h
 	}
-	if v := e.Header.Get("ETag"); v != "" {
+	if v := field(e.Header, "Etag"); v != "" {
 		h.Set("If-None-Match", v)
 	}
-	if v := e.Header.Get("Last-Modified"); v != "" {
+	if v := field(e.Header, "Last-Modified"); v != "" {
 		h.Set("If-Modified-Since", v)
 	}
 	return h

@@ -90,7 +90,7 @@ type cacheDirectives struct {
 // parse makes the response stale, the most restrictive reading (RFC 9111
 // §4.2.1).
 func directives(h http.Header) (cc cacheDirectives, ok bool) {
-	vs := h.Values("Cache-Control")
+	vs := h["Cache-Control"]
 	if len(vs) == 0 {
 		return cacheDirectives{maxAge: -1}, true
 	}
@@ -184,7 +184,7 @@ func (p Policy) lifetime(e *Entry) (time.Duration, string) {
 	case cc.maxAge >= 0:
 		return time.Duration(cc.maxAge) * time.Second, "max-age"
 	}
-	if exp := h.Get("Expires"); exp != "" {
+	if exp := field(h, "Expires"); exp != "" {
 		t, err := http.ParseTime(exp)
 		if err != nil {
 			return 0, "Expires that does not parse"
@@ -197,7 +197,7 @@ func (p Policy) lifetime(e *Entry) (time.Duration, string) {
 	if p.DefaultAge > 0 {
 		return p.DefaultAge, "DefaultAge"
 	}
-	if v := h.Get("Last-Modified"); v != "" {
+	if v := field(h, "Last-Modified"); v != "" {
 		if lm, err := http.ParseTime(v); err == nil {
 			return max(e.date().Sub(lm)/heuristicFraction, 0), "Last-Modified heuristic"
 		}
@@ -265,7 +265,7 @@ func later(t time.Time, ts ...time.Time) time.Time {
 // max-age more than once.
 func repeatedMaxAge(h http.Header) bool {
 	n := 0
-	for _, v := range h.Values("Cache-Control") {
+	for _, v := range h["Cache-Control"] {
 		for d := range strings.SplitSeq(v, ",") {
 			name, _, _ := strings.Cut(strings.TrimSpace(d), "=")
 			if strings.EqualFold(strings.TrimSpace(name), "max-age") {
@@ -343,10 +343,19 @@ func (p Policy) LongUnreachable(e *Entry, now time.Time) bool {
 // now say little about the days between.
 const minLongFailures = 3
 
+// field returns the first value of h's field name, as h.Get(name) does,
+// name being in canonical form already (see http.CanonicalHeaderKey).
+func field(h http.Header, name string) string {
+	if vs := h[name]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
 // date returns the Date of the entry's response, or the time it was
 // received when it has none that parses.
 func (e *Entry) date() time.Time {
-	if v := e.Header.Get("Date"); v != "" {
+	if v := field(e.Header, "Date"); v != "" {
 		if d, err := http.ParseTime(v); err == nil {
 			return d
 		}
@@ -364,7 +373,7 @@ func (e *Entry) initialAge() time.Duration {
 // ageValue parses the Age field: delta-seconds, too large values capped as
 // RFC 9111 §1.2.2 says; a field that does not parse counts as 0.
 func ageValue(h http.Header) time.Duration {
-	v := strings.TrimSpace(h.Get("Age"))
+	v := strings.TrimSpace(field(h, "Age"))
 	if v == "" {
 		return 0
 	}

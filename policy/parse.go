@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bytes"
+	"encoding/binary"
 	"github.com/robotsguard/robotsguard/internal/ascii"
 )
 
@@ -173,6 +174,12 @@ func (s *scanner) run(body []byte) {
 	// with the fast search, each again only once the line passes it, so
 	// that a file of one kind of line break is not searched for the other
 	// on every line.
+	// Without a LineHandler, and in a dialect that reads every line whole
+	// and always wants the colon, a line is read in one call (directive).
+	read := s.line
+	if s.lh == nil && s.beh.maxLine == 0 && !s.beh.nulEndsLine && !s.beh.missingColon {
+		read = s.directive
+	}
 	line, pos := 0, 0
 	lf, cr := -2, -2 // index of the next LF and CR at or after pos; -1 for none, -2 for not searched
 	for {
@@ -188,10 +195,10 @@ func (s *scanner) run(body []byte) {
 		}
 		line++
 		if end < 0 {
-			s.line(line, body[pos:])
+			read(line, body[pos:])
 			return
 		}
-		s.line(line, body[pos:end])
+		read(line, body[pos:end])
 		pos = end + 1
 		if body[end] == '\r' && pos < len(body) && body[pos] == '\n' {
 			pos++ // CRLF is one line break
@@ -228,16 +235,80 @@ func (s *scanner) line(num int, b []byte) {
 	}
 }
 
+// directive reads line b as line does, for a scanner without a
+// LineHandler, in a dialect that reads every line whole and always wants
+// the colon: it calls the handler for the directive b holds, if any.
+func (s *scanner) directive(num int, b []byte) {
+	// The key runs from the first byte that is not whitespace to the
+	// colon, unless a comment starts before it.
+	start := 0
+	for start < len(b) && space[b[start]] {
+		start++
+	}
+	sep := start
+	for ; sep < len(b) && b[sep] != ':'; sep++ {
+		if b[sep] == '#' {
+			return
+		}
+	}
+	k := sep
+	for k > start && space[b[k-1]] {
+		k--
+	}
+	if sep == len(b) || k == start {
+		return // no colon, or no key
+	}
+	v := b[sep+1:]
+	if i := bytes.IndexByte(v, '#'); i >= 0 {
+		v = v[:i]
+	}
+	i, j := 0, len(v)
+	for i < j && space[v[i]] {
+		i++
+	}
+	for j > i && space[v[j-1]] {
+		j--
+	}
+	kind, _ := s.classify(b[start:k])
+	s.call(num, kind, b[start:k], v[i:j])
+}
+
+// space tells the bytes that ascii.IsSpace reports.
+var space = [256]bool{' ': true, '\t': true, '\n': true, '\v': true, '\f': true, '\r': true}
+
 // split finds the key and value of a "key: value" line, with comments and
 // surrounding whitespace removed, and records what it saw in info.
 func (s *scanner) split(b []byte, info *LineInfo) (key, value []byte, ok bool) {
-	if i := bytes.IndexByte(b, '#'); i >= 0 {
-		info.HasComment = true
-		b = b[:i]
+	// One pass finds the first colon, unless a comment starts before it;
+	// keys are short, and the rest is searched for the comment with the
+	// fast search.
+	sep := -1
+	for i, c := range b {
+		if c == ':' {
+			sep = i
+			break
+		}
+		if c == '#' {
+			info.HasComment = true
+			b = b[:i]
+			break
+		}
 	}
-	b = ascii.TrimSpace(b)
-	info.Text = b
-	if len(b) == 0 {
+	if sep >= 0 {
+		if i := bytes.IndexByte(b[sep+1:], '#'); i >= 0 {
+			info.HasComment = true
+			b = b[:sep+1+i]
+		}
+	}
+	start, end := 0, len(b)
+	for start < end && space[b[start]] {
+		start++
+	}
+	for end > start && space[b[end-1]] {
+		end--
+	}
+	info.Text = b[start:end]
+	if start == end {
 		if info.HasComment {
 			info.Comment = true
 		} else {
@@ -245,35 +316,56 @@ func (s *scanner) split(b []byte, info *LineInfo) (key, value []byte, ok bool) {
 		}
 		return nil, nil, false
 	}
-	sep := bytes.IndexByte(b, ':')
 	if sep < 0 {
-		if !s.beh.missingColon {
-			return nil, nil, false
-		}
-		// Whitespace instead of the colon, when the line has exactly two
-		// words.
-		sep = bytes.IndexAny(b, " \t")
-		if sep < 0 {
-			return nil, nil, false
-		}
-		if bytes.ContainsAny(ascii.TrimSpace(b[sep:]), " \t") {
-			return nil, nil, false
-		}
-		info.MissingColon = true
+		return s.splitMissingColon(info)
 	}
-	key = ascii.TrimSpace(b[:sep])
-	if len(key) == 0 {
-		info.MissingColon = false
+	// The colon is within the text, which starts and ends with other
+	// bytes than whitespace.
+	k := sep
+	for k > start && space[b[k-1]] {
+		k--
+	}
+	if k == start {
 		return nil, nil, false
 	}
+	v := sep + 1
+	for v < end && space[b[v]] {
+		v++
+	}
 	info.HasDirective = true
-	return key, ascii.TrimSpace(b[sep+1:]), true
+	return b[start:k], b[v:end], true
+}
+
+// splitMissingColon splits info.Text, a line without a colon, when the
+// dialect reads whitespace as the colon and the line has exactly two
+// words.
+func (s *scanner) splitMissingColon(info *LineInfo) (key, value []byte, ok bool) {
+	b := info.Text
+	if !s.beh.missingColon {
+		return nil, nil, false
+	}
+	sep := bytes.IndexAny(b, " \t")
+	if sep < 0 {
+		return nil, nil, false
+	}
+	if bytes.ContainsAny(ascii.TrimSpace(b[sep:]), " \t") {
+		return nil, nil, false
+	}
+	info.MissingColon = true
+	// The text starts with a word: the key is not empty.
+	info.HasDirective = true
+	return ascii.TrimSpace(b[:sep]), ascii.TrimSpace(b[sep+1:]), true
 }
 
 // emit classifies key and calls the handler.
 func (s *scanner) emit(num int, key, value []byte, info *LineInfo) {
 	kind, typo := s.classify(key)
 	info.Kind, info.Typo = kind, typo
+	s.call(num, kind, key, value)
+}
+
+// call calls the handler for the directive of kind kind.
+func (s *scanner) call(num int, kind Kind, key, value []byte) {
 	switch kind {
 	case KindUserAgent:
 		s.h.UserAgent(num, value)
@@ -305,19 +397,78 @@ func (s *scanner) classify(key []byte) (k Kind, typo bool) {
 	if s.beh.lenientKeys {
 		return classifyGoogle(key)
 	}
-	switch {
-	case ascii.EqualFold(key, "user-agent"):
-		return KindUserAgent, false
-	case ascii.EqualFold(key, "allow"):
-		return KindAllow, false
-	case ascii.EqualFold(key, "disallow"):
-		return KindDisallow, false
-	case ascii.EqualFold(key, "sitemap"):
-		return KindSitemap, false
-	case ascii.EqualFold(key, "site-map"):
-		return KindSitemap, true
+	// The length tells which key it can be, and a word or two compares
+	// it (see a foldWord).
+	switch len(key) {
+	case len("user-agent"):
+		if wordUserAge.is(key[:8]) && wordEnt.is(key[7:]) {
+			return KindUserAgent, false
+		}
+	case len("allow"):
+		if wordAllow.is(key) {
+			return KindAllow, false
+		}
+	case len("disallow"): // and "site-map"
+		if wordDisallow.is(key) {
+			return KindDisallow, false
+		}
+		if wordSiteMap.is(key) {
+			return KindSitemap, true
+		}
+	case len("sitemap"):
+		if wordSitemap.is(key) {
+			return KindSitemap, false
+		}
 	}
 	return KindOther, false
+}
+
+// A foldWord compares byte strings with a word of 3 to 8 bytes, in lower
+// case, of letters and '-' alone, ignoring the case of their ASCII
+// letters, as ascii.EqualFold does, in a few instructions: a byte with
+// its 0x20 bit set equals a letter only when it is that letter in either
+// case, and a '-' must be itself.
+type foldWord struct {
+	w, mask uint64 // the word, little-endian, and the 0x20 bits of its letters
+	n       int    // its length
+}
+
+var (
+	wordUserAge  = newFoldWord("user-age")
+	wordEnt      = newFoldWord("ent")
+	wordAllow    = newFoldWord("allow")
+	wordDisallow = newFoldWord("disallow")
+	wordSiteMap  = newFoldWord("site-map")
+	wordSitemap  = newFoldWord("sitemap")
+)
+
+func newFoldWord(word string) foldWord {
+	f := foldWord{n: len(word)}
+	for i := len(word) - 1; i >= 0; i-- {
+		f.w, f.mask = f.w<<8|uint64(word[i]), f.mask<<8
+		if word[i] != '-' {
+			f.mask |= 0x20
+		}
+	}
+	return f
+}
+
+// is reports whether b is the word, ignoring the case of its letters.
+func (f *foldWord) is(b []byte) bool {
+	return len(b) == f.n && load(b)|f.mask == f.w
+}
+
+// load returns the 3 to 8 bytes of b as a little-endian word.
+func load(b []byte) uint64 {
+	switch {
+	case len(b) == 8:
+		return binary.LittleEndian.Uint64(b)
+	case len(b) >= 4:
+		// Two overlapping 4-byte words.
+		n := len(b)
+		return uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[n-4:]))<<(8*(n-4))
+	}
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16
 }
 
 func classifyGoogle(key []byte) (k Kind, typo bool) {
