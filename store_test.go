@@ -137,7 +137,7 @@ func TestStoreHangs(t *testing.T) {
 	t.Cleanup(func() { close(store.hang) })
 	h := newHarness(t, func(tr *robotsguard.Transport) {
 		tr.Store = store
-		tr.FetchTimeout = time.Second // a quarter for the Get, the rest for the fetch, even on a busy machine
+		tr.FetchTimeout = 4 * time.Second // a quarter for the Get, the rest for the fetch, even on a busy machine under the race detector
 	})
 	done := make(chan error, 1)
 	go func() {
