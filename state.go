@@ -87,35 +87,41 @@ func (k stateKey) storeURL() string {
 // A permissions reference of ACAP records is held in the cache as a state
 // too, with its path and its refState in its stateMore.
 type originState struct {
-	lru.Node[*originState]
-	// nh is the origin's name, origin.String(); then the agent the file
-	// was fetched as (its stateKey's), unless stateMore holds it; then
-	// the entry's header fields, packed (see appendPacked).
-	nh     string
+	// The fields read when the state is filled, revalidated or evicted
+	// come first; those every request reads last, next to the name and
+	// agent that follow the state when they are short (see withRoom), so
+	// that a request reads as few cache lines of the state as it can.
+
 	robots *policy.Robots // the parsed body; empty unless access is UseRules
-	group  *policy.Group  // the group of the Transport's UserAgent
-	more   *stateMore     // what few states hold; noMore for the others
-	// pace is the origin's in the Transport's LocalPacer, once a request
-	// was paced by it (see LocalPacer.acquire).
-	pace atomic.Pointer[pace]
-	// The entry's request and response times (see cache.Entry), and
-	// until when the state is used without a new fetch.
-	requested, received, until stamp
-	every                      time.Duration // the interval that group asks for, capped
-	status                     int32         // the entry's status (clamped: a Store's may be any int)
-	size                       int32         // memory held, for the cache bound (in 16 bytes)
-	strikes                    atomic.Int32  // 429 and 503 answers in a row, for the back-off
-	nameLen                    uint32        // the length of the name in nh
-	agentLen                   uint16        // the length of the agent in nh
-	access                     Access        // what the entry's status means, when it has one
-	parsed                     bool          // robots was parsed from the entry's body
-	over                       bool          // the group asks for more than MaxDelay
+	// The entry's request and response times (see cache.Entry).
+	requested, received stamp
+	size                int32 // memory held, for the cache bound (in 16 bytes)
+	parsed              bool  // robots was parsed from the entry's body
 	// bodyless: the entry's body was dropped; robots (if parsed) stands
 	// for it.
 	bodyless bool
 	// staleOK: the response's directives let it stand in for the file
 	// while it is unreachable (a Strict policy reads must-revalidate).
 	staleOK bool
+
+	lru.Node[*originState] // ends with what a Get reads
+	// nh is the origin's name, origin.String(); then the agent the file
+	// was fetched as (its stateKey's), unless stateMore holds it; then
+	// the entry's header fields, packed (see appendPacked).
+	nh    string
+	group *policy.Group // the group of the Transport's UserAgent
+	more  *stateMore    // what few states hold; noMore for the others
+	// pace is the origin's in the Transport's LocalPacer, once a request
+	// was paced by it (see LocalPacer.acquire).
+	pace     atomic.Pointer[pace]
+	until    stamp         // until when the state is used without a new fetch
+	every    time.Duration // the interval that group asks for, capped
+	status   int32         // the entry's status (clamped: a Store's may be any int)
+	strikes  atomic.Int32  // 429 and 503 answers in a row, for the back-off
+	nameLen  uint32        // the length of the name in nh
+	agentLen uint16        // the length of the agent in nh
+	access   Access        // what the entry's status means, when it has one
+	over     bool          // the group asks for more than MaxDelay
 }
 
 // name returns origin.String() of st's origin: what the Pacer knows it by.

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/robotsguard/robotsguard/cache"
 )
@@ -278,5 +279,13 @@ func TestReapEndsIdleFliers(t *testing.T) {
 	for idleFliers.Load() > 0 {
 		reap()
 		runtime.Gosched()
+	}
+}
+
+// The per-origin memory the cache's bound counts (stateOverhead) assumes a
+// state of 144 bytes, in the size class of that size.
+func TestStateSize(t *testing.T) {
+	if n := unsafe.Sizeof(originState{}); n != 144 {
+		t.Errorf("an originState is %d bytes, not 144", n)
 	}
 }

@@ -47,11 +47,15 @@ type Value[V any] interface {
 
 // A Node is the part of a value that its Cache keeps. Embed it in the
 // value's struct; its zero value is ready.
+//
+// A Get reads used and the value's key, and nothing else of the Node
+// unless keys share a hash: used comes last, so that a value whose key
+// follows its Node is read in as few cache lines as can be.
 type Node[V any] struct {
-	hash       uint64
-	used       uint64 // Cache.sets when it was last used
-	same       V      // the next value whose key has the same hash
 	prev, next V      // towards the most and the least recently used
+	same       V      // the next value whose key has the same hash
+	hash       uint64 // of the value's key
+	used       uint64 // Cache.sets when it was last used
 }
 
 func (n *Node[V]) node() *Node[V] { return n }
