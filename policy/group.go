@@ -468,7 +468,7 @@ func (g *Group) lookupURL(u *url.URL) (ruleRef, Basis) {
 	if u.Opaque != "" {
 		return g.lookup(u.RequestURI())
 	}
-	path := u.EscapedPath()
+	path := escapedPath(u)
 	if u.RawQuery == "" && !u.ForceQuery {
 		if path == "" {
 			return g.decide("/", false)
