@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,7 +20,10 @@ import (
 // package robotsredis has one that paces a fleet of processes through
 // Redis.
 //
-// Implementations must be safe for concurrent use.
+// Implementations must be safe for concurrent use. The origins they are
+// given may share memory with the Transport's state of the origin: one
+// that keeps an origin past the call keeps a copy (strings.Clone), or it
+// keeps that state, parsed robots.txt and all, from being freed.
 type Pacer interface {
 	// Acquire waits until a request to r.Origin may be sent: at most
 	// r.Limit requests under way at once, each sent at least r.Interval
@@ -330,7 +334,7 @@ func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest, kept *atomic.P
 				sh.m = map[string]*pace{}
 			}
 			p = newPace(sh)
-			sh.m[r.Origin] = p
+			sh.m[strings.Clone(r.Origin)] = p // not r.Origin: it may be part of a larger allocation, which the map would keep
 		}
 		if kept != nil {
 			kept.Store(p)
@@ -355,7 +359,7 @@ func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest, kept *atomic.P
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl)-minSendTime < at.since(now) {
 			backoff := p.notBefore > now
 			sh.mu.Unlock()
-			return Turn{}, nil, &PacingError{Origin: r.Origin, NotBefore: lp.time(at), Backoff: backoff, Err: context.DeadlineExceeded}
+			return Turn{}, nil, &PacingError{Origin: strings.Clone(r.Origin), NotBefore: lp.time(at), Backoff: backoff, Err: context.DeadlineExceeded}
 		}
 		w := &waiter{ready: make(chan *hold, 1)}
 		q := p.queued()
@@ -375,7 +379,7 @@ func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest, kept *atomic.P
 	waited, backoff, err := lp.sleep(ctx, clock, sh, p, now, later, queued)
 	if err != nil {
 		lp.release(sh, p, h, false)
-		err.Origin = r.Origin
+		err.Origin = strings.Clone(r.Origin)
 		return Turn{}, nil, err
 	}
 	return Turn{Waited: waited, Backoff: backoff}, h, nil
@@ -445,7 +449,7 @@ func (lp *LocalPacer) wait(ctx context.Context, sh *paceShard, r PaceRequest, p 
 		case <-ctx.Done():
 			tm.Stop()
 			leave()
-			return nil, &PacingError{Origin: r.Origin, Err: ctx.Err()}
+			return nil, &PacingError{Origin: strings.Clone(r.Origin), Err: ctx.Err()}
 		case <-giveUp:
 			tm.Stop()
 			now := lp.tick(lp.clock().Now())
@@ -454,7 +458,7 @@ func (lp *LocalPacer) wait(ctx context.Context, sh *paceShard, r PaceRequest, p 
 			backoff := p.notBefore > now
 			sh.mu.Unlock()
 			ahead := leave()
-			return nil, &PacingError{Origin: r.Origin, NotBefore: lp.time(at.after(time.Duration(ahead) * r.Interval)), Backoff: backoff, Err: context.DeadlineExceeded}
+			return nil, &PacingError{Origin: strings.Clone(r.Origin), NotBefore: lp.time(at.after(time.Duration(ahead) * r.Interval)), Backoff: backoff, Err: context.DeadlineExceeded}
 		case <-tm.C:
 			sh.mu.Lock()
 			if len(q.holds) > 0 && time.Since(q.holds[0].since) >= lp.maxHold() {
@@ -574,7 +578,7 @@ func (lp *LocalPacer) Backoff(_ context.Context, origin string, until time.Time)
 	p := sh.m[origin]
 	if p == nil {
 		p = newPace(sh)
-		sh.m[origin] = p
+		sh.m[strings.Clone(origin)] = p // as in acquire
 	}
 	p.notBefore = max(p.notBefore, lp.tick(until))
 }

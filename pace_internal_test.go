@@ -3,9 +3,15 @@ package robotsguard
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+	"weak"
 )
 
 // TestKeptPaceDropped: a request whose caller kept its origin's pace, once
@@ -45,5 +51,107 @@ func TestKeptPaceDropped(t *testing.T) {
 	}
 	if p := kept.Load(); p == old || p != sh.m[r.Origin] {
 		t.Error("the origin's new pace was not kept in place of the dropped one")
+	}
+}
+
+// TestEvictedStateFreed: an origin's state that the cache evicted is
+// garbage, parsed file and all, once no request holds it, though the
+// LocalPacer keeps the origin's pace until it is idle: nothing the pacer
+// keeps points into the state, whether a request made the pace or a
+// back-off after a 429 answer did.
+func TestEvictedStateFreed(t *testing.T) {
+	body := robotsOfSize(3000, 4)
+	for _, tc := range []struct {
+		name string
+		tr   *Transport
+	}{
+		{"request", &Transport{Base: memRoundTripper{body}, UserAgent: "TestBot/1.0", CacheSize: MinCacheSize}},
+		{"back-off", &Transport{Base: tooMany{memRoundTripper{body}}, UserAgent: "TestBot/1.0", CacheSize: MinCacheSize, MaxRequestsPerOrigin: -1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := tc.tr
+			crawlOrigins(t, tr, 1)
+			o, err := originAt("http", "o0.example")
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := tr.robotsKey(o, tr.UserAgent)
+			st := tr.cached(k)
+			if st == nil {
+				t.Fatal("the state of o0.example is not cached")
+			}
+			name, freed := strings.Clone(st.name()), weak.Make(st)
+			st = nil
+			for i := 1; i < 12000; i++ { // past the bound: o0.example's state goes
+				req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("http://o%d.example/", i), nil)
+				resp, err := tr.RoundTrip(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+			}
+			if tr.cached(k) != nil {
+				t.Fatalf("o0.example's state was not evicted: %+v", tr.Stats())
+			}
+			if tr.pacer.shard(name).m[name] == nil {
+				t.Fatal("the pacer has no pace of o0.example: the test shows nothing")
+			}
+			for idleFliers.Load() > 0 { // an idle flier holds its last flight
+				reap()
+				runtime.Gosched()
+			}
+			runtime.GC()
+			if freed.Value() != nil {
+				t.Error("an evicted state is still reachable")
+			}
+			runtime.KeepAlive(tr)
+		})
+	}
+}
+
+// tooMany answers 429 Too Many Requests to every request but those for
+// robots.txt, which it passes to its RoundTripper.
+type tooMany struct{ http.RoundTripper }
+
+func (m tooMany) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Path == "/robots.txt" {
+		return m.RoundTripper.RoundTrip(req)
+	}
+	return &http.Response{StatusCode: http.StatusTooManyRequests, Header: http.Header{}, Body: http.NoBody, Request: req}, nil
+}
+
+// backoffs records the back-offs a Transport gives its Pacer.
+type backoffs struct {
+	LocalPacer
+	until []time.Time
+}
+
+func (b *backoffs) Backoff(_ context.Context, _ string, until time.Time) {
+	b.until = append(b.until, until)
+}
+
+// TestBackoffDoubles: after 429 or 503 answers in a row without a
+// Retry-After, the back-off doubles from the origin's interval up to
+// MaxBackoff, and stays there, however long the interval and however
+// many the answers: it never wraps round to a short one.
+func TestBackoffDoubles(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for _, every := range []time.Duration{0, time.Second, 3 * time.Second, time.Hour, 1 << 44, 1<<62 + 1} {
+		pacer := &backoffs{}
+		tr := &Transport{Pacer: pacer, MaxBackoff: 1 << 62, Clock: fixedClock{now}}
+		st, _ := namedState(origin{host: "example.com:80"}, "", nil, false)
+		st.every = every
+		for range 40 {
+			tr.backoff(context.Background(), st, "")
+		}
+		for i, until := range pacer.until {
+			want := tr.MaxBackoff
+			if w := float64(max(every, time.Second)) * math.Pow(2, float64(min(i, 20))); w < float64(want) {
+				want = time.Duration(w)
+			}
+			if got := until.Sub(now); got != want {
+				t.Fatalf("interval %v: back-off %d is %v, want %v", every, i+1, got, want)
+			}
+		}
 	}
 }

@@ -268,7 +268,8 @@ func (t *Transport) keepWhole() bool {
 // Memory charged to the cache bound per origin, besides what a state holds
 // in strings, its entry's body and its parsed rules: the state (the
 // cache's Node in it) and its map slot, and the LocalPacer's pace of the
-// origin and its map slot, when pacing is on and local. TestStateOverhead
+// origin and its map slot, when pacing is on and local (its key, a copy of
+// the origin's name, is counted apart). TestStateOverhead
 // measures them.
 const (
 	stateOverhead = 264
@@ -490,7 +491,7 @@ func (t *Transport) newState(k stateKey, e *cache.Entry, err error, p parsed) *o
 		size += int64(len(err.Error()))
 	}
 	if !t.NoPacing && t.Pacer == nil {
-		size += paceOverhead
+		size += paceOverhead + int64(st.nameLen) // the pace and its key, a copy of the name
 	}
 	if p.robots != nil {
 		size += int64(p.robots.MemSize())

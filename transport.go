@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -369,7 +370,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if err != nil {
 		closeBody(req)
-		ev := WaitEvent{Origin: st.name(), Err: err}
+		ev := WaitEvent{Origin: strings.Clone(st.name()), Err: err} // an observer may keep it: not part of st
 		var pe *PacingError
 		if errors.As(err, &pe) {
 			ev.Backoff = pe.Backoff
@@ -381,7 +382,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	if turn.Waited > 0 {
-		t.waited(WaitEvent{Origin: st.name(), Wait: turn.Waited, Backoff: turn.Backoff})
+		t.waited(WaitEvent{Origin: strings.Clone(st.name()), Wait: turn.Waited, Backoff: turn.Backoff})
 	}
 	var end *turnBody // ends the turn, when there is one
 	switch {
@@ -440,11 +441,17 @@ func (t *Transport) maxRequests() int {
 func (t *Transport) backoff(ctx context.Context, st *originState, retryAfter string) {
 	now := t.now()
 	strikes := st.strikes.Add(1)
+	limit := orDefault(t.MaxBackoff, DefaultMaxBackoff)
 	wait, ok := parseRetryAfter(retryAfter, now)
 	if !ok {
-		wait = max(st.every, time.Second) << min(strikes-1, 20)
+		// Doubled no more than 20 times, and never past limit: a
+		// long interval shifted would wrap round to a short wait.
+		wait = limit
+		if base, n := max(st.every, time.Second), min(max(strikes-1, 0), 20); base <= limit>>n {
+			wait = base << n
+		}
 	}
-	if limit := orDefault(t.MaxBackoff, DefaultMaxBackoff); wait > limit || wait < 0 {
+	if wait > limit || wait < 0 {
 		wait = limit
 	}
 	// The back-off outlives the request: its context's end must not
