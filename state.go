@@ -90,7 +90,9 @@ type originState struct {
 	// The fields read when the state is filled, revalidated or evicted
 	// come first; those every request reads last, next to the name and
 	// agent that follow the state when they are short (see withRoom), so
-	// that a request reads as few cache lines of the state as it can.
+	// that a request usually reads one cache line fewer of the state
+	// (allocations are 16-byte aligned, not 64: where the lines fall
+	// varies).
 
 	robots *policy.Robots // the parsed body; empty unless access is UseRules
 	// The entry's request and response times (see cache.Entry).
@@ -155,7 +157,10 @@ func (st *originState) is(k stateKey) bool {
 	return st.agent() == k.agent && st.more.path == k.path
 }
 
-// fresh reports whether st may be used at now without a new fetch.
+// fresh reports whether st may be used at now without a new fetch. Both
+// are wall-clock times (a stamp has no monotonic reading): a step of the
+// system clock moves when states go stale, as it would for a Store's
+// entries, which hold wall-clock times too.
 func (st *originState) fresh(now time.Time) bool { return stampOf(now) < st.until }
 
 // A stamp is a time in 8 bytes, where a time.Time takes 24: nanoseconds
@@ -196,8 +201,9 @@ func (s stamp) time() time.Time {
 
 // stateMore is the part of an origin's state that most origins do not
 // need: the failures of its fetches, its entry's body and header when the
-// state keeps them whole, its ACAP records and its usage signals. Keeping
-// it apart keeps the states of the others small.
+// state keeps them whole, its ACAP records, its usage signals, an agent too
+// long for nh, and the path and refState of a permissions reference.
+// Keeping it apart keeps the states of the others small.
 type stateMore struct {
 	err                   error // why the last fetch failed, when it did
 	failures              int   // the entry's

@@ -49,8 +49,9 @@ type Value[V any] interface {
 // value's struct; its zero value is ready.
 //
 // A Get reads used and the value's key, and nothing else of the Node
-// unless keys share a hash: used comes last, so that a value whose key
-// follows its Node is read in as few cache lines as can be.
+// unless keys share a hash or it moves the value to the front: used comes
+// last, so that a value whose key follows its Node is read in as few cache
+// lines as can be.
 type Node[V any] struct {
 	prev, next V      // towards the most and the least recently used
 	same       V      // the next value whose key has the same hash
