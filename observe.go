@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -206,6 +207,9 @@ func (t *Transport) waited(ev WaitEvent) {
 		t.counters.waitNanos.Add(int64(ev.Wait))
 	}
 	if t.Observer != nil && t.Observer.Waited != nil {
+		// ev.Origin is the state's name, in the state's allocation:
+		// the Observer may keep it.
+		ev.Origin = strings.Clone(ev.Origin)
 		t.Observer.Waited(ev)
 	}
 }

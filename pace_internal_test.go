@@ -58,19 +58,29 @@ func TestKeptPaceDropped(t *testing.T) {
 // garbage, parsed file and all, once no request holds it, though the
 // LocalPacer keeps the origin's pace until it is idle: nothing the pacer
 // keeps points into the state, whether a request made the pace or a
-// back-off after a 429 answer did.
+// back-off after a 429 answer did, and nor does the origin of a WaitEvent
+// an Observer keeps.
 func TestEvictedStateFreed(t *testing.T) {
 	body := robotsOfSize(3000, 4)
+	var kept []string // the origins of the WaitEvents an Observer was given
 	for _, tc := range []struct {
 		name string
 		tr   *Transport
 	}{
 		{"request", &Transport{Base: memRoundTripper{body}, UserAgent: "TestBot/1.0", CacheSize: MinCacheSize}},
 		{"back-off", &Transport{Base: tooMany{memRoundTripper{body}}, UserAgent: "TestBot/1.0", CacheSize: MinCacheSize, MaxRequestsPerOrigin: -1}},
+		{"observer", &Transport{Base: memRoundTripper{body}, UserAgent: "TestBot/1.0", CacheSize: MinCacheSize, Delay: time.Second, Clock: &steppingClock{},
+			Observer: &Observer{Waited: func(ev WaitEvent) { kept = append(kept, ev.Origin) }}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := tc.tr
 			crawlOrigins(t, tr, 1)
+			if tr.Observer != nil {
+				crawlOrigins(t, tr, 1) // waits its turn
+				if len(kept) == 0 {
+					t.Fatal("no request waited")
+				}
+			}
 			o, err := originAt("http", "o0.example")
 			if err != nil {
 				t.Fatal(err)
@@ -93,7 +103,7 @@ func TestEvictedStateFreed(t *testing.T) {
 			if tr.cached(k) != nil {
 				t.Fatalf("o0.example's state was not evicted: %+v", tr.Stats())
 			}
-			if tr.pacer.shard(name).m[name] == nil {
+			if tr.Observer == nil && tr.pacer.shard(name).m[name] == nil {
 				t.Fatal("the pacer has no pace of o0.example: the test shows nothing")
 			}
 			for idleFliers.Load() > 0 { // an idle flier holds its last flight

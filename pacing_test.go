@@ -373,6 +373,7 @@ func TestPacedRequestAllocs(t *testing.T) {
 		resp.Body.Close()
 	}
 	bare := testing.AllocsPerRun(200, func() { send(base) })
+	allocs := map[string]float64{}
 	for _, tc := range []struct {
 		name  string
 		tr    *robotsguard.Transport
@@ -380,10 +381,18 @@ func TestPacedRequestAllocs(t *testing.T) {
 	}{
 		{"paced", &robotsguard.Transport{Base: base, UserAgent: "TestBot/1.0", Delay: -1}, 1},
 		{"unpaced", &robotsguard.Transport{Base: base, UserAgent: "TestBot/1.0", NoPacing: true}, 0},
+		// Each request waits its turn, a second on the clock.
+		{"waited", &robotsguard.Transport{Base: base, UserAgent: "TestBot/1.0", Delay: time.Second, Clock: newClock()}, 1},
 	} {
 		send(tc.tr) // fetch the robots.txt
-		if n := testing.AllocsPerRun(200, func() { send(tc.tr) }); n > bare+tc.extra {
+		n := testing.AllocsPerRun(200, func() { send(tc.tr) })
+		if n > bare+tc.extra {
 			t.Errorf("%s: %v allocations per request, the bare transport %v", tc.name, n, bare)
 		}
+		allocs[tc.name] = n
+	}
+	// A WaitEvent that no Observer asked for costs nothing.
+	if allocs["waited"] > allocs["paced"] {
+		t.Errorf("a request that waited its turn made %v allocations, one that did not %v", allocs["waited"], allocs["paced"])
 	}
 }

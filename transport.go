@@ -6,7 +6,6 @@ import (
 	"hash/maphash"
 	"log/slog"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -370,7 +369,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if err != nil {
 		closeBody(req)
-		ev := WaitEvent{Origin: strings.Clone(st.name()), Err: err} // an observer may keep it: not part of st
+		ev := WaitEvent{Origin: st.name(), Err: err}
 		var pe *PacingError
 		if errors.As(err, &pe) {
 			ev.Backoff = pe.Backoff
@@ -382,7 +381,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	if turn.Waited > 0 {
-		t.waited(WaitEvent{Origin: strings.Clone(st.name()), Wait: turn.Waited, Backoff: turn.Backoff})
+		t.waited(WaitEvent{Origin: st.name(), Wait: turn.Waited, Backoff: turn.Backoff})
 	}
 	var end *turnBody // ends the turn, when there is one
 	switch {
