@@ -12,15 +12,17 @@ func escapedPath(u *url.URL) string {
 	if u.RawPath != "" {
 		return u.EscapedPath()
 	}
-	i := 0
-	for ; i+8 <= len(p); i += 8 {
-		if escapes[p[i]]|escapes[p[i+1]]|escapes[p[i+2]]|escapes[p[i+3]]|
-			escapes[p[i+4]]|escapes[p[i+5]]|escapes[p[i+6]]|escapes[p[i+7]] != 0 {
-			return u.EscapedPath()
+	for s := p; ; s = s[8:] {
+		if len(s) < 8 {
+			for _, c := range []byte(s) {
+				if escapes[c] != 0 {
+					return u.EscapedPath()
+				}
+			}
+			break
 		}
-	}
-	for ; i < len(p); i++ {
-		if escapes[p[i]] != 0 {
+		if escapes[s[0]]|escapes[s[1]]|escapes[s[2]]|escapes[s[3]]|
+			escapes[s[4]]|escapes[s[5]]|escapes[s[6]]|escapes[s[7]] != 0 {
 			return u.EscapedPath()
 		}
 	}
