@@ -86,7 +86,7 @@ func (p *Policy) decideFast(q *Query, cased string, s *subject, dec *Decision) (
 	var rule policy.Rule
 	conv := false // the conventional rule joins the entries
 	if q.Usage == Crawl && pl.conv != nil && pl.convRules {
-		d := pl.conv.DecidePath(cased)
+		d := decideCanonical(pl.conv, cased)
 		conv, rule = d.Basis == policy.BasisRule, d.Rule
 	}
 	// Without sub-records, a record naming the crawler overrides one for
