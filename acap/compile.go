@@ -474,7 +474,10 @@ func (p *Policy) planFor(agent string) *agentPlan {
 	old := p.plans.last.Load()
 	if old != nil {
 		for _, pl := range old {
-			if pl != nil && pl.agent == agent {
+			// A crawler most often asks with the very same string: its
+			// bytes are not compared then.
+			if pl != nil && len(pl.agent) == len(agent) &&
+				(unsafe.StringData(pl.agent) == unsafe.StringData(agent) || pl.agent == agent) {
 				return pl
 			}
 		}

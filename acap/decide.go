@@ -8,8 +8,14 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/robotsguard/robotsguard/internal/canonical"
 	"github.com/robotsguard/robotsguard/policy"
 )
+
+// decideCanonical is policy.Group.DecidePath for a path Decide made
+// canonical itself (policy.CanonicalPath of policy.PathOf), which the
+// group does not scan again.
+var decideCanonical = canonical.DecidePath.(func(*policy.Group, string) policy.Decision)
 
 // A Query asks whether a crawler may use a resource for a usage.
 type Query struct {
@@ -818,7 +824,7 @@ func (d *decider) fallbackOnce(pt *part) (allow bool, u Usage, fellBack bool) {
 // the opposite verdict is ignored, and the decision taken without it.
 func (d *decider) conventional() (entry, bool) {
 	g := d.plan.conv
-	dec := g.DecidePath(d.cased)
+	dec := decideCanonical(g, d.cased)
 	if dec.Basis != policy.BasisRule {
 		return entry{}, false
 	}

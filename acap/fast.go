@@ -86,12 +86,13 @@ func (p *Policy) decideFast(q *Query, cased string, s *subject, dec *Decision) (
 	var rule policy.Rule
 	conv := false // the conventional rule joins the entries
 	if q.Usage == Crawl && pl.conv != nil && pl.convRules {
-		d := pl.conv.DecidePath(cased)
+		d := decideCanonical(pl.conv, cased)
 		conv, rule = d.Basis == policy.BasisRule, d.Rule
 	}
 	// Without sub-records, a record naming the crawler overrides one for
 	// any crawler, for the same usage as written.
 	direct := conv
+	repeated := false // a crawl field that counts has the rule's pattern and verdict
 	for i := range es[:n] {
 		e := &es[i]
 		e.disabled = !e.named && named.has(e.pt.usage)
@@ -99,11 +100,16 @@ func (p *Policy) decideFast(q *Query, cased string, s *subject, dec *Decision) (
 			continue
 		}
 		direct = direct || !e.other
-		if conv && e.pt.usage == Crawl && e.pt.allow != rule.Allow && ascii.EqualFold(rule.Pattern, e.f.res.patterns[0]) {
-			return false // an ignored conventional rule
+		if conv && e.pt.usage == Crawl && ascii.EqualFold(rule.Pattern, e.f.res.patterns[0]) {
+			if e.pt.allow != rule.Allow {
+				return false // an ignored conventional rule
+			}
+			// A field that repeats the rule says what it says, and
+			// decides before it: the rule need not be compared.
+			repeated = true
 		}
 	}
-	if conv {
+	if conv && !repeated {
 		es[n] = fastEntry{}
 		n++
 	}
@@ -161,17 +167,17 @@ func (p *Policy) decideFast(q *Query, cased string, s *subject, dec *Decision) (
 	dec.Permitted, dec.Basis = allow, BasisField
 	e := &kept[best]
 	if e.f == nil {
-		dec.Field = Field{
-			Line: rule.Line, Text: rule.String(), Permission: rule.Allow, Usage: Crawl,
-			Pattern: strings.ToLower(rule.Pattern), Crawler: pl.conv.Agent(), Conventional: true,
-		}
+		// Member by member: dec is zero, and a composite literal would be
+		// built aside and copied.
+		f := &dec.Field
+		f.Line, f.Text, f.Permission, f.Usage = rule.Line, rule.String(), rule.Allow, Crawl
+		f.Pattern, f.Crawler, f.Conventional = strings.ToLower(rule.Pattern), pl.conv.Agent(), true
 		return true
 	}
 	pr := &pl.recs[e.ri]
-	dec.Field = Field{
-		Source: pr.r.source, Line: e.f.line, Text: e.f.text, Permission: e.pt.allow, Usage: e.pt.usage,
-		Pattern: e.f.res.patterns[0], Crawler: pr.crawler, FellBack: e.pt.fellBack,
-	}
+	f := &dec.Field
+	f.Source, f.Line, f.Text, f.Permission, f.Usage = pr.r.source, e.f.line, e.f.text, e.pt.allow, e.pt.usage
+	f.Pattern, f.Crawler, f.FellBack = e.f.res.patterns[0], pr.crawler, e.pt.fellBack
 	return true
 }
 

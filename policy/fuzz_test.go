@@ -145,6 +145,9 @@ func FuzzMatch(f *testing.F) {
 			if p := r.Group(agent).DecidePath(policy.CanonicalPath(policy.PathOf(url))); d == policy.RFC9309 && p != got {
 				t.Fatalf("%v: DecidePath(%q) = %v; Decide(%q) = %v", d, policy.CanonicalPath(policy.PathOf(url)), p, url, got)
 			}
+			if g, path := r.Group(agent), policy.CanonicalPath(policy.PathOf(url)); decideCanonical(g, path) != g.DecidePath(path) {
+				t.Fatalf("%v: decideCanonical(%q) = %v; DecidePath = %v", d, path, decideCanonical(g, path), g.DecidePath(path))
+			}
 			if u, err := neturl.Parse(url); err == nil {
 				if g := r.Group(agent); g.AllowedURL(u) != g.DecideURL(u).Allowed {
 					t.Fatalf("%v: AllowedURL(%q) = %v; DecideURL = %v", d, url, !g.DecideURL(u).Allowed, g.DecideURL(u))
