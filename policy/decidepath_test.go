@@ -8,10 +8,14 @@ import (
 
 // TestDecidePath: for every file and URL of the seed corpus, deciding the
 // canonical path gives Decide's verdict on the URL in the RFC9309 dialect;
-// in the others, DecidePath is Decide.
+// in the others, DecidePath is Decide. Deciding the path without scanning
+// it again, as package acap does, is DecidePath in every dialect: in one
+// that compares paths in another form (Koster1996 decodes "%3F"), the path
+// is still brought to that form.
 func TestDecidePath(t *testing.T) {
 	bodies, urls := seedBodies(t), seedURLs(t)
-	urls = append(urls, "https://example.com", "https://example.com/robots.txt", "/caf%c3%a9?q=%7e", "/a b", "https://x.test?q", "//x.test/a")
+	urls = append(urls, "https://example.com", "https://example.com/robots.txt", "/caf%c3%a9?q=%7e", "/a b", "/a%3Fb", "https://x.test?q", "//x.test/a")
+	bodies = append(bodies, []byte("User-agent: *\nDisallow: /a?b\nDisallow: /caf%C3%A9\nAllow: /robots.txt\n"))
 	for _, d := range []policy.Dialect{policy.RFC9309, policy.Google, policy.Koster1996} {
 		for _, body := range bodies {
 			r := policy.ParseWith(body, d)
@@ -25,6 +29,11 @@ func TestDecidePath(t *testing.T) {
 					}
 					if got := g.DecidePath(path); got != want {
 						t.Fatalf("%v %s: DecidePath(%q) = %v; Decide(%q) = %v", d, agent, path, got, u, want)
+					}
+					// What package acap calls, for a path it made
+					// canonical itself, is DecidePath.
+					if got := decideCanonical(g, path); got != g.DecidePath(path) {
+						t.Fatalf("%v %s: decideCanonical(%q) = %v; DecidePath = %v", d, agent, path, got, g.DecidePath(path))
 					}
 				}
 			}
