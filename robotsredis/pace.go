@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -191,13 +192,13 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 		}
 		if err != nil {
 			if ctx.Err() != nil {
-				return robotsguard.Turn{}, &robotsguard.PacingError{Origin: r.Origin, Err: ctx.Err()}
+				return robotsguard.Turn{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: ctx.Err()}
 			}
 			return f.acquireAlone(ctx, r, time.Since(start))
 		}
 		if delayµs < 0 { // every place is taken: wait for one
 			if err := waitPlace(ctx, placed, time.Duration(leaseµs)*time.Microsecond, r.Interval); err != nil {
-				return robotsguard.Turn{}, &robotsguard.PacingError{Origin: r.Origin, Err: err}
+				return robotsguard.Turn{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: err}
 			}
 			continue
 		}
@@ -209,12 +210,12 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 		slot := reserved{origin: r.Origin, token: tok, next: next, interval: r.Interval}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < delay {
 			f.cancel(slot)
-			return robotsguard.Turn{}, &robotsguard.PacingError{Origin: r.Origin, NotBefore: time.Now().Add(delay), Backoff: backoff, Err: context.DeadlineExceeded}
+			return robotsguard.Turn{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), NotBefore: time.Now().Add(delay), Backoff: backoff, Err: context.DeadlineExceeded}
 		}
 		again, err := f.sleep(ctx, r.Origin, delay)
 		if err != nil {
 			f.cancel(slot)
-			return robotsguard.Turn{}, &robotsguard.PacingError{Origin: r.Origin, Err: err}
+			return robotsguard.Turn{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: err}
 		}
 		if !again {
 			return f.turn(r, tok, time.Since(start), backoff), nil
