@@ -474,10 +474,7 @@ func (p *Policy) planFor(agent string) *agentPlan {
 	old := p.plans.last.Load()
 	if old != nil {
 		for _, pl := range old {
-			// A crawler most often asks with the very same string: its
-			// bytes are not compared then.
-			if pl != nil && len(pl.agent) == len(agent) &&
-				(unsafe.StringData(pl.agent) == unsafe.StringData(agent) || pl.agent == agent) {
+			if pl != nil && pl.agent == agent {
 				return pl
 			}
 		}
