@@ -536,7 +536,8 @@ func (t *Transport) newState(k stateKey, e *cache.Entry, err error, p parsed) *o
 		size += wholeHeader
 	}
 	if more.needed() {
-		st.more = &more
+		m := more // a copy: more itself stays on the stack of the states that need none
+		st.more = &m
 		size += moreOverhead
 	}
 	st.size = int32(min((size+15)>>4, math.MaxInt32))

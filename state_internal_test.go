@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/robotsguard/robotsguard/cache"
+	"github.com/robotsguard/robotsguard/policy"
 )
 
 // memRoundTripper serves body as every origin's robots.txt, fresh for a
@@ -287,5 +288,25 @@ func TestReapEndsIdleFliers(t *testing.T) {
 func TestStateSize(t *testing.T) {
 	if n := unsafe.Sizeof(originState{}); n != 144 {
 		t.Errorf("an originState is %d bytes, not 144", n)
+	}
+}
+
+// TestNewStateAllocs: the state of a healthy origin is one allocation,
+// its name and packed header in it; the stateMore that most states do
+// not need is not allocated.
+func TestNewStateAllocs(t *testing.T) {
+	tr := &Transport{UserAgent: "TestBot/1.0"}
+	tr.init()
+	h := http.Header{"Cache-Control": {"max-age=86400"}, "Content-Type": {"text/plain"}}
+	now := time.Now()
+	e := &cache.Entry{Status: 200, Header: h, Body: []byte("x"), Requested: now, Received: now}
+	p := parsed{robots: policy.Parse(robotsOfSize(300, 1))}
+	k := stateKey{origin: origin{host: "example.com"}}
+	st := tr.newState(k, e, nil, p) // builds the group's matcher
+	if st.more != noMore || !st.bodyless {
+		t.Fatalf("a healthy origin's state: more %+v, bodyless %v", st.more, st.bodyless)
+	}
+	if n := testing.AllocsPerRun(100, func() { tr.newState(k, e, nil, p) }); n != 1 {
+		t.Errorf("newState: %v allocations, want 1", n)
 	}
 }
