@@ -797,7 +797,11 @@ func (t *Transport) refresh(k stateKey, dial, ua string) (st *originState) {
 	res := t.obtain(o, url, start, time.Now().Add(t.fetchTimeout()), old, func(ctx context.Context, old *cache.Entry) fetchResult {
 		return t.fetch(ctx, o, dial, ua, old)
 	})
-	return t.keep(k, res.entry, res.err, t.parseFor(o, res.entry, prev, dial, ua))
+	st = t.keep(k, res.entry, res.err, t.parseFor(o, res.entry, prev, dial, ua))
+	if st.bodyless {
+		putBodyBuf(res.buf) // parsed, and dropped
+	}
+	return st
 }
 
 // panicked returns the state of o after its refresh panicked with err: a
@@ -866,6 +870,7 @@ func (t *Transport) obtain(o origin, url string, start, deadline time.Time, old 
 	if t.Store == nil || !t.cachePolicy().Storable(res.entry) {
 		return res
 	}
+	res.buf = nil // the Store may keep the body
 	// The fetch's context may be over (a time-out): the Store keeps the
 	// quarter of the budget left for it.
 	sctx, scancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
