@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -145,6 +146,38 @@ func TestPackedFieldsAreKeepCaching(t *testing.T) {
 	}
 	if !cachingOnly(kept) || cachingOnly(h) {
 		t.Error("cachingOnly does not tell KeepCaching's fields from others")
+	}
+	for i, k := range packedFields {
+		if packedIndex(k) != i {
+			t.Errorf("packedIndex(%q) = %d, want %d", k, packedIndex(k), i)
+		}
+	}
+}
+
+// TestPackHeader: a header's caching fields are packed in the order of
+// packedFields, and unpacked as KeepCaching keeps them, whether gather
+// walks the header or looks its fields up.
+func TestPackHeader(t *testing.T) {
+	h := http.Header{"Content-Type": {"text/plain"}, "Etag": {`"x"`}, "Cache-Control": {"max-age=60", "public"}, "Age": {"3"}}
+	want := "Cache-Control\x00max-age=60\x00Cache-Control\x00public\x00Age\x003\x00Etag\x00\"x\"\x00"
+	for _, extra := range []int{0, maxWalkedHeader} {
+		for i := range extra {
+			h.Set(fmt.Sprint("X-Field-", i), "v")
+		}
+		var v packedValues
+		n := v.gather(h)
+		got := string(v.appendPacked(nil))
+		if got != want || n != len(got) {
+			t.Errorf("%d fields: packed %q (length %d), want %q", len(h), got, n, want)
+		}
+		if u := unpackHeader(got); !reflect.DeepEqual(u, cache.KeepCaching(h)) {
+			t.Errorf("%d fields: unpacked %v, want %v", len(h), u, cache.KeepCaching(h))
+		}
+	}
+	h["Date"] = []string{"a\x00b"}
+	var v packedValues
+	if n := v.gather(h); n != -1 {
+		t.Errorf("a field with a NUL: length %d, want -1", n)
 	}
 }
 
