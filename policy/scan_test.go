@@ -87,3 +87,22 @@ func TestIndexPathStartOrHash(t *testing.T) {
 		}
 	}
 }
+
+// TestNeedsCanonical: needsCanonical tells whether canonicalize changes a
+// path or a pattern, whatever its length and wherever its bytes that are
+// not plain fall (it skips plain bytes sixteen and eight at a time).
+func TestNeedsCanonical(t *testing.T) {
+	for _, s := range []string{"", "/a", "/abcdefg", "/abcdefghijklmno", "/abcdefghijklmnopqrstuvwxyz0123456789/", "/a%41b*c$"} {
+		everyByteEverywhere(s, func(b []byte) {
+			for _, pattern := range []bool{false, true} {
+				changed := string(canonicalize(nil, b, pattern)) != string(b)
+				if got := needsCanonical(b, pattern); got != changed {
+					t.Fatalf("needsCanonical(%q, %v) = %v, canonicalize changes it: %v", b, pattern, got, changed)
+				}
+				if got := needsCanonical(string(b), pattern); got != changed {
+					t.Fatalf("needsCanonical(string %q, %v) = %v, canonicalize changes it: %v", b, pattern, got, changed)
+				}
+			}
+		})
+	}
+}
