@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -94,6 +95,9 @@ type fetchResult struct {
 	entry   *cache.Entry
 	err     error // why the fetch failed; nil when entry holds a usable response
 	outcome Outcome
+	// buf holds entry's body when it came from bodyBufs: it goes back
+	// there once the state is built, unless the state keeps the body.
+	buf *[]byte
 }
 
 // Backing off after failed fetches: no new fetch before a minute, doubling
@@ -148,7 +152,7 @@ func (t *Transport) get(ctx context.Context, robotsURL, fetchURL, host, userAgen
 
 // getURL is get, from u; target names the resource in errors.
 func (t *Transport) getURL(ctx context.Context, target fetchTarget, u *url.URL, host, userAgent string, old *cache.Entry) fetchResult {
-	h := make(http.Header, 3)
+	h := reqHeaders.Get().(http.Header) // empty
 	switch userAgent {
 	case "":
 	case t.UserAgent:
@@ -182,7 +186,10 @@ func (t *Transport) getURL(ctx context.Context, target fetchTarget, u *url.URL, 
 		}
 		return t.failed(old, nil, &FetchError{URL: target.String(), Err: err})
 	}
-	defer resp.Body.Close()
+	defer func() {
+		resp.Body.Close()
+		putReqHeader(h)
+	}()
 
 	if resp.StatusCode == http.StatusNotModified && conditional && old.Status != 0 {
 		return fetchResult{entry: old.Revalidated(resp.Header, requested, received), outcome: Revalidated}
@@ -207,27 +214,64 @@ func (t *Transport) getURL(ctx context.Context, target fetchTarget, u *url.URL, 
 		Requested: requested,
 		Received:  received,
 	}
+	var buf *[]byte
 	if access == UseRules {
-		e.Body, err = t.readBody(resp)
+		// The body of a robots.txt that no Store shares is read into a
+		// buffer of bodyBufs: its state keeps the parsed rules, not the
+		// body, unless it keeps entries whole (see refresh).
+		if target.raw == "" && t.Store == nil && t.ACAP == nil && !t.keepWhole() {
+			buf = getBodyBuf()
+		}
+		e.Body, err = t.readBody(resp, buf)
 		if err != nil {
 			// Incomplete data is a server error (Google's spec), and so
 			// is a body that cannot be decoded: read as text, it would
 			// hold no rules and allow everything.
+			putBodyBuf(buf)
 			return t.failed(old, nil, &FetchError{URL: target.String(), Status: resp.StatusCode, Err: err})
 		}
 	}
-	return fetchResult{entry: e, outcome: Fetched}
+	return fetchResult{entry: e, outcome: Fetched, buf: buf}
+}
+
+// reqHeaders holds empty header maps for robots.txt requests. The header
+// of a request goes back once its response is closed: then its Base is
+// done with it (see http.RoundTripper). After a failure it is left to the
+// collector, as a Base may still be writing the request (an
+// http.Transport whose context ended).
+var reqHeaders = sync.Pool{New: func() any { return make(http.Header, 3) }}
+
+// putReqHeader empties h, the header of a request whose response is
+// closed, and gives it back to reqHeaders, unless the Base added fields
+// to it.
+func putReqHeader(h http.Header) {
+	if len(h) > 3 {
+		return
+	}
+	clear(h)
+	reqHeaders.Put(h)
 }
 
 // readBody reads the body of resp as readBody does. A body without content
-// codings whose length is known is read into one buffer of that size.
-func (t *Transport) readBody(resp *http.Response) ([]byte, error) {
+// codings is read into one buffer: of the size it says, when it says one,
+// grown when the server sends more or does not say. The buffer is buf's,
+// when buf is not nil, and buf then holds it (grown) for putBodyBuf.
+func (t *Transport) readBody(resp *http.Response, buf *[]byte) ([]byte, error) {
 	limit := t.maxSize()
 	n := resp.ContentLength
-	if n < 0 || n > int64(limit) || len(resp.Header["Content-Encoding"]) > 0 && !resp.Uncompressed {
+	if n > int64(limit) || len(resp.Header["Content-Encoding"]) > 0 && !resp.Uncompressed {
 		return readBody(resp, limit)
 	}
-	b := make([]byte, 0, n+1) // room to see the end without growing
+	var b []byte
+	if buf != nil {
+		b = (*buf)[:0]
+	}
+	switch {
+	case int64(cap(b)) <= n:
+		b = make([]byte, 0, n+1) // room to see the end without growing
+	case cap(b) == 0:
+		b = make([]byte, 0, 512)
+	}
 	for len(b) <= limit {
 		if len(b) == cap(b) {
 			b = append(b, 0)[:len(b)] // the server sent more than it said
@@ -235,13 +279,39 @@ func (t *Transport) readBody(resp *http.Response) ([]byte, error) {
 		m, err := resp.Body.Read(b[len(b):min(cap(b), limit+1)])
 		b = b[:len(b)+m]
 		if err == io.EOF {
-			return b, nil
+			break
 		}
 		if err != nil {
 			return nil, fmt.Errorf("robotsguard: reading body: %w", err)
 		}
 	}
+	if buf != nil {
+		*buf = b[:0]
+	}
 	return b, nil
+}
+
+// bodyBufs holds the buffers that the bodies of robots.txt files are read
+// into when no state keeps them: the state of a file keeps its parsed
+// rules, so that its body is garbage once parsed. Buffers larger than
+// maxBodyBuf are left to the collector.
+var bodyBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxBodyBuf = 64 << 10
+
+// getBodyBuf returns a buffer of bodyBufs.
+func getBodyBuf() *[]byte { return bodyBufs.Get().(*[]byte) }
+
+// putBodyBuf gives buf, whose contents nothing holds any more, back to
+// bodyBufs. A nil buf is ignored.
+func putBodyBuf(buf *[]byte) {
+	if buf == nil {
+		return
+	}
+	if cap(*buf) > maxBodyBuf {
+		*buf = nil
+	}
+	bodyBufs.Put(buf)
 }
 
 // send sends req, a robots.txt request, following redirects as

@@ -109,7 +109,8 @@ type originState struct {
 	lru.Node[*originState] // ends with what a Get reads
 	// nh is the origin's name, origin.String(); then the agent the file
 	// was fetched as (its stateKey's), unless stateMore holds it; then
-	// the entry's header fields, packed (see appendPacked).
+	// the entry's header fields, packed (see
+	// packedValues.appendPacked).
 	nh    string
 	group *policy.Group // the group of the Transport's UserAgent
 	more  *stateMore    // what few states hold; noMore for the others
@@ -137,7 +138,8 @@ func (st *originState) agent() string {
 	return st.nh[st.nameLen : st.nameLen+uint32(st.agentLen)]
 }
 
-// hdr returns the entry's header fields, packed (see appendPacked), or ""
+// hdr returns the entry's header fields, packed (see
+// packedValues.appendPacked), or ""
 // when the state keeps its header whole or it has none.
 func (st *originState) hdr() string { return st.nh[st.nameLen+uint32(st.agentLen):] }
 
@@ -285,13 +287,15 @@ const (
 )
 
 // namedState returns a new state of origin o whose nh holds its name, then
-// agent and, when pack is true, the fields of h packed (see appendPacked);
+// agent and, when pack is true, the fields of h packed (see
+// packedValues.appendPacked);
 // packed is false when h could not be packed. Short, as most are, nh is
 // kept in the state's own allocation, which a request then reads whole.
 func namedState(o origin, agent string, h http.Header, pack bool) (st *originState, packed bool) {
 	n := -1
+	var vals packedValues
 	if pack {
-		n = packedLen(h)
+		n = vals.gather(h)
 	}
 	name := ""
 	if strings.IndexByte(o.host, '%') >= 0 {
@@ -313,7 +317,7 @@ func namedState(o origin, agent string, h http.Header, pack bool) (st *originSta
 	}
 	b = append(b, agent...)
 	if n >= 0 {
-		b = appendPacked(b, h)
+		b = vals.appendPacked(b)
 	}
 	st.nh = unsafe.String(unsafe.SliceData(b), len(b)) // b is not written again
 	st.nameLen, st.agentLen = uint32(nameLen), uint16(len(agent))
@@ -371,34 +375,79 @@ func cachingOnly(h http.Header) bool {
 	return true
 }
 
-// packedLen returns the length of h's packedFields packed, or -1 when one
-// holds a NUL, which packing does not allow.
-func packedLen(h http.Header) int {
+// packedValues holds the values of a header's packedFields, by their
+// index in packedFields.
+type packedValues [len(packedFields)][]string
+
+// packedIndex returns the index of field k in packedFields, or -1.
+func packedIndex(k string) int {
+	switch k {
+	case "Cache-Control":
+		return 0
+	case "Date":
+		return 1
+	case "Age":
+		return 2
+	case "Expires":
+		return 3
+	case "Etag":
+		return 4
+	case "Last-Modified":
+		return 5
+	case "Pragma":
+		return 6
+	}
+	return -1
+}
+
+// maxWalkedHeader is the number of fields up to which gather walks a
+// header, rather than looking up each of packedFields: a response's
+// header has a few fields, and a lookup in a map costs more than a step
+// of a walk.
+const maxWalkedHeader = 16
+
+// gather sets v to the values of h's packedFields, and returns the length
+// of them packed, or -1 when one holds a NUL, which packing does not
+// allow.
+func (v *packedValues) gather(h http.Header) int {
+	if len(h) <= maxWalkedHeader {
+		for k, vs := range h {
+			if i := packedIndex(k); i >= 0 {
+				v[i] = vs
+			}
+		}
+	} else {
+		for i, k := range packedFields {
+			v[i] = h[k]
+		}
+	}
 	n := 0
-	for _, k := range packedFields {
-		for _, v := range h[k] {
-			if strings.IndexByte(v, 0) >= 0 {
+	for i, k := range packedFields {
+		for _, s := range v[i] {
+			if strings.IndexByte(s, 0) >= 0 {
 				return -1
 			}
-			n += len(k) + len(v) + 2
+			n += len(k) + len(s) + 2
 		}
 	}
 	return n
 }
 
-// appendPacked appends h's packedFields, a few short caching fields, to
-// b, packed: names and values, each followed by a NUL.
-func appendPacked(b []byte, h http.Header) []byte {
-	for _, k := range packedFields {
-		for _, v := range h[k] {
+// appendPacked appends the fields of v, a few short caching fields, to b,
+// packed: names and values, each followed by a NUL, in the order of
+// packedFields.
+func (v *packedValues) appendPacked(b []byte) []byte {
+	for i, k := range packedFields {
+		for _, s := range v[i] {
 			b = append(append(b, k...), 0)
-			b = append(append(b, v...), 0)
+			b = append(append(b, s...), 0)
 		}
 	}
 	return b
 }
 
-// unpackHeader returns the header that appendPacked packed into s.
+// unpackHeader returns the header that packedValues.appendPacked packed
+// into s.
 func unpackHeader(s string) http.Header {
 	h := http.Header{}
 	for s != "" {
@@ -536,7 +585,8 @@ func (t *Transport) newState(k stateKey, e *cache.Entry, err error, p parsed) *o
 		size += wholeHeader
 	}
 	if more.needed() {
-		st.more = &more
+		m := more // a copy: more itself stays on the stack of the states that need none
+		st.more = &m
 		size += moreOverhead
 	}
 	st.size = int32(min((size+15)>>4, math.MaxInt32))
@@ -796,7 +846,11 @@ func (t *Transport) refresh(k stateKey, dial, ua string) (st *originState) {
 	res := t.obtain(o, url, start, time.Now().Add(t.fetchTimeout()), old, func(ctx context.Context, old *cache.Entry) fetchResult {
 		return t.fetch(ctx, o, dial, ua, old)
 	})
-	return t.keep(k, res.entry, res.err, t.parseFor(o, res.entry, prev, dial, ua))
+	st = t.keep(k, res.entry, res.err, t.parseFor(o, res.entry, prev, dial, ua))
+	if st.bodyless {
+		putBodyBuf(res.buf) // parsed, and dropped
+	}
+	return st
 }
 
 // panicked returns the state of o after its refresh panicked with err: a
@@ -865,6 +919,7 @@ func (t *Transport) obtain(o origin, url string, start, deadline time.Time, old 
 	if t.Store == nil || !t.cachePolicy().Storable(res.entry) {
 		return res
 	}
+	res.buf = nil // the Store may keep the body
 	// The fetch's context may be over (a time-out): the Store keeps the
 	// quarter of the budget left for it.
 	sctx, scancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -15,6 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/robotsguard/robotsguard/cache"
+	"github.com/robotsguard/robotsguard/policy"
 )
 
 // memRoundTripper serves body as every origin's robots.txt, fresh for a
@@ -144,6 +146,38 @@ func TestPackedFieldsAreKeepCaching(t *testing.T) {
 	}
 	if !cachingOnly(kept) || cachingOnly(h) {
 		t.Error("cachingOnly does not tell KeepCaching's fields from others")
+	}
+	for i, k := range packedFields {
+		if packedIndex(k) != i {
+			t.Errorf("packedIndex(%q) = %d, want %d", k, packedIndex(k), i)
+		}
+	}
+}
+
+// TestPackHeader: a header's caching fields are packed in the order of
+// packedFields, and unpacked as KeepCaching keeps them, whether gather
+// walks the header or looks its fields up.
+func TestPackHeader(t *testing.T) {
+	h := http.Header{"Content-Type": {"text/plain"}, "Etag": {`"x"`}, "Cache-Control": {"max-age=60", "public"}, "Age": {"3"}}
+	want := "Cache-Control\x00max-age=60\x00Cache-Control\x00public\x00Age\x003\x00Etag\x00\"x\"\x00"
+	for _, extra := range []int{0, maxWalkedHeader} {
+		for i := range extra {
+			h.Set(fmt.Sprint("X-Field-", i), "v")
+		}
+		var v packedValues
+		n := v.gather(h)
+		got := string(v.appendPacked(nil))
+		if got != want || n != len(got) {
+			t.Errorf("%d fields: packed %q (length %d), want %q", len(h), got, n, want)
+		}
+		if u := unpackHeader(got); !reflect.DeepEqual(u, cache.KeepCaching(h)) {
+			t.Errorf("%d fields: unpacked %v, want %v", len(h), u, cache.KeepCaching(h))
+		}
+	}
+	h["Date"] = []string{"a\x00b"}
+	var v packedValues
+	if n := v.gather(h); n != -1 {
+		t.Errorf("a field with a NUL: length %d, want -1", n)
 	}
 }
 
@@ -287,5 +321,126 @@ func TestReapEndsIdleFliers(t *testing.T) {
 func TestStateSize(t *testing.T) {
 	if n := unsafe.Sizeof(originState{}); n != 144 {
 		t.Errorf("an originState is %d bytes, not 144", n)
+	}
+}
+
+// TestNewStateAllocs: the state of a healthy origin is one allocation,
+// its name and packed header in it; the stateMore that most states do
+// not need is not allocated.
+func TestNewStateAllocs(t *testing.T) {
+	tr := &Transport{UserAgent: "TestBot/1.0"}
+	tr.init()
+	h := http.Header{"Cache-Control": {"max-age=86400"}, "Content-Type": {"text/plain"}}
+	now := time.Now()
+	e := &cache.Entry{Status: 200, Header: h, Body: []byte("x"), Requested: now, Received: now}
+	p := parsed{robots: policy.Parse(robotsOfSize(300, 1))}
+	k := stateKey{origin: origin{host: "example.com"}}
+	st := tr.newState(k, e, nil, p) // builds the group's matcher
+	if st.more != noMore || !st.bodyless {
+		t.Fatalf("a healthy origin's state: more %+v, bodyless %v", st.more, st.bodyless)
+	}
+	if n := testing.AllocsPerRun(100, func() { tr.newState(k, e, nil, p) }); n != 1 {
+		t.Errorf("newState: %v allocations, want 1", n)
+	}
+}
+
+// TestBodyBufferNotShared: the body a state keeps whole is its own, also
+// when keeping bodies whole began while it was read into a buffer that a
+// dropped body gives back.
+func TestBodyBufferNotShared(t *testing.T) {
+	var tr *Transport
+	bodies := map[string][]byte{}
+	base := roundTripper(func(req *http.Request) (*http.Response, error) {
+		body := bodies[req.URL.Host]
+		if req.URL.Path != "/robots.txt" {
+			body = []byte("ok")
+		}
+		var r io.Reader = bytes.NewReader(body)
+		if req.URL.Host == "o10.example" {
+			// Served robots.txt files are kept whole from the end of
+			// this body on, as after a first request for a /robots.txt.
+			r = io.MultiReader(r, flipReader{&tr.servesRobots})
+		}
+		return &http.Response{StatusCode: 200, Header: http.Header{"Cache-Control": {"max-age=86400"}},
+			Body: io.NopCloser(r), ContentLength: int64(len(body)), Request: req}, nil
+	})
+	for i := range 20 {
+		bodies[fmt.Sprintf("o%d.example", i)] = robotsOfSize(200+40*i, i)
+	}
+	tr = &Transport{Base: base, UserAgent: "TestBot/1.0"}
+	crawlOrigins(t, tr, 20)
+	// Another Transport's fetches take the buffers given back.
+	crawlOrigins(t, &Transport{Base: memRoundTripper{bytes.Repeat([]byte("#"), 100)}, UserAgent: "TestBot/1.0"}, 20)
+	for i := range 20 {
+		host := fmt.Sprintf("o%d.example", i)
+		st := tr.cached(stateKey{origin: origin{host: host}})
+		if i < 10 {
+			if !st.bodyless {
+				t.Errorf("%s: body kept, want dropped", host)
+			}
+			continue
+		}
+		if e, whole := st.whole(); !whole || !bytes.Equal(e.Body, bodies[host]) {
+			t.Errorf("%s: body %q (whole %v), want %q", host, e.Body, whole, bodies[host])
+		}
+	}
+}
+
+// flipReader sets b at its end, which it is.
+type flipReader struct{ b *atomic.Bool }
+
+func (f flipReader) Read([]byte) (int, error) {
+	f.b.Store(true)
+	return 0, io.EOF
+}
+
+// TestColdOriginAllocs: the first request to an origin allocates a few
+// times beyond its two requests through Base: not for the body of its
+// robots.txt, which is read into a pooled buffer and dropped once parsed,
+// nor for the header of its request.
+func TestColdOriginAllocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("counts allocations")
+	}
+	base := memRoundTripper{robotsOfSize(700, 1)}
+	tr := &Transport{Base: base, UserAgent: "TestBot/1.0", CacheSize: 1 << 40}
+	i := 0
+	send := func(rt http.RoundTripper, path string) {
+		req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("http://o%d.example%s", i, path), nil)
+		resp, err := rt.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	bare := testing.AllocsPerRun(100, func() { i++; send(base, "/robots.txt"); send(base, "/") })
+	send(tr, "/") // the first flight starts the flier
+	n := testing.AllocsPerRun(100, func() { i++; send(tr, "/") })
+	t.Logf("%v allocations, the bare fetch %v", n, bare)
+	if n > bare+12 {
+		t.Errorf("a cold origin: %v allocations, %v more than the bare fetch, want at most 12", n, n-bare)
+	}
+}
+
+// TestRequestHeaderNotShared: the header of a robots.txt request, reused
+// by the next, holds none of the fields a Base added to it.
+func TestRequestHeaderNotShared(t *testing.T) {
+	var seen []http.Header
+	base := roundTripper(func(req *http.Request) (*http.Response, error) {
+		if req.URL.Path == "/robots.txt" {
+			seen = append(seen, req.Header.Clone())
+			req.Header.Set("X-Added", req.URL.Host) // as a Base should not
+		}
+		body := []byte("User-agent: *\nDisallow: /private/\n")
+		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(body)),
+			ContentLength: int64(len(body)), Request: req}, nil
+	})
+	tr := &Transport{Base: base, UserAgent: "TestBot/1.0"}
+	crawlOrigins(t, tr, 5)
+	for i, h := range seen {
+		if len(h) != 1 || h.Get("User-Agent") != "TestBot/1.0" {
+			t.Errorf("request %d: header %v", i, h)
+		}
 	}
 }

@@ -412,7 +412,7 @@ func compile(r *Robots, members []uint32) *matcher {
 				sp.n--
 			}
 			c.add(sp, anchored, ref)
-			if beh.queryVariants {
+			if beh.queryVariants && rl.kind == kindWild { // the others have no query variants
 				p := c.m.str(sp)
 				vs, ok := queryVariants(p)
 				if !ok && !rl.allow {
@@ -799,8 +799,9 @@ func flat(r *Robots, members []uint32) bool {
 			if rl.kind == kindEmpty || !beh.wildcards {
 				continue
 			}
-			p := strings.TrimSuffix(r.str(rl.pattern), "$")
-			if beh.queryVariants {
+			// Only a literal after a '*' can have query variants.
+			if beh.queryVariants && rl.kind == kindWild {
+				p := strings.TrimSuffix(r.str(rl.pattern), "$")
 				if vs, ok := queryVariants(p); len(vs) > 0 || !ok && !rl.allow {
 					return false
 				}

@@ -239,24 +239,38 @@ func (s *scanner) line(num int, b []byte) {
 // LineHandler, in a dialect that reads every line whole and always wants
 // the colon: it calls the handler for the directive b holds, if any.
 func (s *scanner) directive(num int, b []byte) {
-	// The key runs from the first byte that is not whitespace to the
-	// colon, unless a comment starts before it.
-	start := 0
-	for start < len(b) && space[b[start]] {
-		start++
-	}
-	sep := start
-	for ; sep < len(b) && b[sep] != ':'; sep++ {
-		if b[sep] == '#' {
-			return
+	// Most lines start with "Disallow:", "Allow:" or "User-agent:", in
+	// any case: a key that classify reads as such, where the colon ends
+	// it.
+	var kind Kind
+	start, k, sep := 0, 0, 0
+	switch {
+	case len(b) > 8 && b[8] == ':' && wordDisallow.is(b[:8]):
+		kind, k, sep = KindDisallow, 8, 8
+	case len(b) > 5 && b[5] == ':' && wordAllow.is(b[:5]):
+		kind, k, sep = KindAllow, 5, 5
+	case len(b) > 10 && b[10] == ':' && wordUserAge.is(b[:8]) && wordEnt.is(b[7:10]):
+		kind, k, sep = KindUserAgent, 10, 10
+	default:
+		// The key runs from the first byte that is not whitespace to
+		// the colon, unless a comment starts before it.
+		for start < len(b) && space[b[start]] {
+			start++
 		}
-	}
-	k := sep
-	for k > start && space[b[k-1]] {
-		k--
-	}
-	if sep == len(b) || k == start {
-		return // no colon, or no key
+		sep = start
+		for ; sep < len(b) && b[sep] != ':'; sep++ {
+			if b[sep] == '#' {
+				return
+			}
+		}
+		k = sep
+		for k > start && space[b[k-1]] {
+			k--
+		}
+		if sep == len(b) || k == start {
+			return // no colon, or no key
+		}
+		kind, _ = s.classify(b[start:k])
 	}
 	v := b[sep+1:]
 	if i := bytes.IndexByte(v, '#'); i >= 0 {
@@ -269,7 +283,6 @@ func (s *scanner) directive(num int, b []byte) {
 	for j > i && space[v[j-1]] {
 		j--
 	}
-	kind, _ := s.classify(b[start:k])
 	s.call(num, kind, b[start:k], v[i:j])
 }
 

@@ -438,7 +438,7 @@ func (r *Robots) MemSize() int {
 		r.agentLines(func(uint32) {}, &off)
 		n += allocSize((off + 7) &^ 7)
 	}
-	seen := map[*rules]bool{}
+	var seen rulesSet
 	add := func(g *Group) {
 		if g == nil {
 			return
@@ -446,11 +446,10 @@ func (r *Robots) MemSize() int {
 		if g.ext != nil && !r.inExts(g.ext) {
 			n += allocSize(int(unsafe.Sizeof(*g.ext)))
 		}
-		if seen[g.rules] {
+		if !seen.add(g.rules) {
 			n += allocSize(int(unsafe.Sizeof(*g)))
 			return
 		}
-		seen[g.rules] = true
 		n += allocSize(int(unsafe.Sizeof(groupAndRules{})))
 		if g.more != nil {
 			n += allocSize(int(unsafe.Sizeof(*g.more))) + allocSize(4*cap(*g.more))
@@ -479,11 +478,45 @@ func (r *Robots) MemSize() int {
 		for _, g := range x.groups {
 			add(g)
 		}
-		if !seen[x.star.rules] {
+		if !seen.has(x.star.rules) {
 			add(x.star)
 		}
 	}
 	return n
+}
+
+// rulesSet is a set of *rules: the first few in an array (a Robots
+// usually has a group or two built), the others in a map.
+type rulesSet struct {
+	few  [4]*rules
+	nfew int
+	many map[*rules]bool
+}
+
+// has reports whether x is in s.
+func (s *rulesSet) has(x *rules) bool {
+	for _, y := range s.few[:s.nfew] {
+		if y == x {
+			return true
+		}
+	}
+	return s.many[x]
+}
+
+// add adds x to s, and reports whether it was not in s.
+func (s *rulesSet) add(x *rules) bool {
+	switch {
+	case s.has(x):
+		return false
+	case s.nfew < len(s.few):
+		s.few[s.nfew] = x
+		s.nfew++
+	case s.many == nil:
+		s.many = map[*rules]bool{x: true}
+	default:
+		s.many[x] = true
+	}
+	return true
 }
 
 // inExts reports whether e is one of r.exts.
@@ -509,11 +542,27 @@ var sizeClasses = [...]uint16{
 	28672, 32768,
 }
 
+// smallSizeClass[(n+7)/8] is the size class of n bytes, for n up to
+// smallSizes: the size classes up to it are multiples of 8, so that n and
+// n rounded up to a multiple of 8 have the same.
+const smallSizes = 1024
+
+var smallSizeClass = func() (t [smallSizes/8 + 1]uint16) {
+	for i := range t {
+		c, _ := slices.BinarySearch(sizeClasses[:], uint16(i*8))
+		t[i] = sizeClasses[c]
+	}
+	return t
+}()
+
 // allocSize returns the memory an allocation of n bytes takes: n rounded up
 // to its size class, or to whole 8 KiB pages past 32 KiB.
 func allocSize(n int) int {
 	if n <= 0 {
 		return 0
+	}
+	if n <= smallSizes {
+		return int(smallSizeClass[(n+7)>>3])
 	}
 	if n > int(sizeClasses[len(sizeClasses)-1]) {
 		return (n + 8191) &^ 8191

@@ -87,3 +87,61 @@ func TestIndexPathStartOrHash(t *testing.T) {
 		}
 	}
 }
+
+// TestNeedsCanonical: needsCanonical tells whether canonicalize changes a
+// path or a pattern, whatever its length and wherever its bytes that are
+// not plain fall (it skips plain bytes sixteen and eight at a time).
+func TestNeedsCanonical(t *testing.T) {
+	for _, s := range []string{"", "/a", "/abcdefg", "/abcdefghijklmno", "/abcdefghijklmnopqrstuvwxyz0123456789/", "/a%41b*c$"} {
+		everyByteEverywhere(s, func(b []byte) {
+			for _, pattern := range []bool{false, true} {
+				changed := string(canonicalize(nil, b, pattern)) != string(b)
+				if got := needsCanonical(b, pattern); got != changed {
+					t.Fatalf("needsCanonical(%q, %v) = %v, canonicalize changes it: %v", b, pattern, got, changed)
+				}
+				if got := needsCanonical(string(b), pattern); got != changed {
+					t.Fatalf("needsCanonical(string %q, %v) = %v, canonicalize changes it: %v", b, pattern, got, changed)
+				}
+			}
+		})
+	}
+}
+
+// TestAllocSize: allocSize rounds up to the least size class that holds n
+// bytes, through its table for small sizes too.
+func TestAllocSize(t *testing.T) {
+	want := func(n int) int {
+		for _, c := range sizeClasses {
+			if int(c) >= n {
+				return int(c)
+			}
+		}
+		return (n + 8191) &^ 8191
+	}
+	for n := -1; n <= 40000; n++ {
+		w := want(n)
+		if n <= 0 {
+			w = 0
+		}
+		if got := allocSize(n); got != w {
+			t.Fatalf("allocSize(%d) = %d, want %d", n, got, w)
+		}
+	}
+}
+
+// TestRulesSet: a rulesSet holds each of its members once, in its array
+// and past it.
+func TestRulesSet(t *testing.T) {
+	var s rulesSet
+	rs := make([]rules, 10)
+	for i := range rs {
+		if !s.add(&rs[i]) {
+			t.Fatalf("member %d was in the set before it was added", i)
+		}
+		for j := range rs {
+			if s.has(&rs[j]) != (j <= i) || j <= i && s.add(&rs[j]) {
+				t.Fatalf("after %d added: member %d has %v", i+1, j, s.has(&rs[j]))
+			}
+		}
+	}
+}

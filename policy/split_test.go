@@ -210,6 +210,7 @@ func TestScanBytes(t *testing.T) {
 	for _, body := range []string{
 		"User-agent: *\nDisallow: /a # c\r\nAllow:/b\rsitemap : x\n\nCrawl-delay: 1\n",
 		" user-agent : a#b\n#:x\n:y\nk  v\n a : \n",
+		"DisAllow:\nuser-AGENT:#\nALLOW: /x y\n", // keys that end at the colon (see scanner.directive)
 	} {
 		everyByteEverywhere(body, func(b []byte) { checkScan(t, b) })
 	}

@@ -115,7 +115,9 @@ func aiprefMayHaveSignals(body []byte) bool {
 			return false
 		}
 		i += j
-		if i >= 7 && bytes.EqualFold(body[i-7:i], []byte("content")) {
+		// The byte before the '-' rules out most: those of "user-agent",
+		// and of paths.
+		if i >= 7 && body[i-1]|0x20 == 't' && bytes.EqualFold(body[i-7:i], []byte("content")) {
 			rest := body[i+1:]
 			if len(rest) >= 5 && bytes.EqualFold(rest[:5], []byte("usage")) ||
 				len(rest) >= 6 && bytes.EqualFold(rest[:6], []byte("signal")) {

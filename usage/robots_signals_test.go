@@ -292,6 +292,8 @@ func TestRobotsMayHaveSignals(t *testing.T) {
 		"content-signa":            false,
 		"a-b-c-content-usage-":     true,
 		"User-agent: *\nAllow: /-": false,
+		"conTenT-usAge":            true,
+		"contenu-usage":            false,
 	} {
 		if got := aiprefMayHaveSignals([]byte(body)); got != want {
 			t.Errorf("%q: %v, want %v", body, got, want)
