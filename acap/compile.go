@@ -451,6 +451,9 @@ type agentPlan struct {
 	// convRules: the conventional group has rules with a pattern,
 	// without which it decides nothing by a rule.
 	convRules bool
+	// convRepeated: the ACAP fields repeat every conventional rule (see
+	// repeatsConventional), which a crawl decision need not look up.
+	convRepeated bool
 }
 
 type planRecord struct {
@@ -512,8 +515,59 @@ func (p *Policy) newPlan(agent string) *agentPlan {
 			// An empty pattern matches nothing (RFC 9309 section 2.2.2).
 			pl.convRules = pl.convRules || r.Pattern != ""
 		}
+		pl.convRepeated = pl.convRules && pl.repeatsConventional()
 	}
 	return pl
+}
+
+// repeatsConventional reports whether the conventional rules never count
+// in a crawl decision of the fast path beside the fields (section 2.10.2):
+// every rule with a pattern is a plain prefix (no '*', '$' or '%', which
+// the conventional records and the fields may compare differently), and
+// is repeated, with its verdict, by a crawl field that applies wherever
+// the rule matches (its pattern, without regard to case, is a prefix of
+// the lower-cased path when the rule's is of the path) and is never
+// overridden (of a record naming the agent, or of a record for any
+// crawler when no record naming it writes crawl fields); and no crawl
+// field has a rule's pattern with the other verdict. The rule that
+// decides is then always repeated by a field that applies, so never
+// joins the fields, and never makes one ignored.
+func (pl *agentPlan) repeatsConventional() bool {
+	namedCrawl := false
+	for _, pr := range pl.recs {
+		if !pr.r.any && pr.r.usages.has(Crawl) {
+			namedCrawl = true
+		}
+	}
+	for _, rl := range pl.conv.Rules() {
+		if rl.Pattern == "" {
+			continue // it matches nothing
+		}
+		if strings.ContainsAny(rl.Pattern, "*$%") {
+			return false
+		}
+		repeated := false
+		for _, pr := range pl.recs {
+			for _, f := range pr.r.fields {
+				if f.res.set || !ascii.EqualFold(rl.Pattern, f.res.patterns[0]) {
+					continue
+				}
+				for _, pt := range f.parts {
+					if pt.usage != Crawl {
+						continue
+					}
+					if pt.allow != rl.Allow {
+						return false
+					}
+					repeated = repeated || !pr.r.any || !namedCrawl
+				}
+			}
+		}
+		if !repeated {
+			return false
+		}
+	}
+	return true
 }
 
 // matchesAll reports whether a resource path pattern matches every path:

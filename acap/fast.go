@@ -85,7 +85,9 @@ func (p *Policy) decideFast(q *Query, cased string, s *subject, dec *Decision) (
 	}
 	var rule policy.Rule
 	conv := false // the conventional rule joins the entries
-	if q.Usage == Crawl && pl.conv != nil && pl.convRules {
+	// Where the fields repeat every conventional rule, the rule that
+	// decides is repeated by an entry and need not be looked up.
+	if q.Usage == Crawl && pl.conv != nil && pl.convRules && !pl.convRepeated {
 		d := decideCanonical(pl.conv, cased)
 		conv, rule = d.Basis == policy.BasisRule, d.Rule
 	}

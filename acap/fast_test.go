@@ -79,6 +79,96 @@ ACAP-disallow-index: /news$
 `,
 }
 
+// repeatBodies are files whose ACAP fields repeat the conventional
+// rules, or nearly, by agent: whether the conventional rules need not be
+// looked up in a crawl decision (agentPlan.convRepeated).
+var repeatBodies = []struct {
+	body     string
+	repeated map[string]bool // by agent
+}{
+	// Repeated by a record naming the agent, in another case.
+	{`User-agent: Guidebot
+Disallow: /
+Allow: /Open/
+
+User-agent: *
+Disallow: /private/
+
+ACAP-crawler: Guidebot
+ACAP-disallow-crawl: /
+ACAP-allow-crawl: /open/
+ACAP-crawler: *
+ACAP-disallow-crawl: /private/
+ACAP-allow-crawl: /private/open
+`, map[string]bool{"Guidebot": true, "FooBot": true}},
+	// Repeated by the record for any crawler, which a record naming the
+	// agent overrides for crawl for some.
+	{`User-agent: *
+Disallow: /private/
+Disallow: /x
+
+ACAP-crawler: *
+ACAP-disallow-crawl: /private/
+ACAP-disallow-crawl: /x
+ACAP-allow-crawl: /x/open
+ACAP-crawler: NewsBot
+ACAP-allow-index: /
+ACAP-crawler: Guidebot
+ACAP-allow-crawl: /x/
+ACAP-crawler: AllBot
+ACAP-allow-crawl: /
+`, map[string]bool{"FooBot": true, "NewsBot": true, "Guidebot": false, "AllBot": false}},
+	// Repeated, and written again with the other verdict.
+	{`User-agent: *
+Disallow: /a/
+
+ACAP-crawler: *
+ACAP-disallow-crawl: /a/
+ACAP-crawler: NewsBot
+ACAP-allow-crawl: /A/
+`, map[string]bool{"FooBot": true, "NewsBot": false}},
+	// Rules the fields may compare differently, and one not repeated.
+	{`User-agent: WildBot
+Disallow: /*.pdf$
+User-agent: EscBot
+Disallow: /a%3Fb
+User-agent: EndBot
+Disallow: /a$
+User-agent: *
+Disallow: /a/
+Disallow: /b/
+Disallow:
+
+ACAP-crawler: *
+ACAP-disallow-crawl: /*.pdf$
+ACAP-disallow-crawl: /a%3fb
+ACAP-disallow-crawl: /a$
+ACAP-disallow-crawl: /a/
+ACAP-allow-index: /b/
+`, map[string]bool{"WildBot": false, "EscBot": false, "EndBot": false, "FooBot": false}},
+}
+
+// TestRepeatedConventional checks which plans need not look up the
+// conventional rules, and that the fast path decides as the general path
+// does on them.
+func TestRepeatedConventional(t *testing.T) {
+	urls := append(fastURLs, "/Open/x", "/open/x", "/OPEN", "/Private/open", "/private/OPEN", "/x/open/y", "/X/Open",
+		"/a%3Fb", "/a?b", "/a%3fb", "/A", "/a", "/a/x.pdf", "/B/c", "/b/c")
+	for _, tc := range repeatBodies {
+		p := Parse([]byte(tc.body))
+		for agent, want := range tc.repeated {
+			if got := p.planFor(agent).convRepeated; got != want {
+				t.Errorf("%s in\n%s: convRepeated %v, want %v", agent, tc.body, got, want)
+			}
+			for _, url := range urls {
+				for _, u := range fastUsages {
+					checkFast(t, p, Query{Agent: agent, URL: url, Usage: u})
+				}
+			}
+		}
+	}
+}
+
 var fastURLs = []string{"/", "/private/a", "/private/open", "/private/x.PDF", "/news", "/news/a", "/news/archive/b",
 	"/drafts/c", "/gallery/p.html", "/gallery/print", "/img/a.png", "/video/b.mp4", "/a/", "/a/b", "/a/bc",
 	"/x", "/xy", "/ax", "/x/Y", "https://example.com/news/a.html?q=1", "/search/?q=x", "/a%2Fb", "/caf%C3%A9/"}
@@ -147,6 +237,11 @@ func TestFastPathAgrees(t *testing.T) {
 func FuzzFastPath(f *testing.F) {
 	for _, b := range fastBodies {
 		f.Add(b, "/private/open", "NewsBot", uint8(0))
+	}
+	for _, tc := range repeatBodies {
+		for agent := range tc.repeated {
+			f.Add(tc.body, "/a/b", agent, uint8(0))
+		}
 	}
 	f.Fuzz(func(t *testing.T, body, url, agent string, u uint8) {
 		p := Parse([]byte(body))
