@@ -356,8 +356,8 @@ type setMatch struct{ all, narrowest []string }
 // many fields name as a few aggregates (see the package documentation,
 // section Cost), and allocates nothing unless a field of a resource set,
 // a conflict or qualifiers are involved.
-func (p *Policy) Decide(q Query) Decision {
-	if !standard(q.Usage) {
+func (p *Policy) Decide(q Query) (dec Decision) {
+	if q.Usage != Crawl && !standard(q.Usage) {
 		q.Usage = Usage(strings.ToLower(string(q.Usage)))
 		if !q.Usage.Valid() {
 			return Decision{Basis: BasisInvalidUsage}
@@ -371,7 +371,7 @@ func (p *Policy) Decide(q Query) Decision {
 		var buf [192]byte
 		cased, lower := canonicalLower(buf[:0], path)
 		s := subject{path: lower}
-		var dec Decision
+		// The fast path writes the result in place: dec is zero.
 		if p.decideFast(&q, cased, &s, &dec) {
 			return dec
 		}
