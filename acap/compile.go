@@ -26,6 +26,7 @@ type glob struct {
 	segs     [][]byte // the literals after each '*'; nil without a '*'
 	anchored bool     // the pattern ended with '$'
 	wild     bool     // the pattern holds a '*'
+	rare     uint8    // the rare bytes of segs (byteRare), which a path it matches holds
 	need     byteSet  // the bytes of segs, which a path it matches holds
 }
 
@@ -50,6 +51,7 @@ func compileGlob(pattern string) glob {
 		g.segs = append(g.segs, s)
 		for _, c := range s {
 			g.need.add(c)
+			g.rare |= pathBytes[c] & byteRare
 		}
 	}
 	return g
@@ -62,10 +64,19 @@ func (g *glob) matchRest(s *subject) bool {
 	if !g.wild {
 		return !g.anchored || len(path) == len(g.prefix)
 	}
-	if g.need != 0 && !g.need.within(s.bytes()) {
-		return false
-	}
-	return g.matchSegs(path)
+	return !g.rejects(s) && g.matchSegs(path)
+}
+
+// rejects reports, for a glob with a '*', that it does not match s for a
+// reason found without searching the path: a literal after a '*' holds a
+// byte the path lacks, or the path does not end with the last literal of
+// an anchored glob. Each test is cheaper than the next: the rare bytes
+// the path lacks are known, its end is read, and the set of its bytes is
+// found when a glob first asks for it.
+func (g *glob) rejects(s *subject) bool {
+	return g.rare&s.lacks != 0 ||
+		g.anchored && !bytes.HasSuffix(s.path, g.segs[len(g.segs)-1]) ||
+		g.need&^s.bytes() != 0
 }
 
 // matchSegs is matchRest for a glob with a '*', once the bytes of its
@@ -103,6 +114,13 @@ func (g *glob) matchSegs(path []byte) bool {
 type globIndex struct {
 	globs []glob
 	ids   []int32 // the position of each glob in the list it was built from
+	// same holds, for each glob, the position past the last glob with
+	// the same prefix (they are side by side).
+	same []int32
+	rare []uint8 // the rare bytes of each glob (glob.rare), side by side
+	// common is the length of the prefix that the prefixes of all the
+	// globs share.
+	common int
 }
 
 func newGlobIndex(patterns []string) *globIndex {
@@ -117,6 +135,21 @@ func newGlobIndex(patterns []string) *globIndex {
 		sorted[i] = x.globs[id]
 	}
 	x.globs = sorted
+	x.same = make([]int32, len(sorted))
+	x.rare = make([]uint8, len(sorted))
+	for i := len(sorted) - 1; i >= 0; i-- {
+		x.same[i] = int32(i + 1)
+		if i+1 < len(sorted) && bytes.Equal(sorted[i].prefix, sorted[i+1].prefix) {
+			x.same[i] = x.same[i+1]
+		}
+		x.rare[i] = sorted[i].rare
+	}
+	if len(sorted) > 0 {
+		first, last := sorted[0].prefix, sorted[len(sorted)-1].prefix
+		for x.common < len(first) && x.common < len(last) && first[x.common] == last[x.common] {
+			x.common++
+		}
+	}
 	return x
 }
 
@@ -137,53 +170,77 @@ func (x *globIndex) each(s *subject, fn func(id int32) bool) {
 		}
 		return
 	}
+	// Every prefix starts with the common one, which only the first
+	// glob's may end with.
+	k := x.common
+	if len(path) < k || string(path[:k]) != string(gs[0].prefix[:k]) {
+		return
+	}
+	lacks := s.lacks
 	lo, hi := 0, len(gs)
-	for k := 0; ; k++ {
+	for ; ; k++ {
 		// gs[lo:hi] are the globs whose prefixes start with path[:k];
-		// those of length k, which path starts with, come first.
-		for ; lo < hi; lo++ {
-			g := &gs[lo]
-			if len(g.prefix) != k {
-				break
+		// those that are path[:k], if any, come first.
+		if len(gs[lo].prefix) == k {
+			end := int(x.same[lo])
+			for i := lo; i < end; i++ {
+				if x.rare[i]&lacks != 0 {
+					continue // a literal after a '*' holds a rare byte the path lacks
+				}
+				g := &gs[i]
+				if g.wild {
+					if g.rejects(s) || !g.matchSegs(path) {
+						continue
+					}
+				} else if g.anchored && len(path) != k {
+					continue
+				}
+				if !fn(x.ids[i]) {
+					return
+				}
 			}
-			var ok bool
-			switch {
-			case !g.wild:
-				ok = !g.anchored || len(path) == k
-			case g.need&^s.bytes() != 0: // a literal after a '*' holds a byte the path lacks
-			default:
-				ok = g.matchSegs(path)
-			}
-			if ok && !fn(x.ids[lo]) {
-				return
-			}
+			lo = end
 		}
 		if lo == hi || k == len(path) {
 			return
 		}
+		// The globs of the range with byte c at k: the prefixes of those
+		// left are longer than k.
 		c := path[k]
-		// The first glob of the range with byte c at k, then the first
-		// with a greater byte.
-		a, b := lo, hi
-		for a < b {
-			m := int(uint(a+b) >> 1)
-			if gs[m].prefix[k] < c {
-				a = m + 1
-			} else {
-				b = m
+		if hi-lo <= smallIndex {
+			for lo < hi && gs[lo].prefix[k] < c {
+				lo++
 			}
-		}
-		lo = a
-		b = hi
-		for a < b {
-			m := int(uint(a+b) >> 1)
-			if gs[m].prefix[k] <= c {
-				a = m + 1
-			} else {
-				b = m
+			b := lo
+			for b < hi && gs[b].prefix[k] == c {
+				b++
 			}
+			hi = b
+		} else {
+			a, b := lo, hi
+			for a < b {
+				m := int(uint(a+b) >> 1)
+				if gs[m].prefix[k] < c {
+					a = m + 1
+				} else {
+					b = m
+				}
+			}
+			lo = a
+			b = hi
+			for a < b {
+				m := int(uint(a+b) >> 1)
+				if gs[m].prefix[k] <= c {
+					a = m + 1
+				} else {
+					b = m
+				}
+			}
+			hi = a
 		}
-		hi = a
+		if lo == hi {
+			return
+		}
 	}
 }
 
@@ -581,7 +638,11 @@ func matchesAll(pattern string) bool {
 // canonical form and lower-cased, with the set of its bytes, which
 // patterns with a '*' ask for and which is found when one first does.
 type subject struct {
-	path  []byte
+	path []byte
+	// lacks holds the rare bytes (byteRare) that path does not hold, as
+	// canonicalLower finds them; zero, which rejects no glob, when they
+	// are not known.
+	lacks uint8
 	set   byteSet
 	found bool // set holds the bytes of path
 }
@@ -609,7 +670,23 @@ func upperBits(w uint64) uint64 {
 const (
 	byteUpper   = 1 << iota // in 'A'..'Z'
 	byteRewrite             // one that policy.CanonicalPath rewrites, or may in some context
+	// The rare bytes, each its own bit: bytes that patterns write after
+	// a '*' and that most paths lack, such as those of a query.
+	// canonicalLower finds, in the pass it makes anyway, which of them a
+	// path lacks, so that a glob that asks for one is rejected before the
+	// set of the path's bytes is found.
+	byteEquals   // '='
+	byteQuestion // '?'
+	byteAmp      // '&'
+	byteUnder    // '_'
+	bytePercent  // '%'
+	byteDot      // '.'
+
+	byteRare = byteEquals | byteQuestion | byteAmp | byteUnder | bytePercent | byteDot
 )
+
+// rareBytes are the rare bytes, in the order of their bits.
+const rareBytes = "=?&_%."
 
 // pathBytes classifies each byte for canonicalLower. A byte is byteRewrite
 // when policy.CanonicalPath changes a path that holds it, in its middle or
@@ -626,6 +703,9 @@ var pathBytes = func() (t [256]uint8) {
 		if 'A' <= c && c <= 'Z' {
 			t[c] |= byteUpper
 		}
+		if i := strings.IndexByte(rareBytes, byte(c)); i >= 0 {
+			t[c] |= byteEquals << i
+		}
 	}
 	return t
 }()
@@ -633,9 +713,10 @@ var pathBytes = func() (t [256]uint8) {
 // canonicalLower returns the canonical form of path (policy.CanonicalPath),
 // and that form lower-cased (ASCII): path's own bytes, which must not be
 // modified, when it holds no upper-case letter, or else a copy, appended to
-// buf[:0]. One pass over path finds whether it is canonical and whether it
-// holds upper-case letters.
-func canonicalLower(buf []byte, path string) (string, []byte) {
+// buf[:0]; and the rare bytes (byteRare) that the form lacks. One pass
+// over path finds whether it is canonical, whether it holds upper-case
+// letters, and its rare bytes.
+func canonicalLower(buf []byte, path string) (cased string, lower []byte, lacks uint8) {
 	var classes uint8
 	if n := len(path); n >= 8 {
 		for i := 0; i+8 <= n; i += 8 {
@@ -653,12 +734,16 @@ func canonicalLower(buf []byte, path string) (string, []byte) {
 	}
 	if classes&byteRewrite != 0 {
 		path = policy.CanonicalPath(path)
-		return path, appendLower(buf[:0], path)
+		classes = 0
+		for i := range len(path) {
+			classes |= pathBytes[path[i]]
+		}
+		return path, appendLower(buf[:0], path), ^classes & byteRare
 	}
 	if classes&byteUpper != 0 {
-		return path, appendLower(buf[:0], path)
+		return path, appendLower(buf[:0], path), ^classes & byteRare
 	}
-	return path, unsafe.Slice(unsafe.StringData(path), len(path))
+	return path, unsafe.Slice(unsafe.StringData(path), len(path)), ^classes & byteRare
 }
 
 // appendLower appends s, lower-cased (ASCII), to b. It reads eight bytes

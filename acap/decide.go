@@ -369,8 +369,8 @@ func (p *Policy) Decide(q Query) (dec Decision) {
 	path := policy.PathOf(q.URL)
 	if q.Purpose == "" && q.Honours == nil && q.Interprets == nil {
 		var buf [192]byte
-		cased, lower := canonicalLower(buf[:0], path)
-		s := subject{path: lower}
+		cased, lower, lacks := canonicalLower(buf[:0], path)
+		s := subject{path: lower, lacks: lacks}
 		// The fast path writes the result in place: dec is zero.
 		if p.decideFast(&q, cased, &s, &dec) {
 			return dec
@@ -397,7 +397,7 @@ func (p *Policy) decideGeneral(q Query, cased string, s *subject) Decision {
 	d := deciderPool.Get().(*decider)
 	d.cased = cased
 	if s != nil {
-		d.subj = subject{path: append(d.subj.path[:0], s.path...), set: s.set, found: s.found}
+		d.subj = subject{path: append(d.subj.path[:0], s.path...), lacks: s.lacks, set: s.set, found: s.found}
 	} else {
 		d.subj = subject{path: appendLower(d.subj.path[:0], cased)}
 	}

@@ -182,11 +182,11 @@ var fastUsages = []Usage{Crawl, Follow, Index, Preserve, Present, Other, Present
 // the general path's.
 func checkFast(t *testing.T, p *Policy, q Query) (decided bool) {
 	t.Helper()
-	cased, lower := canonicalLower(nil, policy.PathOf(q.URL))
+	cased, lower, lacks := canonicalLower(nil, policy.PathOf(q.URL))
 	if want := policy.CanonicalPath(policy.PathOf(q.URL)); cased != want || string(lower) != strings.ToLower(want) {
 		t.Fatalf("canonicalLower(%q) = %q, %q; want %q", policy.PathOf(q.URL), cased, lower, want)
 	}
-	s := subject{path: lower}
+	s := subject{path: lower, lacks: lacks}
 	var fast Decision
 	if !p.decideFast(&q, cased, &s, &fast) {
 		return false
@@ -315,11 +315,20 @@ func TestCanonicalLower(t *testing.T) {
 	check := func(s string) {
 		t.Helper()
 		want := policy.CanonicalPath(s)
-		cased, lower := canonicalLower(make([]byte, 3), s)
+		cased, lower, lacks := canonicalLower(make([]byte, 3), s)
 		if cased != want || string(lower) != strings.ToLower(want) {
 			t.Fatalf("canonicalLower(%q) = %q, %q; want %q, %q", s, cased, lower, want, strings.ToLower(want))
 		}
-		plain := !strings.ContainsFunc(s, func(r rune) bool { return r >= 0x80 || pathBytes[r] != 0 })
+		var wantLacks uint8
+		for i := range len(rareBytes) {
+			if !strings.Contains(want, rareBytes[i:i+1]) {
+				wantLacks |= byteEquals << i
+			}
+		}
+		if lacks != wantLacks {
+			t.Fatalf("canonicalLower(%q): lacks %08b; want %08b", s, lacks, wantLacks)
+		}
+		plain := !strings.ContainsFunc(s, func(r rune) bool { return r >= 0x80 || pathBytes[r]&(byteUpper|byteRewrite) != 0 })
 		if copied := len(s) > 0 && unsafe.SliceData(lower) != unsafe.StringData(s); copied == plain {
 			t.Fatalf("canonicalLower(%q): copied %v", s, copied)
 		}
