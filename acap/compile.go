@@ -57,16 +57,6 @@ func compileGlob(pattern string) glob {
 	return g
 }
 
-// matchRest reports whether the glob matches s, whose path's first
-// len(g.prefix) bytes are known to be its prefix.
-func (g *glob) matchRest(s *subject) bool {
-	path := s.path
-	if !g.wild {
-		return !g.anchored || len(path) == len(g.prefix)
-	}
-	return !g.rejects(s) && g.matchSegs(path)
-}
-
 // rejects reports, for a glob with a '*', that it does not match s for a
 // reason found without searching the path: a literal after a '*' holds a
 // byte the path lacks, or the path does not end with the last literal of
@@ -79,7 +69,8 @@ func (g *glob) rejects(s *subject) bool {
 		g.need&^s.bytes() != 0
 }
 
-// matchSegs is matchRest for a glob with a '*', once the bytes of its
+// matchSegs reports whether a glob with a '*' matches path, whose first
+// len(g.prefix) bytes are known to be its prefix, once the bytes of its
 // literals are known to be in the path.
 func (g *glob) matchSegs(path []byte) bool {
 	pos, end := len(g.prefix), len(path)
@@ -109,8 +100,9 @@ func (g *glob) matchSegs(path []byte) bool {
 
 // globIndex finds the patterns of a list that match a path: they are
 // sorted by literal prefix, so those whose prefix the path starts with are
-// found by narrowing a range of them, one byte of the path at a time; only
-// they are tried further.
+// found by narrowing a range of them, one byte of the path at a time (the
+// rest of the prefix at once when one is left); only they are tried
+// further.
 type globIndex struct {
 	globs []glob
 	ids   []int32 // the position of each glob in the list it was built from
@@ -153,7 +145,8 @@ func newGlobIndex(patterns []string) *globIndex {
 	return x
 }
 
-// smallIndex is the number of patterns up to which each tries them all.
+// smallIndex is the number of globs up to which each narrows a range by
+// a scan rather than binary searches.
 const smallIndex = 8
 
 // each calls fn with the position (in the list the index was built from)
@@ -161,19 +154,20 @@ const smallIndex = 8
 func (x *globIndex) each(s *subject, fn func(id int32) bool) {
 	path := s.path
 	gs := x.globs
-	if len(gs) <= smallIndex {
-		for i := range gs {
-			g := &gs[i]
-			if bytes.HasPrefix(path, g.prefix) && g.matchRest(s) && !fn(x.ids[i]) {
-				return
-			}
-		}
+	if len(gs) == 0 {
 		return
 	}
 	// Every prefix starts with the common one, which only the first
 	// glob's may end with.
 	k := x.common
-	if len(path) < k || string(path[:k]) != string(gs[0].prefix[:k]) {
+	switch {
+	case len(path) < k:
+		return
+	case k == 1: // most often "/"
+		if path[0] != gs[0].prefix[0] {
+			return
+		}
+	case string(path[:k]) != string(gs[0].prefix[:k]):
 		return
 	}
 	lacks := s.lacks
@@ -238,8 +232,17 @@ func (x *globIndex) each(s *subject, fn func(id int32) bool) {
 			}
 			hi = a
 		}
-		if lo == hi {
+		switch hi - lo {
+		case 0:
 			return
+		case 1:
+			// One glob left: the rest of its prefix is compared at once,
+			// and the glob read at the next k.
+			pre := gs[lo].prefix
+			if !bytes.HasPrefix(path[k+1:], pre[k+1:]) {
+				return
+			}
+			k = len(pre) - 1
 		}
 	}
 }
