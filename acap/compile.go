@@ -514,6 +514,11 @@ type agentPlan struct {
 	// convRepeated: the ACAP fields repeat every conventional rule (see
 	// repeatsConventional), which a crawl decision need not look up.
 	convRepeated bool
+	// crawl is the fast path's crawl decision on every path that starts
+	// with "/", when it is the same on all of them (see crawlEverywhere),
+	// or nil. Many files write a record that shuts a crawler out, with
+	// "/" as the only pattern that concerns it.
+	crawl *Decision
 }
 
 type planRecord struct {
@@ -577,7 +582,43 @@ func (p *Policy) newPlan(agent string) *agentPlan {
 		}
 		pl.convRepeated = pl.convRules && pl.repeatsConventional()
 	}
+	if pl.crawlEverywhere() {
+		d := new(Decision)
+		s := subject{path: []byte("/")}
+		if p.decideFast(pl, &Query{Agent: agent, URL: "/", Usage: Crawl}, "/", &s, d) {
+			pl.crawl = d
+		}
+	}
 	return pl
+}
+
+// crawlEverywhere reports whether the fast path's crawl decision is the
+// same on every path that starts with "/": the fields of the records
+// that may count for crawl (those of usages relevant to it, but for the
+// fields of records for any crawler that the agent's records override
+// everywhere) all have patterns that match every path (matchesAll), none
+// is of a resource set, and the conventional rules are none or need not
+// be looked up. The fast path then reads the same entries for every such
+// path.
+func (pl *agentPlan) crawlEverywhere() bool {
+	written := relevantUsages(Crawl) & pl.usages
+	if len(pl.recs) == 0 || pl.sets&written != 0 || pl.conv != nil && pl.convRules && !pl.convRepeated {
+		return false
+	}
+	for _, pr := range pl.recs {
+		w := written
+		if pr.r.any {
+			w &^= pl.covered
+		}
+		for _, f := range pr.r.fields {
+			for _, pt := range f.parts {
+				if w.has(pt.usage) && (f.res.set || !matchesAll(f.res.patterns[0])) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // repeatsConventional reports whether the conventional rules never count

@@ -372,7 +372,7 @@ func (p *Policy) Decide(q Query) (dec Decision) {
 		cased, lower, lacks := canonicalLower(buf[:0], path)
 		s := subject{path: lower, lacks: lacks}
 		// The fast path writes the result in place: dec is zero.
-		if p.decideFast(&q, cased, &s, &dec) {
+		if p.decideFast(p.planFor(q.Agent), &q, cased, &s, &dec) {
 			return dec
 		}
 		return p.decideGeneral(q, cased, &s)

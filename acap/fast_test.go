@@ -188,7 +188,7 @@ func checkFast(t *testing.T, p *Policy, q Query) (decided bool) {
 	}
 	s := subject{path: lower, lacks: lacks}
 	var fast Decision
-	if !p.decideFast(&q, cased, &s, &fast) {
+	if !p.decideFast(p.planFor(q.Agent), &q, cased, &s, &fast) {
 		return false
 	}
 	if general := p.decideGeneral(q, cased, nil); !reflect.DeepEqual(fast, general) {
@@ -240,6 +240,11 @@ func FuzzFastPath(f *testing.F) {
 	}
 	for _, tc := range repeatBodies {
 		for agent := range tc.repeated {
+			f.Add(tc.body, "/a/b", agent, uint8(0))
+		}
+	}
+	for _, tc := range everywhereBodies {
+		for agent := range tc.everywhere {
 			f.Add(tc.body, "/a/b", agent, uint8(0))
 		}
 	}
@@ -373,4 +378,72 @@ func TestAppendLower(t *testing.T) {
 	}
 	eachVariant("/az09-._~/ab/cd/e", check)
 	check("/News/Irish-News/Some-ARTICLE-30291.html?Q=%C3%A9")
+}
+
+// everywhereBodies are files where the crawl decision of some agents is
+// the same on every path, and of others not (agentPlan.crawl).
+var everywhereBodies = []struct {
+	body       string
+	everywhere map[string]bool // by agent
+}{
+	{`User-agent: Guidebot
+Disallow: /
+User-agent: *
+Disallow: /private/
+
+ACAP-crawler: Guidebot
+ACAP-disallow-crawl: /
+ACAP-allow-index: /news/
+ACAP-crawler: *
+ACAP-disallow-crawl: /private/
+`, map[string]bool{"Guidebot": true, "FooBot": false}},
+	{`ACAP-resource-set: all /
+ACAP-crawler: *
+ACAP-disallow-crawl: /
+ACAP-allow-present: /news/
+ACAP-crawler: NewsBot
+ACAP-allow-crawl: /news/
+ACAP-crawler: SetBot
+ACAP-disallow-crawl: the-acap:resource-set:all
+ACAP-crawler: OpenBot
+ACAP-allow-crawl: /*
+ACAP-crawler: SomeBot
+ACAP-disallow-crawl: /
+ACAP-allow-crawl: /public/
+ACAP-crawler: OtherBot
+ACAP-disallow-crawl: *
+ACAP-disallow-other: /x/
+ACAP-crawler: TwoBot
+ACAP-disallow-crawl: /
+ACAP-allow-crawl: /*
+ACAP-crawler: IndexBot
+ACAP-allow-index: /news/
+`, map[string]bool{"FooBot": true, "NewsBot": false, "SetBot": false, "OpenBot": true, "SomeBot": false,
+		"OtherBot": false, "TwoBot": true, "IndexBot": true}},
+	{`User-agent: *
+Disallow: /private/
+
+ACAP-crawler: *
+ACAP-disallow-crawl: /
+`, map[string]bool{"FooBot": false}},
+}
+
+// TestCrawlEverywhere checks which plans hold one crawl decision for
+// every path, and that the fast path decides as the general path does on
+// them, on paths with and without a leading "/".
+func TestCrawlEverywhere(t *testing.T) {
+	urls := append(fastURLs, "", "*", "x", "?a", "/public/a", "/x/y", "//", "https://example.com", "https://example.com?q")
+	for _, tc := range everywhereBodies {
+		p := Parse([]byte(tc.body))
+		for agent, want := range tc.everywhere {
+			if got := p.planFor(agent).crawl != nil; got != want {
+				t.Errorf("%s in\n%s: one crawl decision %v, want %v", agent, tc.body, got, want)
+			}
+			for _, url := range urls {
+				for _, u := range fastUsages {
+					checkFast(t, p, Query{Agent: agent, URL: url, Usage: u})
+				}
+			}
+		}
+	}
 }
