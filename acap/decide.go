@@ -366,10 +366,9 @@ func (p *Policy) Decide(q Query) (dec Decision) {
 	// The path in RFC 9309's canonical form, as the conventional records
 	// compare it (policy.Group.DecidePath), and lower-cased for the ACAP
 	// fields.
-	path := policy.PathOf(q.URL)
 	if q.Purpose == "" && q.Honours == nil && q.Interprets == nil {
 		var buf [192]byte
-		cased, lower, lacks := canonicalLower(buf[:0], path)
+		cased, lower, lacks := canonicalLowerURL(buf[:0], q.URL)
 		s := subject{path: lower, lacks: lacks}
 		// The fast path writes the result in place: dec is zero.
 		if p.decideFast(p.planFor(q.Agent), &q, cased, &s, &dec) {
@@ -377,7 +376,7 @@ func (p *Policy) Decide(q Query) (dec Decision) {
 		}
 		return p.decideGeneral(q, cased, &s)
 	}
-	return p.decideGeneral(q, policy.CanonicalPath(path), nil)
+	return p.decideGeneral(q, policy.CanonicalPath(policy.PathOf(q.URL)), nil)
 }
 
 // standard reports whether u is a usage type of ACAP 1.1 as the constants

@@ -349,6 +349,37 @@ func TestCanonicalLower(t *testing.T) {
 	}
 }
 
+// TestCanonicalLowerURL checks canonicalLowerURL against canonicalLower
+// of policy.PathOf: on every byte in every position of URLs of each form
+// it reads itself and of others, and on the URLs of this package's sites.
+func TestCanonicalLowerURL(t *testing.T) {
+	check := func(url string) {
+		t.Helper()
+		wc, wl, wlacks := canonicalLower(nil, policy.PathOf(url))
+		c, l, lacks := canonicalLowerURL(make([]byte, 3), url)
+		if c != wc || string(l) != string(wl) || lacks != wlacks {
+			t.Fatalf("canonicalLowerURL(%q) = %q, %q, %08b; want %q, %q, %08b", url, c, l, lacks, wc, wl, wlacks)
+		}
+	}
+	for _, base := range []string{"https://ex.com/A/b?c=d", "http://ab.cd/e", "https://www.long-host.example/p", "/a/B?c", "//x.com/a"} {
+		eachVariant(base, check)
+	}
+	for _, url := range []string{"", "/", "//", "https://", "https://a", "https://a#b/c", "https://a?b/c", "https://a;b/c",
+		"https://abcdefghij#/k", "https://abcdefghij;/k", "https://abcdefghij+/k", "https://abcdefghij'/k", "https://a+b/c", "http://a.b/c#d", "/a#b", "/a%41", "/a://b", "HTTPS://a/b", "https://a/b%2F?c#d"} {
+		check(url)
+	}
+	files, _ := filepath.Glob("testdata/*.urls")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, url := range strings.Fields(string(b)) {
+			check(url)
+		}
+	}
+}
+
 // TestAppendLower checks the word-at-a-time lower-casing (appendLower)
 // and byte sets (bytesOf) against ones that read a byte at a
 // time, for every byte in every position of paths of every length up to
