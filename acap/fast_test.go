@@ -186,6 +186,9 @@ func checkFast(t *testing.T, p *Policy, q Query) (decided bool) {
 	if want := policy.CanonicalPath(policy.PathOf(q.URL)); cased != want || string(lower) != strings.ToLower(want) {
 		t.Fatalf("canonicalLower(%q) = %q, %q; want %q", policy.PathOf(q.URL), cased, lower, want)
 	}
+	if c, l, k := canonicalLowerURL(nil, q.URL); c != cased || string(l) != string(lower) || k != lacks {
+		t.Fatalf("canonicalLowerURL(%q) = %q, %q, %08b; want %q, %q, %08b", q.URL, c, l, k, cased, lower, lacks)
+	}
 	s := subject{path: lower, lacks: lacks}
 	var fast Decision
 	if !p.decideFast(p.planFor(q.Agent), &q, cased, &s, &fast) {
