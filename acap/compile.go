@@ -37,9 +37,6 @@ type byteSet uint64
 
 func (s *byteSet) add(c byte) { *s |= 1 << (c & 63) }
 
-// within reports whether every byte of s is in t.
-func (s byteSet) within(t byteSet) bool { return s&^t == 0 }
-
 func compileGlob(pattern string) glob {
 	body, anchored := strings.CutSuffix(pattern, "$")
 	b := []byte(body)
