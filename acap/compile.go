@@ -108,10 +108,22 @@ type globIndex struct {
 	// the same prefix (they are side by side).
 	same []int32
 	rare []uint8 // the rare bytes of each glob (glob.rare), side by side
+	// runs holds, for a glob that starts a run of globs with the same
+	// prefix of runMin to 32 of them, 1 + the index in cands of the
+	// run's candidates, or 0.
+	runs []int32
+	// cands holds, for each run of runs, by the rare bytes a path lacks
+	// (subject.lacks>>rareShift), the globs of the run (bit i for the
+	// i-th) that do not ask for any of them.
+	cands [][1 << rareCount]uint32
 	// common is the length of the prefix that the prefixes of all the
 	// globs share.
 	common int
 }
+
+// runMin is the number of globs with the same prefix from which each
+// finds those that the rare bytes of a path leave in a table.
+const runMin = 8
 
 func newGlobIndex(patterns []string) *globIndex {
 	x := &globIndex{globs: make([]glob, len(patterns)), ids: make([]int32, len(patterns))}
@@ -127,12 +139,29 @@ func newGlobIndex(patterns []string) *globIndex {
 	x.globs = sorted
 	x.same = make([]int32, len(sorted))
 	x.rare = make([]uint8, len(sorted))
+	x.runs = make([]int32, len(sorted))
 	for i := len(sorted) - 1; i >= 0; i-- {
 		x.same[i] = int32(i + 1)
 		if i+1 < len(sorted) && bytes.Equal(sorted[i].prefix, sorted[i+1].prefix) {
 			x.same[i] = x.same[i+1]
 		}
 		x.rare[i] = sorted[i].rare
+	}
+	for i := 0; i < len(sorted); i = int(x.same[i]) {
+		run := x.rare[i:x.same[i]]
+		if len(run) < runMin || len(run) > 32 {
+			continue
+		}
+		var t [1 << rareCount]uint32
+		for lacks := range t {
+			for j, r := range run {
+				if r&(uint8(lacks)<<rareShift) == 0 {
+					t[lacks] |= 1 << j
+				}
+			}
+		}
+		x.cands = append(x.cands, t)
+		x.runs[i] = int32(len(x.cands))
 	}
 	if len(sorted) > 0 {
 		first, last := sorted[0].prefix, sorted[len(sorted)-1].prefix
@@ -175,20 +204,22 @@ func (x *globIndex) each(s *subject, fn func(id int32) bool) {
 		// those that are path[:k], if any, come first.
 		if len(gs[lo].prefix) == k {
 			end := int(x.same[lo])
-			for i := lo; i < end; i++ {
-				if x.rare[i]&lacks != 0 {
-					continue // a literal after a '*' holds a rare byte the path lacks
-				}
-				g := &gs[i]
-				if g.wild {
-					if g.rejects(s) || !g.matchSegs(path) {
-						continue
+			if c := x.runs[lo]; c != 0 {
+				// The globs that do not ask for a rare byte the path
+				// lacks, from the table.
+				for m := x.cands[c-1][lacks>>rareShift]; m != 0; m &= m - 1 {
+					if i := lo + bits.TrailingZeros32(m); !x.try(i, k, s) && !fn(x.ids[i]) {
+						return
 					}
-				} else if g.anchored && len(path) != k {
-					continue
 				}
-				if !fn(x.ids[i]) {
-					return
+			} else {
+				for i, r := range x.rare[lo:end] {
+					if r&lacks != 0 {
+						continue // a literal after a '*' holds a rare byte the path lacks
+					}
+					if i += lo; !x.try(i, k, s) && !fn(x.ids[i]) {
+						return
+					}
 				}
 			}
 			lo = end
@@ -245,11 +276,23 @@ func (x *globIndex) each(s *subject, fn func(id int32) bool) {
 	}
 }
 
-// memSize estimates the bytes an index of patterns takes.
+// try reports whether the i-th glob, whose prefix is s.path[:k], does
+// not match s.
+func (x *globIndex) try(i, k int, s *subject) (fails bool) {
+	g := &x.globs[i]
+	if g.wild {
+		return g.rejects(s) || !g.matchSegs(s.path)
+	}
+	return g.anchored && len(s.path) != k
+}
+
+// globIndexSize estimates the bytes an index of patterns takes: a glob,
+// its position, run and rare bytes, and a share of a table of
+// candidates, for each.
 func globIndexSize(patterns []string) int {
-	n := 48
+	n := 72
 	for _, p := range patterns {
-		n += 104 + len(p) + 24*strings.Count(p, "*")
+		n += 144 + len(p) + 24*strings.Count(p, "*")
 	}
 	return n
 }
@@ -474,9 +517,12 @@ func (d *decider) classesOf(x *listIndex, written usageSet, cls []int32, aggrega
 // fieldListSize estimates the bytes the index of a field list takes.
 func fieldListSize(fields []*field) int {
 	n := 96 + 56*len(fields) // a class, a member, an aggregated part and a rank per field, at most
+	prev := ""
 	for _, f := range fields {
-		if !f.res.set {
-			n += 104 + len(f.res.patterns[0]) + 24*strings.Count(f.res.patterns[0], "*")
+		// A glob per pattern: fields of one pattern side by side share one.
+		if !f.res.set && (f.res.patterns[0] != prev || prev == "") {
+			prev = f.res.patterns[0]
+			n += 144 + len(prev) + 24*strings.Count(prev, "*")
 		}
 	}
 	return n
@@ -725,6 +771,9 @@ const (
 	byteDot      // '.'
 
 	byteRare = byteEquals | byteQuestion | byteAmp | byteUnder | bytePercent | byteDot
+
+	rareShift = 2 // the bit of the first rare byte
+	rareCount = 6 // the number of rare bytes
 )
 
 // rareBytes are the rare bytes, in the order of their bits.

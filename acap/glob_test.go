@@ -2,6 +2,7 @@ package acap
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -74,10 +75,26 @@ var globCases = []struct {
 		[]string{"/ab", "/axb", "/axbx", "/x.gif", "/img/x.gif", "/img"}},
 }
 
+// runCases returns lists of patterns with one prefix, as many as a run
+// of globs with a table of candidates holds and one either side of those
+// bounds, with rare bytes and without, and paths they match.
+func runCases() (cases []struct{ patterns, paths []string }) {
+	for _, n := range []int{runMin - 1, runMin, 31, 32, 33} {
+		var pats, paths []string
+		for i := range n {
+			rare := string("=?&_%.x"[i%7])
+			pats = append(pats, fmt.Sprintf("/r*k%d%s", i, rare))
+			paths = append(paths, fmt.Sprintf("/r/k%d%s", i, rare), fmt.Sprintf("/r/k%d", i))
+		}
+		cases = append(cases, struct{ patterns, paths []string }{pats, paths})
+	}
+	return cases
+}
+
 // TestGlobIndex checks the patterns globIndex finds against
 // policy.PatternMatches on lists built to exercise its shortcuts.
 func TestGlobIndex(t *testing.T) {
-	for _, tc := range globCases {
+	for _, tc := range append(globCases, runCases()...) {
 		pats := lowerPatterns(tc.patterns)
 		x := newGlobIndex(pats)
 		matched := 0
@@ -161,7 +178,7 @@ func TestGlobIndexCorpus(t *testing.T) {
 // FuzzGlobIndex: globIndex finds the patterns policy.PatternMatches
 // matches. spec holds one pattern a line.
 func FuzzGlobIndex(f *testing.F) {
-	for _, tc := range globCases {
+	for _, tc := range append(globCases, runCases()...) {
 		f.Add(strings.Join(tc.patterns, "\n"), tc.paths[len(tc.paths)/2])
 	}
 	f.Fuzz(func(t *testing.T, spec, path string) {
