@@ -3,6 +3,7 @@ package acap
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -26,6 +27,7 @@ type glob struct {
 	segs     [][]byte // the literals after each '*'; nil without a '*'
 	anchored bool     // the pattern ended with '$'
 	wild     bool     // the pattern holds a '*'
+	rare     uint8    // the rare bytes of segs (byteRare), which a path it matches holds
 	need     byteSet  // the bytes of segs, which a path it matches holds
 }
 
@@ -34,9 +36,6 @@ type glob struct {
 type byteSet uint64
 
 func (s *byteSet) add(c byte) { *s |= 1 << (c & 63) }
-
-// within reports whether every byte of s is in t.
-func (s byteSet) within(t byteSet) bool { return s&^t == 0 }
 
 func compileGlob(pattern string) glob {
 	body, anchored := strings.CutSuffix(pattern, "$")
@@ -50,25 +49,26 @@ func compileGlob(pattern string) glob {
 		g.segs = append(g.segs, s)
 		for _, c := range s {
 			g.need.add(c)
+			g.rare |= pathBytes[c] & byteRare
 		}
 	}
 	return g
 }
 
-// matchRest reports whether the glob matches s, whose path's first
-// len(g.prefix) bytes are known to be its prefix.
-func (g *glob) matchRest(s *subject) bool {
-	path := s.path
-	if !g.wild {
-		return !g.anchored || len(path) == len(g.prefix)
-	}
-	if g.need != 0 && !g.need.within(s.bytes()) {
-		return false
-	}
-	return g.matchSegs(path)
+// rejects reports, for a glob with a '*', that it does not match s for a
+// reason found without searching the path: a literal after a '*' holds a
+// byte the path lacks, or the path does not end with the last literal of
+// an anchored glob. Each test is cheaper than the next: the rare bytes
+// the path lacks are known, its end is read, and the set of its bytes is
+// found when a glob first asks for it.
+func (g *glob) rejects(s *subject) bool {
+	return g.rare&s.lacks != 0 ||
+		g.anchored && !bytes.HasSuffix(s.path, g.segs[len(g.segs)-1]) ||
+		g.need&^s.bytes() != 0
 }
 
-// matchSegs is matchRest for a glob with a '*', once the bytes of its
+// matchSegs reports whether a glob with a '*' matches path, whose first
+// len(g.prefix) bytes are known to be its prefix, once the bytes of its
 // literals are known to be in the path.
 func (g *glob) matchSegs(path []byte) bool {
 	pos, end := len(g.prefix), len(path)
@@ -98,12 +98,32 @@ func (g *glob) matchSegs(path []byte) bool {
 
 // globIndex finds the patterns of a list that match a path: they are
 // sorted by literal prefix, so those whose prefix the path starts with are
-// found by narrowing a range of them, one byte of the path at a time; only
-// they are tried further.
+// found by narrowing a range of them, one byte of the path at a time (the
+// rest of the prefix at once when one is left); only they are tried
+// further.
 type globIndex struct {
 	globs []glob
 	ids   []int32 // the position of each glob in the list it was built from
+	// same holds, for each glob, the position past the last glob with
+	// the same prefix (they are side by side).
+	same []int32
+	rare []uint8 // the rare bytes of each glob (glob.rare), side by side
+	// runs holds, for a glob that starts a run of globs with the same
+	// prefix of runMin to 32 of them, 1 + the index in cands of the
+	// run's candidates, or 0.
+	runs []int32
+	// cands holds, for each run of runs, by the rare bytes a path lacks
+	// (subject.lacks>>rareShift), the globs of the run (bit i for the
+	// i-th) that do not ask for any of them.
+	cands [][1 << rareCount]uint32
+	// common is the length of the prefix that the prefixes of all the
+	// globs share.
+	common int
 }
+
+// runMin is the number of globs with the same prefix from which each
+// finds those that the rare bytes of a path leave in a table.
+const runMin = 8
 
 func newGlobIndex(patterns []string) *globIndex {
 	x := &globIndex{globs: make([]glob, len(patterns)), ids: make([]int32, len(patterns))}
@@ -117,10 +137,43 @@ func newGlobIndex(patterns []string) *globIndex {
 		sorted[i] = x.globs[id]
 	}
 	x.globs = sorted
+	x.same = make([]int32, len(sorted))
+	x.rare = make([]uint8, len(sorted))
+	x.runs = make([]int32, len(sorted))
+	for i := len(sorted) - 1; i >= 0; i-- {
+		x.same[i] = int32(i + 1)
+		if i+1 < len(sorted) && bytes.Equal(sorted[i].prefix, sorted[i+1].prefix) {
+			x.same[i] = x.same[i+1]
+		}
+		x.rare[i] = sorted[i].rare
+	}
+	for i := 0; i < len(sorted); i = int(x.same[i]) {
+		run := x.rare[i:x.same[i]]
+		if len(run) < runMin || len(run) > 32 {
+			continue
+		}
+		var t [1 << rareCount]uint32
+		for lacks := range t {
+			for j, r := range run {
+				if r&(uint8(lacks)<<rareShift) == 0 {
+					t[lacks] |= 1 << j
+				}
+			}
+		}
+		x.cands = append(x.cands, t)
+		x.runs[i] = int32(len(x.cands))
+	}
+	if len(sorted) > 0 {
+		first, last := sorted[0].prefix, sorted[len(sorted)-1].prefix
+		for x.common < len(first) && x.common < len(last) && first[x.common] == last[x.common] {
+			x.common++
+		}
+	}
 	return x
 }
 
-// smallIndex is the number of patterns up to which each tries them all.
+// smallIndex is the number of globs up to which each narrows a range by
+// a scan rather than binary searches.
 const smallIndex = 8
 
 // each calls fn with the position (in the list the index was built from)
@@ -128,70 +181,118 @@ const smallIndex = 8
 func (x *globIndex) each(s *subject, fn func(id int32) bool) {
 	path := s.path
 	gs := x.globs
-	if len(gs) <= smallIndex {
-		for i := range gs {
-			g := &gs[i]
-			if bytes.HasPrefix(path, g.prefix) && g.matchRest(s) && !fn(x.ids[i]) {
-				return
-			}
-		}
+	if len(gs) == 0 {
 		return
 	}
+	// Every prefix starts with the common one, which only the first
+	// glob's may end with.
+	k := x.common
+	switch {
+	case len(path) < k:
+		return
+	case k == 1: // most often "/"
+		if path[0] != gs[0].prefix[0] {
+			return
+		}
+	case string(path[:k]) != string(gs[0].prefix[:k]):
+		return
+	}
+	lacks := s.lacks
 	lo, hi := 0, len(gs)
-	for k := 0; ; k++ {
+	for ; ; k++ {
 		// gs[lo:hi] are the globs whose prefixes start with path[:k];
-		// those of length k, which path starts with, come first.
-		for ; lo < hi; lo++ {
-			g := &gs[lo]
-			if len(g.prefix) != k {
-				break
+		// those that are path[:k], if any, come first.
+		if len(gs[lo].prefix) == k {
+			end := int(x.same[lo])
+			if c := x.runs[lo]; c != 0 {
+				// The globs that do not ask for a rare byte the path
+				// lacks, from the table.
+				for m := x.cands[c-1][lacks>>rareShift]; m != 0; m &= m - 1 {
+					if i := lo + bits.TrailingZeros32(m); !x.try(i, k, s) && !fn(x.ids[i]) {
+						return
+					}
+				}
+			} else {
+				for i, r := range x.rare[lo:end] {
+					if r&lacks != 0 {
+						continue // a literal after a '*' holds a rare byte the path lacks
+					}
+					if i += lo; !x.try(i, k, s) && !fn(x.ids[i]) {
+						return
+					}
+				}
 			}
-			var ok bool
-			switch {
-			case !g.wild:
-				ok = !g.anchored || len(path) == k
-			case g.need&^s.bytes() != 0: // a literal after a '*' holds a byte the path lacks
-			default:
-				ok = g.matchSegs(path)
-			}
-			if ok && !fn(x.ids[lo]) {
-				return
-			}
+			lo = end
 		}
 		if lo == hi || k == len(path) {
 			return
 		}
+		// The globs of the range with byte c at k: the prefixes of those
+		// left are longer than k.
 		c := path[k]
-		// The first glob of the range with byte c at k, then the first
-		// with a greater byte.
-		a, b := lo, hi
-		for a < b {
-			m := int(uint(a+b) >> 1)
-			if gs[m].prefix[k] < c {
-				a = m + 1
-			} else {
-				b = m
+		if hi-lo <= smallIndex {
+			for lo < hi && gs[lo].prefix[k] < c {
+				lo++
 			}
-		}
-		lo = a
-		b = hi
-		for a < b {
-			m := int(uint(a+b) >> 1)
-			if gs[m].prefix[k] <= c {
-				a = m + 1
-			} else {
-				b = m
+			b := lo
+			for b < hi && gs[b].prefix[k] == c {
+				b++
 			}
+			hi = b
+		} else {
+			a, b := lo, hi
+			for a < b {
+				m := int(uint(a+b) >> 1)
+				if gs[m].prefix[k] < c {
+					a = m + 1
+				} else {
+					b = m
+				}
+			}
+			lo = a
+			b = hi
+			for a < b {
+				m := int(uint(a+b) >> 1)
+				if gs[m].prefix[k] <= c {
+					a = m + 1
+				} else {
+					b = m
+				}
+			}
+			hi = a
 		}
-		hi = a
+		switch hi - lo {
+		case 0:
+			return
+		case 1:
+			// One glob left: the rest of its prefix is compared at once,
+			// and the glob read at the next k.
+			pre := gs[lo].prefix
+			if !bytes.HasPrefix(path[k+1:], pre[k+1:]) {
+				return
+			}
+			k = len(pre) - 1
+		}
 	}
 }
 
-// memSize estimates the bytes an index of patterns takes.
+// try reports whether the i-th glob, whose prefix is s.path[:k], does
+// not match s.
+func (x *globIndex) try(i, k int, s *subject) (fails bool) {
+	g := &x.globs[i]
+	if g.wild {
+		return g.rejects(s) || !g.matchSegs(s.path)
+	}
+	return g.anchored && len(s.path) != k
+}
+
+// globIndexSize estimates the bytes an index of patterns takes: a glob,
+// its position, run and rare bytes, and a share of a table of
+// candidates, for each.
 func globIndexSize(patterns []string) int {
-	n := 48
+	n := 72
 	for _, p := range patterns {
-		n += 104 + len(p) + 24*strings.Count(p, "*")
+		n += 144 + len(p) + 24*strings.Count(p, "*")
 	}
 	return n
 }
@@ -416,9 +517,12 @@ func (d *decider) classesOf(x *listIndex, written usageSet, cls []int32, aggrega
 // fieldListSize estimates the bytes the index of a field list takes.
 func fieldListSize(fields []*field) int {
 	n := 96 + 56*len(fields) // a class, a member, an aggregated part and a rank per field, at most
+	prev := ""
 	for _, f := range fields {
-		if !f.res.set {
-			n += 104 + len(f.res.patterns[0]) + 24*strings.Count(f.res.patterns[0], "*")
+		// A glob per pattern: fields of one pattern side by side share one.
+		if !f.res.set && (f.res.patterns[0] != prev || prev == "") {
+			prev = f.res.patterns[0]
+			n += 144 + len(prev) + 24*strings.Count(prev, "*")
 		}
 	}
 	return n
@@ -451,6 +555,14 @@ type agentPlan struct {
 	// convRules: the conventional group has rules with a pattern,
 	// without which it decides nothing by a rule.
 	convRules bool
+	// convRepeated: the ACAP fields repeat every conventional rule (see
+	// repeatsConventional), which a crawl decision need not look up.
+	convRepeated bool
+	// crawl is the fast path's crawl decision on every path that starts
+	// with "/", when it is the same on all of them (see crawlEverywhere),
+	// or nil. Many files write a record that shuts a crawler out, with
+	// "/" as the only pattern that concerns it.
+	crawl *Decision
 }
 
 type planRecord struct {
@@ -512,8 +624,95 @@ func (p *Policy) newPlan(agent string) *agentPlan {
 			// An empty pattern matches nothing (RFC 9309 section 2.2.2).
 			pl.convRules = pl.convRules || r.Pattern != ""
 		}
+		pl.convRepeated = pl.convRules && pl.repeatsConventional()
+	}
+	if pl.crawlEverywhere() {
+		d := new(Decision)
+		s := subject{path: []byte("/")}
+		if p.decideFast(pl, &Query{Agent: agent, URL: "/", Usage: Crawl}, "/", &s, d) {
+			pl.crawl = d
+		}
 	}
 	return pl
+}
+
+// crawlEverywhere reports whether the fast path's crawl decision is the
+// same on every path that starts with "/": the fields of the records
+// that may count for crawl (those of usages relevant to it, but for the
+// fields of records for any crawler that the agent's records override
+// everywhere) all have patterns that match every path (matchesAll), none
+// is of a resource set, and the conventional rules are none or need not
+// be looked up. The fast path then reads the same entries for every such
+// path.
+func (pl *agentPlan) crawlEverywhere() bool {
+	written := relevantUsages(Crawl) & pl.usages
+	if len(pl.recs) == 0 || pl.sets&written != 0 || pl.conv != nil && pl.convRules && !pl.convRepeated {
+		return false
+	}
+	for _, pr := range pl.recs {
+		w := written
+		if pr.r.any {
+			w &^= pl.covered
+		}
+		for _, f := range pr.r.fields {
+			for _, pt := range f.parts {
+				if w.has(pt.usage) && (f.res.set || !matchesAll(f.res.patterns[0])) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// repeatsConventional reports whether the conventional rules never count
+// in a crawl decision of the fast path beside the fields (section 2.10.2):
+// every rule with a pattern is a plain prefix (no '*', '$' or '%', which
+// the conventional records and the fields may compare differently), and
+// is repeated, with its verdict, by a crawl field that applies wherever
+// the rule matches (its pattern, without regard to case, is a prefix of
+// the lower-cased path when the rule's is of the path) and is never
+// overridden (of a record naming the agent, or of a record for any
+// crawler when no record naming it writes crawl fields); and no crawl
+// field has a rule's pattern with the other verdict. The rule that
+// decides is then always repeated by a field that applies, so never
+// joins the fields, and never makes one ignored.
+func (pl *agentPlan) repeatsConventional() bool {
+	namedCrawl := false
+	for _, pr := range pl.recs {
+		if !pr.r.any && pr.r.usages.has(Crawl) {
+			namedCrawl = true
+		}
+	}
+	for _, rl := range pl.conv.Rules() {
+		if rl.Pattern == "" {
+			continue // it matches nothing
+		}
+		if strings.ContainsAny(rl.Pattern, "*$%") {
+			return false
+		}
+		repeated := false
+		for _, pr := range pl.recs {
+			for _, f := range pr.r.fields {
+				if f.res.set || !ascii.EqualFold(rl.Pattern, f.res.patterns[0]) {
+					continue
+				}
+				for _, pt := range f.parts {
+					if pt.usage != Crawl {
+						continue
+					}
+					if pt.allow != rl.Allow {
+						return false
+					}
+					repeated = repeated || !pr.r.any || !namedCrawl
+				}
+			}
+		}
+		if !repeated {
+			return false
+		}
+	}
+	return true
 }
 
 // matchesAll reports whether a resource path pattern matches every path:
@@ -527,7 +726,11 @@ func matchesAll(pattern string) bool {
 // canonical form and lower-cased, with the set of its bytes, which
 // patterns with a '*' ask for and which is found when one first does.
 type subject struct {
-	path  []byte
+	path []byte
+	// lacks holds the rare bytes (byteRare) that path does not hold, as
+	// canonicalLower finds them; zero, which rejects no glob, when they
+	// are not known.
+	lacks uint8
 	set   byteSet
 	found bool // set holds the bytes of path
 }
@@ -555,7 +758,26 @@ func upperBits(w uint64) uint64 {
 const (
 	byteUpper   = 1 << iota // in 'A'..'Z'
 	byteRewrite             // one that policy.CanonicalPath rewrites, or may in some context
+	// The rare bytes, each its own bit: bytes that patterns write after
+	// a '*' and that most paths lack, such as those of a query.
+	// canonicalLower finds, in the pass it makes anyway, which of them a
+	// path lacks, so that a glob that asks for one is rejected before the
+	// set of the path's bytes is found.
+	byteEquals   // '='
+	byteQuestion // '?'
+	byteAmp      // '&'
+	byteUnder    // '_'
+	bytePercent  // '%'
+	byteDot      // '.'
+
+	byteRare = byteEquals | byteQuestion | byteAmp | byteUnder | bytePercent | byteDot
+
+	rareShift = 2 // the bit of the first rare byte
+	rareCount = 6 // the number of rare bytes
 )
+
+// rareBytes are the rare bytes, in the order of their bits.
+const rareBytes = "=?&_%."
 
 // pathBytes classifies each byte for canonicalLower. A byte is byteRewrite
 // when policy.CanonicalPath changes a path that holds it, in its middle or
@@ -572,6 +794,9 @@ var pathBytes = func() (t [256]uint8) {
 		if 'A' <= c && c <= 'Z' {
 			t[c] |= byteUpper
 		}
+		if i := strings.IndexByte(rareBytes, byte(c)); i >= 0 {
+			t[c] |= byteEquals << i
+		}
 	}
 	return t
 }()
@@ -579,9 +804,78 @@ var pathBytes = func() (t [256]uint8) {
 // canonicalLower returns the canonical form of path (policy.CanonicalPath),
 // and that form lower-cased (ASCII): path's own bytes, which must not be
 // modified, when it holds no upper-case letter, or else a copy, appended to
-// buf[:0]. One pass over path finds whether it is canonical and whether it
-// holds upper-case letters.
-func canonicalLower(buf []byte, path string) (string, []byte) {
+// buf[:0]; and the rare bytes (byteRare) that the form lacks. One pass
+// over path finds whether it is canonical, whether it holds upper-case
+// letters, and its rare bytes.
+func canonicalLower(buf []byte, path string) (cased string, lower []byte, lacks uint8) {
+	return lowerClassified(buf, path, classesOf(path))
+}
+
+// canonicalLowerURL is canonicalLower of policy.PathOf(url). A URL of
+// the common forms (http or https with an authority that a '/' ends, or
+// a path that starts with one '/') whose path needs no rewriting, and
+// holds no fragment, is read once: its authority eight bytes at a time,
+// its path as canonicalLower reads it. Others take policy.PathOf.
+func canonicalLowerURL(buf []byte, url string) (cased string, lower []byte, lacks uint8) {
+	begin := 0
+	switch {
+	case strings.HasPrefix(url, "https://"):
+		begin = len("https://")
+	case strings.HasPrefix(url, "http://"):
+		begin = len("http://")
+	case len(url) > 0 && url[0] == '/' && (len(url) == 1 || url[1] != '/'):
+		// A path; "//" would start an authority.
+	default:
+		return canonicalLower(buf, policy.PathOf(url))
+	}
+	if begin > 0 {
+		// The authority ends at the first '/', '?', ';' or '#'.
+		j := indexAuthorityEnd(url[begin:])
+		if j < 0 || url[begin+j] != '/' {
+			return canonicalLower(buf, policy.PathOf(url))
+		}
+		begin += j
+	}
+	path := url[begin:]
+	classes := classesOf(path)
+	if classes&byteRewrite != 0 {
+		// A fragment ('#' is byteRewrite), or a path to rewrite.
+		return canonicalLower(buf, policy.PathOf(url))
+	}
+	return lowerClassified(buf, path, classes)
+}
+
+// indexAuthorityEnd returns the index of the first '/', '?', ';' or '#'
+// in s, or of an apostrophe or '+' before them (which a host seldom
+// holds), or -1. It reads eight bytes at a time: a byte of x|0x0c*ones
+// is '/' where x holds one of "#'+/", a byte of x|0x04*ones is '?' where
+// x holds ';' or '?'; a byte of y^c*ones is zero where y holds c, and
+// hasZero sets the high bit of the lowest zero byte exactly (and maybe
+// of higher ones).
+func indexAuthorityEnd(s string) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+		if z := hasZero((x|0x0c*ones)^'/'*ones) | hasZero((x|0x04*ones)^'?'*ones); z != 0 {
+			return i + bits.TrailingZeros64(z)/8
+		}
+	}
+	for ; i < len(s); i++ {
+		switch s[i] {
+		case '/', '?', ';', '#', '\'', '+':
+			return i
+		}
+	}
+	return -1
+}
+
+// hasZero returns x with the high bit of its lowest zero byte set, and
+// maybe of higher bytes, or 0 when x has no zero byte.
+func hasZero(x uint64) uint64 { return (x - ones) &^ x & (0x80 * ones) }
+
+// classesOf returns the classes (pathBytes) of the bytes of path, eight
+// at a time.
+func classesOf(path string) uint8 {
 	var classes uint8
 	if n := len(path); n >= 8 {
 		for i := 0; i+8 <= n; i += 8 {
@@ -597,14 +891,23 @@ func canonicalLower(buf []byte, path string) (string, []byte) {
 			classes |= pathBytes[path[i]]
 		}
 	}
+	return classes
+}
+
+// lowerClassified is canonicalLower of a path whose classes are known.
+func lowerClassified(buf []byte, path string, classes uint8) (cased string, lower []byte, lacks uint8) {
 	if classes&byteRewrite != 0 {
 		path = policy.CanonicalPath(path)
-		return path, appendLower(buf[:0], path)
+		classes = 0
+		for i := range len(path) {
+			classes |= pathBytes[path[i]]
+		}
+		return path, appendLower(buf[:0], path), ^classes & byteRare
 	}
 	if classes&byteUpper != 0 {
-		return path, appendLower(buf[:0], path)
+		return path, appendLower(buf[:0], path), ^classes & byteRare
 	}
-	return path, unsafe.Slice(unsafe.StringData(path), len(path))
+	return path, unsafe.Slice(unsafe.StringData(path), len(path)), ^classes & byteRare
 }
 
 // appendLower appends s, lower-cased (ASCII), to b. It reads eight bytes

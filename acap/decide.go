@@ -356,8 +356,8 @@ type setMatch struct{ all, narrowest []string }
 // many fields name as a few aggregates (see the package documentation,
 // section Cost), and allocates nothing unless a field of a resource set,
 // a conflict or qualifiers are involved.
-func (p *Policy) Decide(q Query) Decision {
-	if !standard(q.Usage) {
+func (p *Policy) Decide(q Query) (dec Decision) {
+	if q.Usage != Crawl && !standard(q.Usage) {
 		q.Usage = Usage(strings.ToLower(string(q.Usage)))
 		if !q.Usage.Valid() {
 			return Decision{Basis: BasisInvalidUsage}
@@ -366,18 +366,17 @@ func (p *Policy) Decide(q Query) Decision {
 	// The path in RFC 9309's canonical form, as the conventional records
 	// compare it (policy.Group.DecidePath), and lower-cased for the ACAP
 	// fields.
-	path := policy.PathOf(q.URL)
 	if q.Purpose == "" && q.Honours == nil && q.Interprets == nil {
 		var buf [192]byte
-		cased, lower := canonicalLower(buf[:0], path)
-		s := subject{path: lower}
-		var dec Decision
-		if p.decideFast(&q, cased, &s, &dec) {
+		cased, lower, lacks := canonicalLowerURL(buf[:0], q.URL)
+		s := subject{path: lower, lacks: lacks}
+		// The fast path writes the result in place: dec is zero.
+		if p.decideFast(p.planFor(q.Agent), &q, cased, &s, &dec) {
 			return dec
 		}
 		return p.decideGeneral(q, cased, &s)
 	}
-	return p.decideGeneral(q, policy.CanonicalPath(path), nil)
+	return p.decideGeneral(q, policy.CanonicalPath(policy.PathOf(q.URL)), nil)
 }
 
 // standard reports whether u is a usage type of ACAP 1.1 as the constants
@@ -397,7 +396,7 @@ func (p *Policy) decideGeneral(q Query, cased string, s *subject) Decision {
 	d := deciderPool.Get().(*decider)
 	d.cased = cased
 	if s != nil {
-		d.subj = subject{path: append(d.subj.path[:0], s.path...), set: s.set, found: s.found}
+		d.subj = subject{path: append(d.subj.path[:0], s.path...), lacks: s.lacks, set: s.set, found: s.found}
 	} else {
 		d.subj = subject{path: appendLower(d.subj.path[:0], cased)}
 	}

@@ -37,10 +37,14 @@ func (e *fastEntry) pattern(conv string) string {
 }
 
 // decideFast decides q, whose usage is valid and whose Purpose, Honours
-// and Interprets are unset, into dec, which is zero, if it can (ok).
-// cased is the canonical path of q.URL, and s holds it lower-cased.
-func (p *Policy) decideFast(q *Query, cased string, s *subject, dec *Decision) (ok bool) {
-	pl := p.planFor(q.Agent)
+// and Interprets are unset, into dec, which is zero, if it can (ok). pl
+// is the plan of q.Agent, cased is the canonical path of q.URL, and s
+// holds it lower-cased.
+func (p *Policy) decideFast(pl *agentPlan, q *Query, cased string, s *subject, dec *Decision) (ok bool) {
+	if pl.crawl != nil && q.Usage == Crawl && len(s.path) > 0 && s.path[0] == '/' {
+		*dec = *pl.crawl
+		return true
+	}
 	written := relevantUsages(q.Usage) & pl.usages
 	var es [fastEntries + 1]fastEntry
 	n := 0
@@ -85,7 +89,9 @@ func (p *Policy) decideFast(q *Query, cased string, s *subject, dec *Decision) (
 	}
 	var rule policy.Rule
 	conv := false // the conventional rule joins the entries
-	if q.Usage == Crawl && pl.conv != nil && pl.convRules {
+	// Where the fields repeat every conventional rule, the rule that
+	// decides is repeated by an entry and need not be looked up.
+	if q.Usage == Crawl && pl.conv != nil && pl.convRules && !pl.convRepeated {
 		d := decideCanonical(pl.conv, cased)
 		conv, rule = d.Basis == policy.BasisRule, d.Rule
 	}

@@ -1113,7 +1113,7 @@ func (p *Policy) MemSize() int {
 			n += 64 + len(a.Path)
 		}
 	}
-	n += cachedPlans * (96 + 24*len(p.records)) // the plans of the agents last asked about
+	n += cachedPlans * (96 + 24*len(p.records) + 176) // the plans of the agents last asked about, and a decision of each
 	for name, set := range p.sets {
 		n += 64 + len(name) + globIndexSize(set.patterns)
 		for _, pat := range set.patterns {
