@@ -139,7 +139,64 @@ var endsHost = [256]uint8{'/': 1, '?': 1, ';': 1, '#': 1}
 // canonicalEnd returns the length of the path with its query that starts
 // s, which ends at the first '#', and whether it is canonical
 // (!needsCanonical(s[:end], false)). When it is not, end is undefined.
+//
+// Most paths hold no byte to look at but '?', which alone changes
+// nothing: notQuery of all their bytes is or-ed together, sixteen at a
+// time with one branch, the last eight or sixteen overlapping those seen
+// before, and when it is 0, s is canonical to its end. Otherwise
+// canonicalScan finds the bytes to look at.
 func canonicalEnd(s string) (end int, ok bool) {
+	n := len(s)
+	var acc uint8
+	switch {
+	case n >= 16:
+		i := 0
+		for ; i+16 <= n; i += 16 {
+			t := s[i : i+16]
+			acc |= notQuery[t[0]] | notQuery[t[1]] | notQuery[t[2]] | notQuery[t[3]] |
+				notQuery[t[4]] | notQuery[t[5]] | notQuery[t[6]] | notQuery[t[7]] |
+				notQuery[t[8]] | notQuery[t[9]] | notQuery[t[10]] | notQuery[t[11]] |
+				notQuery[t[12]] | notQuery[t[13]] | notQuery[t[14]] | notQuery[t[15]]
+		}
+		if i < n {
+			// The last eight bytes, or sixteen; those before them were
+			// seen.
+			if n-i > 8 {
+				acc |= notQuery8(s[n-16:])
+			}
+			acc |= notQuery8(s[n-8:])
+		}
+	case n >= 8:
+		acc = notQuery8(s[:8]) | notQuery8(s[n-8:])
+	default:
+		for i := 0; i < n; i++ {
+			acc |= notQuery[s[i]]
+		}
+	}
+	if acc == 0 {
+		return n, true
+	}
+	return canonicalScan(s)
+}
+
+// notQuery8 returns the or of notQuery of the first eight bytes of t.
+func notQuery8(t string) uint8 {
+	t = t[:8]
+	return notQuery[t[0]] | notQuery[t[1]] | notQuery[t[2]] | notQuery[t[3]] |
+		notQuery[t[4]] | notQuery[t[5]] | notQuery[t[6]] | notQuery[t[7]]
+}
+
+// notQuery is special without '?': 1 for the bytes that are not plain, but
+// '?', 0 for the others.
+var notQuery = func() (t [256]uint8) {
+	t = special
+	t['?'] = 0
+	return t
+}()
+
+// canonicalScan is canonicalEnd for a path with bytes to look at: it
+// finds them, eight and sixteen bytes at a time.
+func canonicalScan(s string) (end int, ok bool) {
 	inQuery := false
 	n := len(s)
 	for i := 0; i < n; i++ {
