@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"encoding/binary"
 	"net/url"
 	"slices"
 	"sync"
@@ -128,25 +127,11 @@ func (e *tokenGroup) is(n int, a, b uint64) bool {
 // that strings of the same length are equal when their words are. Eight
 // bytes and more are read as the first eight and the last eight, which
 // overlap below 16; four to seven as the first four and the last four.
-// Shorter strings give zeros.
 func loadShort(s string) (a, b uint64) {
-	switch n := len(s); {
-	case n >= 8:
-		a, b = load64(s), load64(s[n-8:])
-	case n >= 4:
-		a = uint64(load32(s)) | uint64(load32(s[n-4:]))<<32
+	if n := len(s); n < 8 {
+		return uint64(load32(s, 0)) | uint64(load32(s, n-4))<<32, 0
 	}
-	return a, b
-}
-
-// load64 returns the first eight bytes of s, which has as many.
-func load64(s string) uint64 {
-	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s), 8))
-}
-
-// load32 returns the first four bytes of s, which has as many.
-func load32(s string) uint32 {
-	return binary.LittleEndian.Uint32(unsafe.Slice(unsafe.StringData(s), 4))
+	return load64(s, 0), load64(s, len(s)-8)
 }
 
 // maxBuilt bounds the Groups an agentIndex keeps. Past it, a Group is

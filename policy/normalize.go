@@ -110,11 +110,15 @@ func canonicalPathOf(url string) (path string, ok bool) {
 func indexPathStartOrHash(s string, from int) int {
 	i := from
 	for ; i+8 <= len(s); i += 8 {
-		// Eight bytes at once: a byte of x^b*lsb8 is zero where x holds
-		// b, and zero bytes have their high bit set in hasZero's result,
-		// exactly up to the first one, the lowest.
-		x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
-		if z := hasZero(x^'/'*lsb8) | hasZero(x^'?'*lsb8) | hasZero(x^';'*lsb8) | hasZero(x^'#'*lsb8); z != 0 {
+		// Eight bytes at once. With h the low seven bits of each byte of
+		// x, a byte of h^b*lsb8 + low7 has its high bit clear exactly
+		// where h holds b (no byte carries into the next); the bytes of x
+		// with the high bit set are not ASCII. '/' and '?' differ in bit
+		// 0x10 only: h|0x10 holds '?' where h holds either.
+		x := load64(s, i)
+		h := x & low7
+		t := ((h | 0x10*lsb8) ^ '?'*lsb8 + low7) & (h ^ ';'*lsb8 + low7) & (h ^ '#'*lsb8 + low7)
+		if z := ^(t | x) & (lsb8 << 7); z != 0 {
 			return i + bits.TrailingZeros64(z)/8
 		}
 	}
@@ -126,12 +130,21 @@ func indexPathStartOrHash(s string, from int) int {
 	return -1
 }
 
-// lsb8 has the low bit of each byte set.
-const lsb8 = 0x0101010101010101
+// load64 returns the eight bytes of s from i on, which s holds.
+func load64(s string, i int) uint64 {
+	return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(s)), i))[:])
+}
 
-// hasZero returns x with the high bit of its lowest zero byte set, and
-// possibly of higher bytes, or 0 when x has no zero byte.
-func hasZero(x uint64) uint64 { return (x - lsb8) &^ x & (lsb8 << 7) }
+// load32 returns the four bytes of s from i on, which s holds.
+func load32(s string, i int) uint32 {
+	return binary.LittleEndian.Uint32((*[4]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(s)), i))[:])
+}
+
+// lsb8 has the low bit of each byte set, low7 the seven low bits.
+const (
+	lsb8 = 0x0101010101010101
+	low7 = 0x7f * lsb8
+)
 
 // endsHost is 1 for '/', '?', ';' and '#', 0 for the other bytes.
 var endsHost = [256]uint8{'/': 1, '?': 1, ';': 1, '#': 1}
