@@ -3,6 +3,7 @@ package policy
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"slices"
 	"strings"
@@ -226,13 +227,14 @@ func (c chain) deepest(text, path string) int32 {
 // predictable.
 func (c chain) count(k uint64) int {
 	base, n := 0, len(c)
-	if n == 0 {
-		return 0
+	if n == 0 || k == math.MaxUint64 {
+		return n
 	}
+	k1 := k + 1
 	for n > 1 {
 		half := n >> 1
-		_, above := bits.Sub64(k, c[base+half].key, 0) // 1 when the key is above k
-		base += half &^ -int(above)
+		_, atMost := bits.Sub64(c[base+half].key, k1, 0) // 1 when the key is at most k
+		base += half & -int(atMost)
 		n -= half
 	}
 	if c[base].key <= k {
