@@ -93,6 +93,45 @@ type tokenGroup struct {
 	token string
 	g     *Group
 	next  *tokenGroup
+	// When token is 4 to 16 bytes long, w is token as loadShort reads it,
+	// and keep the bits of w that a string equal to token but for case has
+	// the same: all but 0x20 of the letters.
+	w, keep [2]uint64
+}
+
+// newTokenGroup returns the entry of built for token, whose Group is g.
+func newTokenGroup(token string, g *Group, next *tokenGroup) tokenGroup {
+	e := tokenGroup{token: token, g: g, next: next}
+	if 4 <= len(token) && len(token) <= 16 {
+		var mask [16]byte
+		for i := 0; i < len(token); i++ {
+			mask[i] = 0xff
+			if 'a' <= token[i] && token[i] <= 'z' {
+				mask[i] = 0xff &^ 0x20
+			}
+		}
+		e.w[0], e.w[1] = loadShort(token)
+		e.keep[0], e.keep[1] = loadShort(string(mask[:len(token)]))
+	}
+	return e
+}
+
+// is reports whether a string of n bytes, 4 to 16, whose words (see
+// loadShort) are a and b, equals e.token ignoring the case of its letters.
+func (e *tokenGroup) is(n int, a, b uint64) bool {
+	return len(e.token) == n && (a^e.w[0])&e.keep[0]|(b^e.w[1])&e.keep[1] == 0
+}
+
+// loadShort returns the bytes of s, 4 to 16 of them, in two words: each
+// byte of s is in one of them, at a place that depends only on len(s), so
+// that strings of the same length are equal when their words are. Eight
+// bytes and more are read as the first eight and the last eight, which
+// overlap below 16; four to seven as the first four and the last four.
+func loadShort(s string) (a, b uint64) {
+	if n := len(s); n < 8 {
+		return uint64(load32(s, 0)) | uint64(load32(s, n-4))<<32, 0
+	}
+	return load64(s, 0), load64(s, len(s)-8)
 }
 
 // maxBuilt bounds the Groups an agentIndex keeps. Past it, a Group is
@@ -118,9 +157,21 @@ func (r *Robots) Group(userAgent string) *Group {
 	// before: its token is userAgent itself, in lower case. (Tokens are
 	// in lower case and hold only token characters, so a userAgent equal
 	// to one but for case is that token.)
-	for e := r.index.built.Load(); e != nil; e = e.next {
-		if ascii.EqualFold(userAgent, e.token) {
-			return e.g
+	// From 4 to 16 bytes, two words compare each token: the letters of
+	// userAgent may differ from the token's in their bit 0x20, the other
+	// bytes not at all.
+	if n := len(userAgent); 4 <= n && n <= 16 {
+		a, b := loadShort(userAgent)
+		for e := r.index.built.Load(); e != nil; e = e.next {
+			if e.is(n, a, b) {
+				return e.g
+			}
+		}
+	} else {
+		for e := r.index.built.Load(); e != nil; e = e.next {
+			if ascii.EqualFold(userAgent, e.token) {
+				return e.g
+			}
 		}
 	}
 	tok := agentToken(userAgent)
@@ -193,7 +244,7 @@ func (r *Robots) tokenGroup(tok string) *Group {
 		if idx.nbuilt > 0 {
 			e = new(tokenGroup)
 		}
-		*e = tokenGroup{token: name, g: g, next: idx.built.Load()}
+		*e = newTokenGroup(name, g, idx.built.Load())
 		idx.built.Store(e)
 		idx.nbuilt++
 	}

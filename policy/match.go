@@ -3,6 +3,7 @@ package policy
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"slices"
 	"strings"
@@ -226,13 +227,14 @@ func (c chain) deepest(text, path string) int32 {
 // predictable.
 func (c chain) count(k uint64) int {
 	base, n := 0, len(c)
-	if n == 0 {
-		return 0
+	if n == 0 || k == math.MaxUint64 {
+		return n
 	}
+	k1 := k + 1
 	for n > 1 {
 		half := n >> 1
-		_, above := bits.Sub64(k, c[base+half].key, 0) // 1 when the key is above k
-		base += half &^ -int(above)
+		_, atMost := bits.Sub64(c[base+half].key, k1, 0) // 1 when the key is at most k
+		base += half & -int(atMost)
 		n -= half
 	}
 	if c[base].key <= k {
@@ -281,11 +283,15 @@ type wildEntry struct {
 func headKey(s string, n int) uint32 { return uint32(key8(s[:min(len(s), n)]) >> 32) }
 
 // headMatches reports whether the path whose key8 is pk may start with
-// the literal before w's first '*', judging by its first bytes.
-func (w *wildEntry) headMatches(pk uint64) bool {
-	mask := ^uint32(0) << (32 - 8*uint32(w.nhead)) // 0 for no byte
-	return (uint32(pk>>32)^w.head)&mask == 0
+// the literal before w's first '*', judging by its first bytes. ph is
+// uint32(pk>>32).
+func (w *wildEntry) headMatches(ph uint32) bool {
+	return (ph^w.head)&headMasks[w.nhead&7] == 0
 }
+
+// headMasks holds, for each number of bytes of wildEntry.head, the bits
+// that hold them.
+var headMasks = [8]uint32{0, 0xff000000, 0xffff0000, 0xffffff00, 0xffffffff}
 
 // pathSig is a signature of a path: the set of its bytes (by their six low
 // bits) and of the hashes of its pairs of adjacent bytes. A wildcard rule
@@ -918,24 +924,7 @@ var bitsPool = sync.Pool{New: func() any { return new([]uint64) }}
 func (m *matcher) matchWild(path string, best ruleRef, sig *lazySig) ruleRef {
 	x := m.index
 	if x == nil || x.ac == nil {
-		filter := len(m.wild) > wildFilter
-		pk := key8(path)
-		for i := range m.wild {
-			w := &m.wild[i]
-			if !w.ref.beats(best) {
-				break
-			}
-			// The first bytes of the literal before the first '*'
-			// first: they rule out most rules without reading the
-			// pattern.
-			if !w.headMatches(pk) || filter && !sig.holds(path, w.need) {
-				continue
-			}
-			if m.wildPat(w).matches(path) {
-				return w.ref
-			}
-		}
-		return best
+		return m.matchLinear(path, best, sig)
 	}
 
 	nl := (x.nlits + 63) / 64
@@ -989,6 +978,29 @@ func (m *matcher) matchWild(path string, best ruleRef, sig *lazySig) ruleRef {
 			if m.wildPat(w).matches(path) {
 				return w.ref
 			}
+		}
+	}
+	return best
+}
+
+// matchLinear is matchWild for a matcher without an automaton: the
+// wildcard rules are tried one by one.
+func (m *matcher) matchLinear(path string, best ruleRef, sig *lazySig) ruleRef {
+	wild := m.wild
+	filter := len(wild) > wildFilter
+	ph := uint32(key8(path) >> 32)
+	for i := range wild {
+		w := &wild[i]
+		if !w.ref.beats(best) {
+			break
+		}
+		// The first bytes of the literal before the first '*' first:
+		// they rule out most rules without reading the pattern.
+		if !w.headMatches(ph) || filter && !sig.holds(path, w.need) {
+			continue
+		}
+		if m.wildPat(w).matches(path) {
+			return w.ref
 		}
 	}
 	return best

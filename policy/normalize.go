@@ -110,11 +110,15 @@ func canonicalPathOf(url string) (path string, ok bool) {
 func indexPathStartOrHash(s string, from int) int {
 	i := from
 	for ; i+8 <= len(s); i += 8 {
-		// Eight bytes at once: a byte of x^b*lsb8 is zero where x holds
-		// b, and zero bytes have their high bit set in hasZero's result,
-		// exactly up to the first one, the lowest.
-		x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
-		if z := hasZero(x^'/'*lsb8) | hasZero(x^'?'*lsb8) | hasZero(x^';'*lsb8) | hasZero(x^'#'*lsb8); z != 0 {
+		// Eight bytes at once. With h the low seven bits of each byte of
+		// x, a byte of h^b*lsb8 + low7 has its high bit clear exactly
+		// where h holds b (no byte carries into the next); the bytes of x
+		// with the high bit set are not ASCII. '/' and '?' differ in bit
+		// 0x10 only: h|0x10 holds '?' where h holds either.
+		x := load64(s, i)
+		h := x & low7
+		t := ((h | 0x10*lsb8) ^ '?'*lsb8 + low7) & (h ^ ';'*lsb8 + low7) & (h ^ '#'*lsb8 + low7)
+		if z := ^(t | x) & (lsb8 << 7); z != 0 {
 			return i + bits.TrailingZeros64(z)/8
 		}
 	}
@@ -126,12 +130,21 @@ func indexPathStartOrHash(s string, from int) int {
 	return -1
 }
 
-// lsb8 has the low bit of each byte set.
-const lsb8 = 0x0101010101010101
+// load64 returns the eight bytes of s from i on, which s holds.
+func load64(s string, i int) uint64 {
+	return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(s)), i))[:])
+}
 
-// hasZero returns x with the high bit of its lowest zero byte set, and
-// possibly of higher bytes, or 0 when x has no zero byte.
-func hasZero(x uint64) uint64 { return (x - lsb8) &^ x & (lsb8 << 7) }
+// load32 returns the four bytes of s from i on, which s holds.
+func load32(s string, i int) uint32 {
+	return binary.LittleEndian.Uint32((*[4]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(s)), i))[:])
+}
+
+// lsb8 has the low bit of each byte set, low7 the seven low bits.
+const (
+	lsb8 = 0x0101010101010101
+	low7 = 0x7f * lsb8
+)
 
 // endsHost is 1 for '/', '?', ';' and '#', 0 for the other bytes.
 var endsHost = [256]uint8{'/': 1, '?': 1, ';': 1, '#': 1}
@@ -139,7 +152,64 @@ var endsHost = [256]uint8{'/': 1, '?': 1, ';': 1, '#': 1}
 // canonicalEnd returns the length of the path with its query that starts
 // s, which ends at the first '#', and whether it is canonical
 // (!needsCanonical(s[:end], false)). When it is not, end is undefined.
+//
+// Most paths hold no byte to look at but '?', which alone changes
+// nothing: notQuery of all their bytes is or-ed together, sixteen at a
+// time with one branch, the last eight or sixteen overlapping those seen
+// before, and when it is 0, s is canonical to its end. Otherwise
+// canonicalScan finds the bytes to look at.
 func canonicalEnd(s string) (end int, ok bool) {
+	n := len(s)
+	var acc uint8
+	switch {
+	case n >= 16:
+		i := 0
+		for ; i+16 <= n; i += 16 {
+			t := s[i : i+16]
+			acc |= notQuery[t[0]] | notQuery[t[1]] | notQuery[t[2]] | notQuery[t[3]] |
+				notQuery[t[4]] | notQuery[t[5]] | notQuery[t[6]] | notQuery[t[7]] |
+				notQuery[t[8]] | notQuery[t[9]] | notQuery[t[10]] | notQuery[t[11]] |
+				notQuery[t[12]] | notQuery[t[13]] | notQuery[t[14]] | notQuery[t[15]]
+		}
+		if i < n {
+			// The last eight bytes, or sixteen; those before them were
+			// seen.
+			if n-i > 8 {
+				acc |= notQuery8(s[n-16:])
+			}
+			acc |= notQuery8(s[n-8:])
+		}
+	case n >= 8:
+		acc = notQuery8(s[:8]) | notQuery8(s[n-8:])
+	default:
+		for i := 0; i < n; i++ {
+			acc |= notQuery[s[i]]
+		}
+	}
+	if acc == 0 {
+		return n, true
+	}
+	return canonicalScan(s)
+}
+
+// notQuery8 returns the or of notQuery of the first eight bytes of t.
+func notQuery8(t string) uint8 {
+	t = t[:8]
+	return notQuery[t[0]] | notQuery[t[1]] | notQuery[t[2]] | notQuery[t[3]] |
+		notQuery[t[4]] | notQuery[t[5]] | notQuery[t[6]] | notQuery[t[7]]
+}
+
+// notQuery is special without '?': 1 for the bytes that are not plain, but
+// '?', 0 for the others.
+var notQuery = func() (t [256]uint8) {
+	t = special
+	t['?'] = 0
+	return t
+}()
+
+// canonicalScan is canonicalEnd for a path with bytes to look at: it
+// finds them, eight and sixteen bytes at a time.
+func canonicalScan(s string) (end int, ok bool) {
 	inQuery := false
 	n := len(s)
 	for i := 0; i < n; i++ {

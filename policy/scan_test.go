@@ -145,3 +145,33 @@ func TestRulesSet(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalEndBytes puts every byte at every place of paths of 1 to
+// 48 bytes, past the sixteen bytes or-ed at once and the eight or sixteen
+// read again at the end, alone and after a '?': canonicalEnd agrees with
+// needsCanonical on the path up to its first '#'.
+func TestCanonicalEndBytes(t *testing.T) {
+	for n := 1; n <= 48; n++ {
+		for at := 0; at < n; at++ {
+			for c := 0; c < 256; c++ {
+				for _, q := range []int{-1, 0, n / 2} {
+					b := []byte("/" + strings.Repeat("a", n-1))
+					if q > 0 && q != at {
+						b[q] = '?'
+					}
+					b[at] = byte(c)
+					s := string(b)
+					want := len(s)
+					if h := strings.IndexByte(s, '#'); h >= 0 {
+						want = h
+					}
+					wantOK := !needsCanonical(s[:want], false)
+					end, ok := canonicalEnd(s)
+					if ok != wantOK || ok && end != want {
+						t.Fatalf("canonicalEnd(%q) = %d, %v; want %d, %v", s, end, ok, want, wantOK)
+					}
+				}
+			}
+		}
+	}
+}
