@@ -213,31 +213,8 @@ func canonicalScan(s string) (end int, ok bool) {
 	inQuery := false
 	n := len(s)
 	for i := 0; i < n; i++ {
-		if n >= 8 {
-			// Skip plain bytes sixteen, then eight at a time, with one
-			// branch each; the last eight bytes overlap those seen before.
-			for ; i+16 <= n; i += 16 {
-				t := s[i : i+16]
-				if special[t[0]]|special[t[1]]|special[t[2]]|special[t[3]]|
-					special[t[4]]|special[t[5]]|special[t[6]]|special[t[7]]|
-					special[t[8]]|special[t[9]]|special[t[10]]|special[t[11]]|
-					special[t[12]]|special[t[13]]|special[t[14]]|special[t[15]] != 0 {
-					break
-				}
-			}
-			j := min(i, n-8)
-			t := s[j : j+8]
-			if special[t[0]]|special[t[1]]|special[t[2]]|special[t[3]]|
-				special[t[4]]|special[t[5]]|special[t[6]]|special[t[7]] == 0 {
-				i = j + 7
-				continue
-			}
-			for i < n && special[s[i]] == 0 {
-				i++
-			}
-			if i == n {
-				break
-			}
+		if i = plainUntil(s, i); i == n {
+			break
 		}
 		c := s[i]
 		switch byteClass(classOf[c]) {
@@ -262,6 +239,38 @@ func canonicalScan(s string) (end int, ok bool) {
 		}
 	}
 	return n, true
+}
+
+// plainUntil returns the index of the first byte of s from i on that is
+// not plain, or len(s). It skips plain bytes sixteen, then eight at a
+// time, with one branch each (the last eight overlap those seen before),
+// then one at a time.
+func plainUntil[T ~string | ~[]byte](s T, i int) int {
+	n := len(s)
+	for n >= 8 {
+		for ; i+16 <= n; i += 16 {
+			t := s[i : i+16]
+			if special[t[0]]|special[t[1]]|special[t[2]]|special[t[3]]|
+				special[t[4]]|special[t[5]]|special[t[6]]|special[t[7]]|
+				special[t[8]]|special[t[9]]|special[t[10]]|special[t[11]]|
+				special[t[12]]|special[t[13]]|special[t[14]]|special[t[15]] != 0 {
+				break
+			}
+		}
+		j := min(i, n-8)
+		t := s[j : j+8]
+		if special[t[0]]|special[t[1]]|special[t[2]]|special[t[3]]|
+			special[t[4]]|special[t[5]]|special[t[6]]|special[t[7]] != 0 {
+			break
+		}
+		if i = j + 8; i >= n {
+			return n
+		}
+	}
+	for i < n && special[s[i]] == 0 {
+		i++
+	}
+	return i
 }
 
 // special is 1 for the bytes that are not plain, 0 for the others.
@@ -363,32 +372,8 @@ func needsCanonical[T ~string | ~[]byte](s T, pattern bool) bool {
 	inQuery := false
 	n := len(s)
 	for i := 0; i < n; i++ {
-		// Most URLs and patterns are all plain. As canonicalEnd does,
-		// skip plain bytes sixteen, then eight at a time, with one branch
-		// each (the last eight overlap those seen before), then one at a
-		// time up to the next that is not plain.
-		if n >= 8 {
-			for ; i+16 <= n; i += 16 {
-				t := s[i : i+16]
-				if special[t[0]]|special[t[1]]|special[t[2]]|special[t[3]]|
-					special[t[4]]|special[t[5]]|special[t[6]]|special[t[7]]|
-					special[t[8]]|special[t[9]]|special[t[10]]|special[t[11]]|
-					special[t[12]]|special[t[13]]|special[t[14]]|special[t[15]] != 0 {
-					break
-				}
-			}
-			j := min(i, n-8)
-			t := s[j : j+8]
-			if special[t[0]]|special[t[1]]|special[t[2]]|special[t[3]]|
-				special[t[4]]|special[t[5]]|special[t[6]]|special[t[7]] == 0 {
-				i = j + 7
-				continue
-			}
-		}
-		for i < n && special[s[i]] == 0 {
-			i++
-		}
-		if i == n {
+		// Most URLs and patterns are all plain.
+		if i = plainUntil(s, i); i == n {
 			break
 		}
 		switch byteClass(classOf[s[i]]) {
