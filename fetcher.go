@@ -152,7 +152,7 @@ func (t *Transport) get(ctx context.Context, robotsURL, fetchURL, host, userAgen
 
 // getURL is get, from u; target names the resource in errors.
 func (t *Transport) getURL(ctx context.Context, target fetchTarget, u *url.URL, host, userAgent string, old *cache.Entry) fetchResult {
-	h := reqHeaders.Get().(http.Header) // empty
+	h := make(http.Header, 3)
 	switch userAgent {
 	case "":
 	case t.UserAgent:
@@ -186,10 +186,7 @@ func (t *Transport) getURL(ctx context.Context, target fetchTarget, u *url.URL, 
 		}
 		return t.failed(old, nil, &FetchError{URL: target.String(), Err: err})
 	}
-	defer func() {
-		resp.Body.Close()
-		putReqHeader(h)
-	}()
+	defer resp.Body.Close()
 
 	if resp.StatusCode == http.StatusNotModified && conditional && old.Status != 0 {
 		return fetchResult{entry: old.Revalidated(resp.Header, requested, received), outcome: Revalidated}
@@ -232,24 +229,6 @@ func (t *Transport) getURL(ctx context.Context, target fetchTarget, u *url.URL, 
 		}
 	}
 	return fetchResult{entry: e, outcome: Fetched, buf: buf}
-}
-
-// reqHeaders holds empty header maps for robots.txt requests. The header
-// of a request goes back once its response is closed: then its Base is
-// done with it (see http.RoundTripper). After a failure it is left to the
-// collector, as a Base may still be writing the request (an
-// http.Transport whose context ended).
-var reqHeaders = sync.Pool{New: func() any { return make(http.Header, 3) }}
-
-// putReqHeader empties h, the header of a request whose response is
-// closed, and gives it back to reqHeaders, unless the Base added fields
-// to it.
-func putReqHeader(h http.Header) {
-	if len(h) > 3 {
-		return
-	}
-	clear(h)
-	reqHeaders.Put(h)
 }
 
 // readBody reads the body of resp as readBody does. A body without content
