@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/robotsguard/robotsguard/internal/ascii"
+	"github.com/robotsguard/robotsguard/internal/canonical"
 	"github.com/robotsguard/robotsguard/policy"
 )
 
@@ -811,67 +812,19 @@ func canonicalLower(buf []byte, path string) (cased string, lower []byte, lacks 
 	return lowerClassified(buf, path, classesOf(path))
 }
 
-// canonicalLowerURL is canonicalLower of policy.PathOf(url). A URL of
-// the common forms (http or https with an authority that a '/' ends, or
-// a path that starts with one '/') whose path needs no rewriting, and
-// holds no fragment, is read once: its authority eight bytes at a time,
-// its path as canonicalLower reads it. Others take policy.PathOf.
+// canonicalLowerURL is canonicalLower of policy.PathOf(url). The path of
+// a URL of the common forms (canonical.PathStart) that needs no rewriting
+// and holds no fragment is read once, as canonicalLower reads it; others
+// take policy.PathOf.
 func canonicalLowerURL(buf []byte, url string) (cased string, lower []byte, lacks uint8) {
-	begin := 0
-	switch {
-	case strings.HasPrefix(url, "https://"):
-		begin = len("https://")
-	case strings.HasPrefix(url, "http://"):
-		begin = len("http://")
-	case len(url) > 0 && url[0] == '/' && (len(url) == 1 || url[1] != '/'):
-		// A path; "//" would start an authority.
-	default:
-		return canonicalLower(buf, policy.PathOf(url))
-	}
-	if begin > 0 {
-		// The authority ends at the first '/', '?', ';' or '#'.
-		j := indexAuthorityEnd(url[begin:])
-		if j < 0 || url[begin+j] != '/' {
-			return canonicalLower(buf, policy.PathOf(url))
+	if begin, ok := canonical.PathStart(url); ok && begin >= 0 {
+		path := url[begin:]
+		if classes := classesOf(path); classes&byteRewrite == 0 {
+			return lowerClassified(buf, path, classes)
 		}
-		begin += j
 	}
-	path := url[begin:]
-	classes := classesOf(path)
-	if classes&byteRewrite != 0 {
-		// A fragment ('#' is byteRewrite), or a path to rewrite.
-		return canonicalLower(buf, policy.PathOf(url))
-	}
-	return lowerClassified(buf, path, classes)
+	return canonicalLower(buf, policy.PathOf(url))
 }
-
-// indexAuthorityEnd returns the index of the first '/', '?', ';' or '#'
-// in s, or of an apostrophe or '+' before them (which a host seldom
-// holds), or -1. It reads eight bytes at a time: a byte of x|0x0c*ones
-// is '/' where x holds one of "#'+/", a byte of x|0x04*ones is '?' where
-// x holds ';' or '?'; a byte of y^c*ones is zero where y holds c, and
-// hasZero sets the high bit of the lowest zero byte exactly (and maybe
-// of higher ones).
-func indexAuthorityEnd(s string) int {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
-		if z := hasZero((x|0x0c*ones)^'/'*ones) | hasZero((x|0x04*ones)^'?'*ones); z != 0 {
-			return i + bits.TrailingZeros64(z)/8
-		}
-	}
-	for ; i < len(s); i++ {
-		switch s[i] {
-		case '/', '?', ';', '#', '\'', '+':
-			return i
-		}
-	}
-	return -1
-}
-
-// hasZero returns x with the high bit of its lowest zero byte set, and
-// maybe of higher bytes, or 0 when x has no zero byte.
-func hasZero(x uint64) uint64 { return (x - ones) &^ x & (0x80 * ones) }
 
 // classesOf returns the classes (pathBytes) of the bytes of path, eight
 // at a time.

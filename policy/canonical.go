@@ -2,7 +2,10 @@ package policy
 
 import "github.com/robotsguard/robotsguard/internal/canonical"
 
-func init() { canonical.DecidePath = (*Group).decideCanonical }
+func init() {
+	canonical.DecidePath = (*Group).decideCanonical
+	canonical.PathStart = pathStart
+}
 
 // decideCanonical is DecidePath for a path the caller made canonical
 // (CanonicalPath(PathOf(target))): in a dialect that compares paths in

@@ -78,31 +78,43 @@ func pathOf(url string) (p string, slash bool) {
 // canonicalize), as most URLs are; ok is false otherwise, and the caller
 // takes the general way. It reads url once, eight bytes at a time.
 func canonicalPathOf(url string) (path string, ok bool) {
-	begin := 0
+	begin, ok := pathStart(url)
+	switch {
+	case !ok:
+		return "", false
+	case begin < 0:
+		return "/", true
+	}
+	end, ok := canonicalEnd(url[begin:])
+	return url[begin : begin+end], ok
+}
+
+// pathStart returns the index of the path of url, when url is an http or
+// https URL whose authority a '/' ends, or a path that starts with one
+// '/'; begin is -1 when url is such a URL without a path (nothing, or a
+// fragment, follows its authority), whose path is "/". ok is false for
+// the other forms, whose path pathOf finds.
+func pathStart(url string) (begin int, ok bool) {
 	switch {
 	case strings.HasPrefix(url, "https://"):
 		begin = len("https://")
 	case strings.HasPrefix(url, "http://"):
 		begin = len("http://")
 	case len(url) > 0 && url[0] == '/' && (len(url) == 1 || url[1] != '/'):
-		// A path; "//" starts an authority.
+		return 0, true // a path; "//" starts an authority
 	default:
-		return "", false
+		return 0, false
 	}
-	if begin > 0 {
-		// The authority ends at the first '/', '?' or ';'; a '#' before it
-		// starts a fragment, and the path is "/".
-		j := indexPathStartOrHash(url, begin)
-		if j < 0 || url[j] == '#' {
-			return "/", true
-		}
-		if url[j] != '/' {
-			return "", false // "/" is to be put in front: "example.com?a"
-		}
-		begin = j
+	// The authority ends at the first '/', '?' or ';'; a '#' before it
+	// starts a fragment, and the path is "/".
+	j := indexPathStartOrHash(url, begin)
+	switch {
+	case j < 0 || url[j] == '#':
+		return -1, true
+	case url[j] != '/':
+		return 0, false // "/" is to be put in front: "example.com?a"
 	}
-	end, ok := canonicalEnd(url[begin:])
-	return url[begin : begin+end], ok
+	return j, true
 }
 
 // indexPathStartOrHash returns the index of the first '/', '?', ';' or '#'

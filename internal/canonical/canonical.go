@@ -1,6 +1,7 @@
-// Package canonical lets package acap decide a path it has already made
-// canonical with a policy.Group without the group scanning it again,
-// without adding that to policy's public API.
+// Package canonical lets package acap find the canonical path of a URL,
+// and decide a path it has already made canonical with a policy.Group, as
+// package policy does, without the group scanning it again and without
+// adding either to policy's public API.
 package canonical
 
 // DecidePath is set by package policy, as it is initialised, to a
@@ -11,3 +12,10 @@ package canonical
 // Group.Decide: only a caller that made the path canonical itself may use
 // it. A package that imports policy reads it once initialised.
 var DecidePath any
+
+// PathStart is set by package policy, as it is initialised, to a
+// function that returns the index of the path of url, when url is an http
+// or https URL whose authority a '/' ends, or a path that starts with one
+// '/', as policy.PathOf reads them; begin is -1 for such a URL without a
+// path (its path is "/"), and ok is false for the other forms.
+var PathStart func(url string) (begin int, ok bool)
