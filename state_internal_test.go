@@ -421,3 +421,18 @@ func TestColdOriginAllocs(t *testing.T) {
 		t.Errorf("a cold origin: %v allocations, %v more than the bare fetch, want at most 14", n, n-bare)
 	}
 }
+
+// TestPackedIndex: packedIndex finds each of packedFields at its place,
+// and no other field.
+func TestPackedIndex(t *testing.T) {
+	for i, k := range packedFields {
+		if got := packedIndex(k); got != i {
+			t.Errorf("packedIndex(%q) = %d, want %d", k, got, i)
+		}
+	}
+	for _, k := range []string{"", "Content-Type", "cache-control", "ETag", "Vary"} {
+		if got := packedIndex(k); got != -1 {
+			t.Errorf("packedIndex(%q) = %d, want -1", k, got)
+		}
+	}
+}
