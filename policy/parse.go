@@ -175,13 +175,14 @@ func (s *scanner) run(body []byte) {
 	// that a file of one kind of line break is not searched for the other
 	// on every line.
 	// Without a LineHandler, and in a dialect that reads every line whole
-	// and always wants the colon, a line is read in one call (directive).
-	read := s.line
-	if s.lh == nil && s.beh.maxLine == 0 && !s.beh.nulEndsLine && !s.beh.missingColon {
-		read = s.directive
-	}
+	// and always wants the colon, a line is read in one call (directive),
+	// and the next '#' is found as the line breaks are: most lines have
+	// none, and a file's comments are few, so that most lines are not
+	// searched for one.
+	fast := s.lh == nil && s.beh.maxLine == 0 && !s.beh.nulEndsLine && !s.beh.missingColon
 	line, pos := 0, 0
 	lf, cr := -2, -2 // index of the next LF and CR at or after pos; -1 for none, -2 for not searched
+	hash := -2       // index of the next '#' at or after pos, the same way (fast only)
 	for {
 		if lf != -1 && lf < pos {
 			lf = indexFrom(body, pos, '\n')
@@ -193,12 +194,26 @@ func (s *scanner) run(body []byte) {
 		if cr >= 0 && (end < 0 || cr < end) {
 			end = cr
 		}
+		last := end < 0
+		if last {
+			end = len(body)
+		}
 		line++
-		if end < 0 {
-			read(line, body[pos:])
+		if fast {
+			if hash != -1 && hash < pos {
+				hash = indexFrom(body, pos, '#')
+			}
+			c := -1
+			if hash >= 0 && hash < end {
+				c = hash - pos
+			}
+			s.directive(line, body[pos:end], c)
+		} else {
+			s.line(line, body[pos:end])
+		}
+		if last {
 			return
 		}
-		read(line, body[pos:end])
 		pos = end + 1
 		if body[end] == '\r' && pos < len(body) && body[pos] == '\n' {
 			pos++ // CRLF is one line break
@@ -237,8 +252,9 @@ func (s *scanner) line(num int, b []byte) {
 
 // directive reads line b as line does, for a scanner without a
 // LineHandler, in a dialect that reads every line whole and always wants
-// the colon: it calls the handler for the directive b holds, if any.
-func (s *scanner) directive(num int, b []byte) {
+// the colon: it calls the handler for the directive b holds, if any. hash
+// is the index of the first '#' in b, or -1 when b has none.
+func (s *scanner) directive(num int, b []byte, hash int) {
 	// Most lines start with "Disallow:", "Allow:" or "User-agent:", in
 	// any case: a key that classify reads as such, where the colon ends
 	// it.
@@ -272,9 +288,10 @@ func (s *scanner) directive(num int, b []byte) {
 		}
 		kind, _ = s.classify(b[start:k])
 	}
+	// The key holds no '#': a comment starts after the colon, if any.
 	v := b[sep+1:]
-	if i := bytes.IndexByte(v, '#'); i >= 0 {
-		v = v[:i]
+	if hash >= 0 {
+		v = b[sep+1 : hash]
 	}
 	i, j := 0, len(v)
 	for i < j && space[v[i]] {
