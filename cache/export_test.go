@@ -1,18 +1,25 @@
 package cache
 
-import "fmt"
+import (
+	"fmt"
+	"net/http"
+)
 
 // CheckDirectives returns an error when the allocation-free reading of v,
-// a Cache-Control field, differs from the cacheobject parser's; ok tells
-// whether that reading took v.
+// a Cache-Control field, differs from the cacheobject parser's, or counts
+// its max-age directives otherwise than repeatedMaxAge; ok tells whether
+// that reading took v.
 func CheckDirectives(v string) (ok bool, err error) {
-	fast, ok := simpleDirectives(v)
+	fast, maxAges, ok := simpleDirectives(v)
 	if !ok {
 		return false, nil
 	}
 	slow, sok := parsedDirectives(v)
 	if !sok || fast != slow {
 		return true, fmt.Errorf("Cache-Control %q read as %+v, the cacheobject parser reads %+v (ok %v)", v, fast, slow, sok)
+	}
+	if rep := repeatedMaxAge(http.Header{"Cache-Control": {v}}); (maxAges > 1) != rep {
+		return true, fmt.Errorf("Cache-Control %q: %d max-age directives counted, repeatedMaxAge says %v", v, maxAges, rep)
 	}
 	return true, nil
 }

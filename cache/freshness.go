@@ -90,16 +90,25 @@ type cacheDirectives struct {
 // parse makes the response stale, the most restrictive reading (RFC 9111
 // §4.2.1).
 func directives(h http.Header) (cc cacheDirectives, ok bool) {
+	cc, _, ok = countedDirectives(h)
+	return cc, ok
+}
+
+// countedDirectives is directives, and reports whether the fields give
+// max-age more than once (see repeatedMaxAge), which the reading of a
+// common field counts on the way.
+func countedDirectives(h http.Header) (cc cacheDirectives, repeated, ok bool) {
 	vs := h["Cache-Control"]
 	if len(vs) == 0 {
-		return cacheDirectives{maxAge: -1}, true
+		return cacheDirectives{maxAge: -1}, false, true
 	}
 	if len(vs) == 1 {
-		if cc, ok := simpleDirectives(vs[0]); ok {
-			return cc, true
+		if cc, n, ok := simpleDirectives(vs[0]); ok {
+			return cc, n > 1, true
 		}
 	}
-	return parsedDirectives(strings.Join(vs, ", "))
+	cc, ok = parsedDirectives(strings.Join(vs, ", "))
+	return cc, repeatedMaxAge(h), ok
 }
 
 // parsedDirectives parses v, Cache-Control fields joined, with the
@@ -117,8 +126,9 @@ func parsedDirectives(v string) (cacheDirectives, bool) {
 // separated by commas, spaces and tabs: public, private, no-cache,
 // no-store, must-revalidate, no-transform, proxy-revalidate, immutable,
 // and max-age with at most nine digits. ok is false for anything else,
-// which parsedDirectives reads.
-func simpleDirectives(v string) (cc cacheDirectives, ok bool) {
+// which parsedDirectives reads. maxAges is the number of max-age
+// directives, as repeatedMaxAge counts them.
+func simpleDirectives(v string) (cc cacheDirectives, maxAges int, ok bool) {
 	cc.maxAge = -1
 	for v != "" {
 		var d string
@@ -134,18 +144,19 @@ func simpleDirectives(v string) (cc cacheDirectives, ok bool) {
 		default:
 			n, ok := strings.CutPrefix(d, "max-age=")
 			if !ok || n == "" || len(n) > 9 {
-				return cc, false
+				return cc, maxAges, false
 			}
 			cc.maxAge = 0
 			for i := range len(n) {
 				if n[i] < '0' || n[i] > '9' {
-					return cc, false
+					return cc, maxAges, false
 				}
 				cc.maxAge = cc.maxAge*10 + int64(n[i]-'0')
 			}
+			maxAges++
 		}
 	}
-	return cc, true
+	return cc, maxAges, true
 }
 
 // Lifetime returns the freshness lifetime of the entry's response (RFC 9111
@@ -171,7 +182,7 @@ func (p Policy) Lifetime(e *Entry) time.Duration {
 // lifetime returns Lifetime and what set it.
 func (p Policy) lifetime(e *Entry) (time.Duration, string) {
 	h := e.Header
-	cc, ok := directives(h)
+	cc, repeated, ok := countedDirectives(h)
 	switch {
 	case !ok:
 		return 0, "Cache-Control that does not parse"
@@ -179,7 +190,7 @@ func (p Policy) lifetime(e *Entry) (time.Duration, string) {
 		return 0, "no-cache"
 	case cc.noStore:
 		return 0, "no-store"
-	case repeatedMaxAge(h):
+	case repeated:
 		return 0, "max-age given twice"
 	case cc.maxAge >= 0:
 		return time.Duration(cc.maxAge) * time.Second, "max-age"
