@@ -133,6 +133,7 @@ func (p Parser) Scan(body []byte, h Handler) (truncated bool) {
 	body, truncated = p.limit(body)
 	lh, _ := h.(LineHandler)
 	s := scanner{beh: p.behaviour(), h: h, lh: lh}
+	s.b, _ = h.(*builder)
 	s.run(body)
 	if eh, ok := h.(EndHandler); ok {
 		eh.End(size, truncated)
@@ -159,7 +160,8 @@ type scanner struct {
 	beh *behaviour
 	h   Handler
 	lh  LineHandler
-	buf []byte // scratch for normalised patterns
+	b   *builder // h, when it is Parse's builder: called directly
+	buf []byte   // scratch for normalised patterns
 }
 
 var bom = [3]byte{0xEF, 0xBB, 0xBF}
@@ -396,6 +398,21 @@ func (s *scanner) emit(num int, key, value []byte, info *LineInfo) {
 
 // call calls the handler for the directive of kind kind.
 func (s *scanner) call(num int, kind Kind, key, value []byte) {
+	if b := s.b; b != nil {
+		switch kind {
+		case KindUserAgent:
+			b.UserAgent(num, value)
+		case KindAllow:
+			b.rule(num, s.pattern(value), true)
+		case KindDisallow:
+			b.rule(num, s.pattern(value), false)
+		case KindSitemap:
+			b.Sitemap(num, value)
+		default:
+			b.Other(num, key, value)
+		}
+		return
+	}
 	switch kind {
 	case KindUserAgent:
 		s.h.UserAgent(num, value)
