@@ -12,7 +12,7 @@ func init() {
 // that form, it is not scanned again. In another dialect, or for a path
 // that does not start with "/", it is DecidePath.
 func (g *Group) decideCanonical(path string) Decision {
-	if path == "" || path[0] != '/' || g.empty() || g.r.beh.encoding != encCanonical {
+	if enc, ok := g.encoding(); path == "" || path[0] != '/' || !ok || enc != encCanonical {
 		return g.DecidePath(path)
 	}
 	return g.decision(g.decideNormalised(path))

@@ -17,11 +17,84 @@ import (
 // the agent follow. Get one with Robots.Group and reuse it to check
 // many URLs for the same agent. A Group is safe for concurrent use.
 type Group struct {
+	// flat is what deciding a path reads when the Group's rules are those
+	// of one group of the file, matched rule by rule: first, so that a
+	// decision reads one cache line of the Group, then the rules and
+	// their text, and neither the Robots nor its list of groups.
+	flat  flatPlan
 	agent string // "*", a lower-case token (Koster1996: value), or "" for no group
 	// ext is the Crawl-delay and Request-rate that apply, or nil when
 	// neither does: one of Robots.exts when it is among them.
 	ext *agentExt
 	*rules
+}
+
+// A flatPlan holds, for a Group whose rules are those of one group of the
+// file and which is matched rule by rule (see flat), what matchRun reads:
+// the rules of that group, the text of their patterns, and the dialect's
+// settings that deciding a path needs. Its zero value, ok false, means the
+// Group has none, and is decided through its rules. It fits in 32 bytes,
+// which lie in one cache line whatever the Group's alignment.
+type flatPlan struct {
+	rules  unsafe.Pointer // &Robots.rules()[lo]; nil when n is 0
+	text   unsafe.Pointer // Robots.text(); nil when it is empty
+	lo     uint32         // the index of the first rule in Robots.rules
+	nrules uint32         // len(Robots.rules()), for firstMatch priorities
+	ntext  uint32         // len(Robots.text())
+	n      uint8          // rules; at most flatMax
+	enc    encoding
+	bits   planBits
+}
+
+type planBits uint8
+
+const (
+	planOK           planBits = 1 << iota // the Group has a plan
+	planFirstMatch                        // behaviour.firstMatch
+	planRobotsTxtAll                      // behaviour.robotsTxtAllowed
+)
+
+// planOf returns the plan of a Group of the groups members of r, or the
+// zero plan when it has none: several members, none, or rules that a
+// compiled matcher decides.
+func planOf(r *Robots, members []uint32) flatPlan {
+	if len(members) != 1 || !flat(r, members) {
+		return flatPlan{}
+	}
+	lo, hi := r.groupRules(members[0])
+	f := flatPlan{lo: lo, nrules: r.nrules, ntext: r.ntext, n: uint8(hi - lo), enc: r.beh.encoding, bits: planOK}
+	if hi > lo {
+		f.rules = unsafe.Pointer(&r.rules()[lo])
+	}
+	if r.ntext > 0 {
+		f.text = unsafe.Pointer(unsafe.StringData(r.text()))
+	}
+	if r.beh.firstMatch {
+		f.bits |= planFirstMatch
+	}
+	if r.beh.robotsTxtAllowed {
+		f.bits |= planRobotsTxtAll
+	}
+	return f
+}
+
+// match returns the rule that decides path, or noRule.
+func (f *flatPlan) match(path string) ruleRef {
+	rules := unsafe.Slice((*rule)(f.rules), f.n)
+	text := unsafe.String((*byte)(f.text), f.ntext)
+	return matchRun(rules, f.lo, text, f.bits&planFirstMatch != 0, f.nrules, path, noRule)
+}
+
+// encoding returns how the paths g decides are normalised, and whether g
+// has rules at all (a Group without is decided without normalising).
+func (g *Group) encoding() (encoding, bool) {
+	if g.flat.bits&planOK != 0 {
+		return g.flat.enc, true
+	}
+	if g.empty() {
+		return 0, false
+	}
+	return g.r.beh.encoding, true
 }
 
 // rules is what Groups with the same member groups share: the groups
@@ -270,10 +343,11 @@ func sameToken(a, b string) bool {
 // is held.
 func (r *Robots) newGroup(agent string, delay float64, rate Rate, members []uint32) *Group {
 	ext := r.findExt(agentExt{crawlDelay: delay, rate: rate})
+	plan := planOf(r, members)
 	if rs := r.builtRules(members); rs != nil {
-		return &Group{agent: agent, ext: ext, rules: rs}
+		return &Group{flat: plan, agent: agent, ext: ext, rules: rs}
 	}
-	a := &groupAndRules{g: Group{agent: agent, ext: ext}}
+	a := &groupAndRules{g: Group{flat: plan, agent: agent, ext: ext}}
 	a.g.rules = &a.rs
 	r.initRules(&a.rs, members)
 	return &a.g
@@ -544,7 +618,7 @@ func (g *Group) decision(best ruleRef, basis Basis) Decision {
 
 // lookup returns the rule that decides target, or noRule, and why.
 func (g *Group) lookup(target string) (ruleRef, Basis) {
-	if !g.empty() && g.r.beh.encoding == encCanonical {
+	if enc, ok := g.encoding(); ok && enc == encCanonical {
 		// Most URLs are canonical already: one pass finds the path and
 		// tells.
 		if path, ok := canonicalPathOf(target); ok {
@@ -558,16 +632,17 @@ func (g *Group) lookup(target string) (ruleRef, Basis) {
 // decide returns the rule that decides path (with its query), which is
 // missing its leading "/" when slash is true, or noRule, and why.
 func (g *Group) decide(path string, slash bool) (ruleRef, Basis) {
-	if g.empty() {
+	enc, ok := g.encoding()
+	if !ok {
 		return noRule, BasisNoGroup
 	}
-	if slash || g.r.beh.encoding.needsPath(path) {
+	if slash || enc.needsPath(path) {
 		var buf [256]byte
 		b := buf[:0]
 		if slash {
 			b = append(b, '/')
 		}
-		b = g.r.beh.encoding.appendPath(b, path)
+		b = enc.appendPath(b, path)
 		path = unsafe.String(unsafe.SliceData(b), len(b)) // b is not retained
 	}
 	return g.decideNormalised(path)
@@ -576,15 +651,15 @@ func (g *Group) decide(path string, slash bool) (ruleRef, Basis) {
 // decideNormalised is decide for a path normalised for the dialect, of a
 // group with members.
 func (g *Group) decideNormalised(path string) (ruleRef, Basis) {
-	if g.r.beh.robotsTxtAllowed && path == "/robots.txt" {
-		return noRule, BasisRobotsTxt
-	}
-	m := g.m.Load()
-	if m == nil {
-		m = g.compile()
-	}
 	var best ruleRef
-	if m == flatMatcher {
+	if f := &g.flat; f.bits&planOK != 0 {
+		if f.bits&planRobotsTxtAll != 0 && path == "/robots.txt" {
+			return noRule, BasisRobotsTxt
+		}
+		best = f.match(path)
+	} else if g.r.beh.robotsTxtAllowed && path == "/robots.txt" {
+		return noRule, BasisRobotsTxt
+	} else if m := g.load(); m == flatMatcher {
 		best = matchFlat(g.r, g.members(), path)
 	} else {
 		best = m.match(path)
@@ -593,6 +668,14 @@ func (g *Group) decideNormalised(path string) (ruleRef, Basis) {
 		return noRule, BasisNoMatch
 	}
 	return best, BasisRule
+}
+
+// load returns the matcher of g, building it on the first call.
+func (g *rules) load() *matcher {
+	if m := g.m.Load(); m != nil {
+		return m
+	}
+	return g.compile()
 }
 
 // compile builds the matcher of g, once, and returns it.

@@ -826,8 +826,18 @@ func flat(r *Robots, members []uint32) bool {
 // noRule, trying each rule that would beat the best match so far.
 func matchFlat(r *Robots, members []uint32, path string) ruleRef {
 	best := noRule
-	firstMatch := r.beh.firstMatch
-	text := r.text()
+	for _, gi := range members {
+		lo, hi := r.groupRules(gi)
+		best = matchRun(r.rules()[lo:hi], lo, r.text(), r.beh.firstMatch, r.nrules, path, best)
+	}
+	return best
+}
+
+// matchRun returns the better of best and the rule of rules that decides
+// path, trying each rule that would beat the best match so far. rules are
+// Robots.rules()[lo:] of a Robots with nrules rules, whose patterns are in
+// text.
+func matchRun(rules []rule, lo uint32, text string, firstMatch bool, nrules uint32, path string, best ruleRef) ruleRef {
 	// A rule whose first two bytes are literal (or one and the anchor)
 	// cannot match a path whose second byte differs: a cheap test that
 	// rules out most rules without reading their patterns. A path shorter
@@ -837,38 +847,34 @@ func matchFlat(r *Robots, members []uint32, path string) ruleRef {
 	if len(path) > 1 {
 		second = path[1]
 	}
-	for _, gi := range members {
-		lo, hi := r.groupRules(gi)
-		rules := r.rules()[lo:hi]
-		for k := range rules {
-			rl := &rules[k]
-			if rl.second != second && rl.second != 0 || rl.kind == kindEmpty {
-				continue
-			}
-			j := int32(lo) + int32(k)
-			prio := int32(rl.pattern.n)
-			if firstMatch {
-				prio = int32(r.nrules) - j
-			}
-			ref := makeRef(prio, j, rl.allow)
-			if !ref.beats(best) {
-				continue
-			}
-			p := text[rl.pattern.off : rl.pattern.off+rl.pattern.n]
-			var ok bool
-			switch rl.kind {
-			case kindPrefix:
-				ok = len(path) >= len(p) && path[:len(p)] == p
-			case kindExact:
-				ok = path == p[:len(p)-1]
-			case kindPrefixStar:
-				ok = strings.HasPrefix(path, p[:strings.IndexByte(p, '*')])
-			default:
-				ok = matchesWritten(p, path)
-			}
-			if ok {
-				best = ref
-			}
+	for k := range rules {
+		rl := &rules[k]
+		if rl.second != second && rl.second != 0 || rl.kind == kindEmpty {
+			continue
+		}
+		j := int32(lo) + int32(k)
+		prio := int32(rl.pattern.n)
+		if firstMatch {
+			prio = int32(nrules) - j
+		}
+		ref := makeRef(prio, j, rl.allow)
+		if !ref.beats(best) {
+			continue
+		}
+		p := text[rl.pattern.off : rl.pattern.off+rl.pattern.n]
+		var ok bool
+		switch rl.kind {
+		case kindPrefix:
+			ok = len(path) >= len(p) && path[:len(p)] == p
+		case kindExact:
+			ok = path == p[:len(p)-1]
+		case kindPrefixStar:
+			ok = strings.HasPrefix(path, p[:strings.IndexByte(p, '*')])
+		default:
+			ok = matchesWritten(p, path)
+		}
+		if ok {
+			best = ref
 		}
 	}
 	return best

@@ -24,14 +24,16 @@ import (
 // (agentLines). A string it returns (a Sitemap URL, a rule's pattern, an
 // agent) points into that allocation and keeps all of it alive.
 type Robots struct {
+	// What deciding a path reads comes first, in 32 bytes: in one cache
+	// line whatever the alignment of the Robots.
 	beh       *behaviour // the dialect's
 	tail      unsafe.Pointer
-	index     agentIndex // the Groups asked for
 	nrules    uint32
-	ngroups   uint32
-	nexts     uint32
 	textOff   uint32
 	ntext     uint32
+	ngroups   uint32
+	index     agentIndex // the Groups asked for
+	nexts     uint32
 	nagents   uint32
 	nothers   uint32
 	nsitemaps uint32
