@@ -90,12 +90,12 @@ func TestGroupAgentsBySize(t *testing.T) {
 	}
 }
 
-// TestChainCount checks the branch-free binary search of chain.count
+// TestChainCount checks the branch-free binary search of countKeys
 // against a count of keys, on sets of 0 to 40 keys with repeats, for keys
 // around each of theirs and the extremes.
 func TestChainCount(t *testing.T) {
 	for n := 0; n <= 40; n++ {
-		c := make(chain, n)
+		c := make([]prefixEntry, n)
 		for i := range c {
 			c[i].key = uint64(i/3) * 7
 			if i == n-1 && n%2 == 0 {
@@ -109,7 +109,7 @@ func TestChainCount(t *testing.T) {
 					want++
 				}
 			}
-			if got := c.count(k); got != want {
+			if got := countKeys(c, k); got != want {
 				t.Fatalf("%d keys: count(%d) = %d, want %d", n, k, got, want)
 			}
 		}
