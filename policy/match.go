@@ -394,18 +394,25 @@ var headMasks = [8]uint32{0, 0xff000000, 0xffff0000, 0xffffff00, 0xffffffff}
 type pathSig struct{ bytes, pairs uint64 }
 
 // pairBit returns the bit of the pair of bytes a, b in pathSig.pairs.
-func pairBit(a, b byte) uint64 { return 1 << ((uint32(a)<<8 | uint32(b)) * 0x9E3779B1 >> 26) }
+func pairBit(a, b byte) uint64 { return pairBit16(uint32(a) | uint32(b)<<8) }
 
-// sigOf returns the signature of path.
+// pairBit16 is pairBit of the bytes of w, the first in the low byte, as
+// a 16-bit little-endian load gives them.
+func pairBit16(w uint32) uint64 { return 1 << (w * 0x9E3779B1 >> 26) }
+
+// sigOf returns the signature of path. It reads path two bytes at a time,
+// at each offset: each pair, and its first byte.
 func sigOf(path string) pathSig {
 	var s pathSig
-	var prev byte // a pair (0, path[0]) is one more bit, which no rule needs
-	for i := 0; i < len(path); i++ {
-		c := path[i]
-		s.bytes |= 1 << (c & 63)
-		s.pairs |= pairBit(prev, c)
-		prev = c
+	if len(path) == 0 {
+		return s
 	}
+	for i := 1; i < len(path); i++ {
+		w := uint32(path[i-1]) | uint32(path[i])<<8
+		s.bytes |= 1 << (w & 63)
+		s.pairs |= pairBit16(w)
+	}
+	s.bytes |= 1 << (path[len(path)-1] & 63)
 	return s
 }
 
