@@ -620,8 +620,14 @@ func (g *Group) decision(best ruleRef, basis Basis) Decision {
 func (g *Group) lookup(target string) (ruleRef, Basis) {
 	if enc, ok := g.encoding(); ok && enc == encCanonical {
 		// Most URLs are canonical already: one pass finds the path and
-		// tells.
-		if path, ok := canonicalPathOf(target); ok {
+		// tells. Those that are not are put in that form without
+		// looking for the path again.
+		if path, canonical, ok := canonicalPathOf(target); ok {
+			if !canonical {
+				var buf [256]byte
+				b := canonicalize(buf[:0], path, false)
+				path = unsafe.String(unsafe.SliceData(b), len(b)) // b is not retained
+			}
 			return g.decideNormalised(path)
 		}
 	}

@@ -74,19 +74,28 @@ func pathOf(url string) (p string, slash bool) {
 }
 
 // canonicalPathOf returns pathOf(url) when that is a path that starts
-// with "/" and is already in the RFC 9309 canonical form (see
-// canonicalize), as most URLs are; ok is false otherwise, and the caller
-// takes the general way. It reads url once, eight bytes at a time.
-func canonicalPathOf(url string) (path string, ok bool) {
+// with "/" of one of the forms pathStart reads (ok), and whether it is
+// already in the RFC 9309 canonical form (see canonicalize), as most are.
+// It reads url once, eight and sixteen bytes at a time, when it is.
+func canonicalPathOf(url string) (path string, canonical, ok bool) {
 	begin, ok := pathStart(url)
 	switch {
 	case !ok:
-		return "", false
+		return "", false, false
 	case begin < 0:
-		return "/", true
+		return "/", true, true
 	}
-	end, ok := canonicalEnd(url[begin:])
-	return url[begin : begin+end], ok
+	path = url[begin:]
+	end, canonical := canonicalEnd(path)
+	if !canonical {
+		// The path ends at the first '#', which canonicalEnd did not
+		// look for.
+		end = len(path)
+		if hash := strings.IndexByte(path, '#'); hash >= 0 {
+			end = hash
+		}
+	}
+	return path[:end], canonical, true
 }
 
 // pathStart returns the index of the path of url, when url is an http or
