@@ -78,7 +78,13 @@ func pathOf(url string) (p string, slash bool) {
 // already in the RFC 9309 canonical form (see canonicalize), as most are.
 // It reads url once, eight and sixteen bytes at a time, when it is.
 func canonicalPathOf(url string) (path string, canonical, ok bool) {
-	begin, ok := pathStart(url)
+	// pathStart, without calling it.
+	var begin int
+	if n := schemeLen(url); n > 0 {
+		begin, ok = authorityEnd(url, n)
+	} else {
+		ok = isPath(url)
+	}
 	switch {
 	case !ok:
 		return "", false, false
@@ -104,51 +110,67 @@ func canonicalPathOf(url string) (path string, canonical, ok bool) {
 // fragment, follows its authority), whose path is "/". ok is false for
 // the other forms, whose path pathOf finds.
 func pathStart(url string) (begin int, ok bool) {
-	switch {
-	case strings.HasPrefix(url, "https://"):
-		begin = len("https://")
-	case strings.HasPrefix(url, "http://"):
-		begin = len("http://")
-	case len(url) > 0 && url[0] == '/' && (len(url) == 1 || url[1] != '/'):
-		return 0, true // a path; "//" starts an authority
-	default:
-		return 0, false
+	if n := schemeLen(url); n > 0 {
+		return authorityEnd(url, n)
 	}
-	// The authority ends at the first '/', '?' or ';'; a '#' before it
-	// starts a fragment, and the path is "/".
-	j := indexPathStartOrHash(url, begin)
-	switch {
-	case j < 0 || url[j] == '#':
-		return -1, true
-	case url[j] != '/':
-		return 0, false // "/" is to be put in front: "example.com?a"
-	}
-	return j, true
+	return 0, isPath(url)
 }
 
-// indexPathStartOrHash returns the index of the first '/', '?', ';' or '#'
-// in s at or after from, or -1.
-func indexPathStartOrHash(s string, from int) int {
+// schemeLen returns the length of the "https://" or "http://" that starts
+// url, or 0.
+func schemeLen(url string) int {
+	switch {
+	case strings.HasPrefix(url, "https://"):
+		return len("https://")
+	case strings.HasPrefix(url, "http://"):
+		return len("http://")
+	}
+	return 0
+}
+
+// isPath reports whether url is a path that starts with one '/' ("//"
+// starts an authority).
+func isPath(url string) bool {
+	return len(url) > 0 && url[0] == '/' && (len(url) == 1 || url[1] != '/')
+}
+
+// authorityEnd is pathStart for a URL whose authority starts at from.
+// The authority ends at the first '/', '?' or ';'; a '#' before it starts
+// a fragment, and the path is "/" (begin -1). ok is false when it is not
+// a '/': "/" is to be put in front ("example.com?a").
+func authorityEnd(url string, from int) (begin int, ok bool) {
 	i := from
-	for ; i+8 <= len(s); i += 8 {
+	for ; i+8 <= len(url); i += 8 {
 		// Eight bytes at once. With h the low seven bits of each byte of
 		// x, a byte of h^b*lsb8 + low7 has its high bit clear exactly
 		// where h holds b (no byte carries into the next); the bytes of x
 		// with the high bit set are not ASCII. '/' and '?' differ in bit
 		// 0x10 only: h|0x10 holds '?' where h holds either.
-		x := load64(s, i)
+		x := load64(url, i)
 		h := x & low7
 		t := ((h | 0x10*lsb8) ^ '?'*lsb8 + low7) & (h ^ ';'*lsb8 + low7) & (h ^ '#'*lsb8 + low7)
 		if z := ^(t | x) & (lsb8 << 7); z != 0 {
-			return i + bits.TrailingZeros64(z)/8
+			return endsAuthority(url, i+bits.TrailingZeros64(z)/8)
 		}
 	}
-	for ; i < len(s); i++ {
-		if endsHost[s[i]] != 0 {
-			return i
+	for ; i < len(url); i++ {
+		if endsHost[url[i]] != 0 {
+			return endsAuthority(url, i)
 		}
 	}
-	return -1
+	return -1, true
+}
+
+// endsAuthority is authorityEnd for the byte at j, the first '/', '?', ';'
+// or '#' of the authority.
+func endsAuthority(url string, j int) (begin int, ok bool) {
+	switch url[j] {
+	case '/':
+		return j, true
+	case '#':
+		return -1, true
+	}
+	return 0, false
 }
 
 // load64 returns the eight bytes of s from i on, which s holds.

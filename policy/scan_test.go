@@ -59,17 +59,22 @@ func FuzzCanonicalPathOf(f *testing.F) {
 	})
 }
 
-// TestIndexPathStartOrHash puts every byte at every place of hosts of
-// lengths around the eight bytes read at once, twice: the first of the
-// bytes that end a host is found.
-func TestIndexPathStartOrHash(t *testing.T) {
-	naive := func(s string, from int) int {
+// TestAuthorityEnd puts every byte at every place of hosts of lengths
+// around the eight bytes read at once, twice: the first of the bytes that
+// end a host is found, and tells where the path starts.
+func TestAuthorityEnd(t *testing.T) {
+	naive := func(s string, from int) (int, bool) {
 		for i := from; i < len(s); i++ {
-			if strings.IndexByte("/?;#", s[i]) >= 0 {
-				return i
+			switch s[i] {
+			case '/':
+				return i, true
+			case '#':
+				return -1, true
+			case '?', ';':
+				return 0, false
 			}
 		}
-		return -1
+		return -1, true
 	}
 	for n := 1; n <= 20; n++ {
 		for at := 0; at < n; at++ {
@@ -79,8 +84,9 @@ func TestIndexPathStartOrHash(t *testing.T) {
 					b[8+at] = byte(c)
 					b[8+(at*7+3)%n] = second
 					s := string(b)
-					if got, want := indexPathStartOrHash(s, 8), naive(s, 8); got != want {
-						t.Fatalf("indexPathStartOrHash(%q, 8) = %d, want %d", s, got, want)
+					got, gotOK := authorityEnd(s, 8)
+					if want, wantOK := naive(s, 8); got != want || gotOK != wantOK {
+						t.Fatalf("authorityEnd(%q, 8) = %d, %v; want %d, %v", s, got, gotOK, want, wantOK)
 					}
 				}
 			}
