@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"math"
+	"math/bits"
 	"net/url"
 	"slices"
 	"sync"
@@ -19,7 +21,7 @@ import (
 type Group struct {
 	// flat is what deciding a path reads when the Group's rules are those
 	// of one group of the file, matched rule by rule: first, so that a
-	// decision reads one cache line of the Group, then the rules and
+	// decision reads the Group's first bytes, then the rules it tries and
 	// their text, and neither the Robots nor its list of groups.
 	flat  flatPlan
 	agent string // "*", a lower-case token (Koster1996: value), or "" for no group
@@ -30,20 +32,25 @@ type Group struct {
 }
 
 // A flatPlan holds, for a Group whose rules are those of one group of the
-// file and which is matched rule by rule (see flat), what matchRun reads:
-// the rules of that group, the text of their patterns, and the dialect's
-// settings that deciding a path needs. Its zero value, ok false, means the
-// Group has none, and is decided through its rules. It fits in 32 bytes,
-// which lie in one cache line whatever the Group's alignment.
+// file and which is matched rule by rule (see flat), what deciding a path
+// reads: where the rules of that group and the text of their patterns
+// are, the dialect's settings that deciding needs, and the rules that can
+// match a path, best first, with the second byte of each. Its zero value
+// (planOK unset) means the Group has none, and is decided through its
+// rules. Its first 32 bytes lie in one cache line whatever the Group's
+// alignment; the second bytes follow them.
 type flatPlan struct {
-	rules  unsafe.Pointer // &Robots.rules()[lo]; nil when n is 0
+	rules  unsafe.Pointer // &Robots.rules()[lo]; nil when the group has none
 	text   unsafe.Pointer // Robots.text(); nil when it is empty
 	lo     uint32         // the index of the first rule in Robots.rules
 	nrules uint32         // len(Robots.rules()), for firstMatch priorities
-	ntext  uint32         // len(Robots.text())
-	n      uint8          // rules; at most flatMax
+	n      uint8          // rules in idx: those of the group but empty ones
 	enc    encoding
 	bits   planBits
+	// seconds holds rule.second of the rule idx[k] in byte k%8 of
+	// seconds[k/8], and 0xff past the last rule.
+	seconds [(flatMax + 7) / 8]uint64
+	idx     [flatMax]uint8 // the rules best first, as indices from lo
 }
 
 type planBits uint8
@@ -62,7 +69,7 @@ func planOf(r *Robots, members []uint32) flatPlan {
 		return flatPlan{}
 	}
 	lo, hi := r.groupRules(members[0])
-	f := flatPlan{lo: lo, nrules: r.nrules, ntext: r.ntext, n: uint8(hi - lo), enc: r.beh.encoding, bits: planOK}
+	f := flatPlan{lo: lo, nrules: r.nrules, enc: r.beh.encoding, bits: planOK}
 	if hi > lo {
 		f.rules = unsafe.Pointer(&r.rules()[lo])
 	}
@@ -75,14 +82,61 @@ func planOf(r *Robots, members []uint32) flatPlan {
 	if r.beh.robotsTxtAllowed {
 		f.bits |= planRobotsTxtAll
 	}
+	all := r.rules()
+	var refs [flatMax]ruleRef
+	for j := lo; j < hi; j++ {
+		if all[j].kind != kindEmpty { // an empty pattern matches nothing
+			refs[f.n] = all[j].rank(int32(j), r.beh.firstMatch, r.nrules)
+			f.n++
+		}
+	}
+	slices.SortFunc(refs[:f.n], compareRank)
+	for w := range f.seconds {
+		f.seconds[w] = math.MaxUint64
+	}
+	for k, ref := range refs[:f.n] {
+		f.idx[k] = uint8(uint32(ref.idx()) - lo)
+		f.seconds[k/8] ^= uint64(0xff^all[ref.idx()].second) << (8 * (k % 8))
+	}
 	return f
 }
 
-// match returns the rule that decides path, or noRule.
+// match returns the rule that decides path, or noRule: the first rule of
+// idx that matches it.
+//
+// A rule whose first two bytes are literal (or one and the anchor) cannot
+// match a path whose second byte differs: a test that rules out most rules
+// without reading them, eight at once. A path shorter than two bytes can
+// only match such a rule when its second byte is the anchor ("/$"). The
+// rules tried are those whose second byte is 0 (any) or path's.
 func (f *flatPlan) match(path string) ruleRef {
-	rules := unsafe.Slice((*rule)(f.rules), f.n)
-	text := unsafe.String((*byte)(f.text), f.ntext)
-	return matchRun(rules, f.lo, text, f.bits&planFirstMatch != 0, f.nrules, path, noRule)
+	second := byte('$')
+	if len(path) > 1 {
+		second = path[1]
+	}
+	want := uint64(second) * lsb8
+	for w, x := range f.seconds[:(f.n+7)/8] {
+		for cand := zeroBytes(x) | zeroBytes(x^want); cand != 0; cand &= cand - 1 {
+			k := w*8 + bits.TrailingZeros64(cand)/8
+			if k >= int(f.n) {
+				return noRule // 0xff past the last rule, and path's second byte
+			}
+			// The rule and its pattern (not empty), without the checks
+			// of slicing: both are a rule's of the group.
+			i := f.idx[k]
+			rl := (*rule)(unsafe.Add(f.rules, uintptr(i)*unsafe.Sizeof(rule{})))
+			if rl.matches(unsafe.String((*byte)(unsafe.Add(f.text, rl.pattern.off)), rl.pattern.n), path) {
+				return rl.rank(int32(f.lo)+int32(i), f.bits&planFirstMatch != 0, f.nrules)
+			}
+		}
+	}
+	return noRule
+}
+
+// zeroBytes returns x with the high bit of each of its zero bytes set, and
+// no other bit.
+func zeroBytes(x uint64) uint64 {
+	return ^((x&low7 + low7) | x) & (lsb8 << 7)
 }
 
 // encoding returns how the paths g decides are normalised, and whether g

@@ -83,3 +83,20 @@ func planPaths(g *Group) []string {
 	}
 	return paths
 }
+
+// TestFlatPlanPastLastRule decides paths whose second byte is 0xff, that of
+// the bytes past a plan's last rule, with groups whose first rule is empty
+// (it matches nothing, and is not in the plan's order) and 1 to 9 rules.
+func TestFlatPlanPastLastRule(t *testing.T) {
+	for n := 1; n <= 9; n++ {
+		body := "User-agent: *\nDisallow:\n" + strings.Repeat("Allow: /b\n", n-1)
+		for _, d := range []Dialect{RFC9309, Google, Koster1996} {
+			g := ParseWith([]byte(body), d).Group("bot")
+			for _, p := range []string{"/\xff", "/\xffb", "\xff\xff"} {
+				if dec := g.Decide(p); !dec.Allowed || dec.Basis == BasisRule {
+					t.Errorf("dialect %v, %d rules, %q: %v, want no rule", d, n, p, dec)
+				}
+			}
+		}
+	}
+}
