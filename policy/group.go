@@ -82,15 +82,21 @@ func planOf(r *Robots, members []uint32) flatPlan {
 	if r.beh.robotsTxtAllowed {
 		f.bits |= planRobotsTxtAll
 	}
+	// The ranks of the rules, best (greatest) first, by insertion: there
+	// are at most flatMax.
 	all := r.rules()
 	var refs [flatMax]ruleRef
 	for j := lo; j < hi; j++ {
-		if all[j].kind != kindEmpty { // an empty pattern matches nothing
-			refs[f.n] = all[j].rank(int32(j), r.beh.firstMatch, r.nrules)
-			f.n++
+		if all[j].kind == kindEmpty {
+			continue // an empty pattern matches nothing
 		}
+		ref, k := all[j].rank(int32(j), r.beh.firstMatch, r.nrules), f.n
+		for ; k > 0 && refs[k-1] < ref; k-- {
+			refs[k] = refs[k-1]
+		}
+		refs[k] = ref
+		f.n++
 	}
-	slices.SortFunc(refs[:f.n], compareRank)
 	for w := range f.seconds {
 		f.seconds[w] = math.MaxUint64
 	}
