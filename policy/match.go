@@ -978,11 +978,18 @@ func (rl *rule) rank(j int32, firstMatch bool, nrules uint32) ruleRef {
 }
 
 // matches reports whether rl, a rule of a group matched rule by rule and
-// not empty, whose pattern is p, matches path.
+// not empty, whose pattern is p, matches path. The common kind is tested
+// here, where the call inlines; the others in matchesKind.
 func (rl *rule) matches(p, path string) bool {
-	switch rl.kind {
-	case kindPrefix:
+	if rl.kind == kindPrefix {
 		return len(path) >= len(p) && path[:len(p)] == p
+	}
+	return rl.matchesKind(p, path)
+}
+
+// matchesKind is matches for a rule that is not kindPrefix.
+func (rl *rule) matchesKind(p, path string) bool {
+	switch rl.kind {
 	case kindExact:
 		return path == p[:len(p)-1]
 	case kindPrefixStar:
