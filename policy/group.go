@@ -37,8 +37,8 @@ type Group struct {
 // are, the dialect's settings that deciding needs, and the rules that can
 // match a path, best first, with the second byte of each. Its zero value
 // (planOK unset) means the Group has none, and is decided through its
-// rules. Its first 32 bytes lie in one cache line whatever the Group's
-// alignment; the second bytes follow them.
+// rules. A decision reads its first 40 bytes, and the index of each rule
+// it tries: one or two cache lines, next to each other.
 type flatPlan struct {
 	rules  unsafe.Pointer // &Robots.rules()[lo]; nil when the group has none
 	text   unsafe.Pointer // Robots.text(); nil when it is empty
