@@ -17,6 +17,14 @@ import (
 // group does not scan again.
 var decideCanonical = canonical.DecidePath.(func(*policy.Group, string) policy.Decision)
 
+// ruleCanonical is decideCanonical without the Decision: the verdict,
+// pattern and index of the rule that decides, if one does (ok); ruleAt
+// returns the rule of an index, line included.
+var (
+	ruleCanonical = canonical.RulePath.(func(*policy.Group, string) (allow bool, pattern string, idx int32, ok bool))
+	ruleAt        = canonical.Rule.(func(*policy.Group, int32) policy.Rule)
+)
+
 // A Query asks whether a crawler may use a resource for a usage.
 type Query struct {
 	// Agent is the crawler's name, or the whole User-Agent value it sends.

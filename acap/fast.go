@@ -87,13 +87,15 @@ func (p *Policy) decideFast(pl *agentPlan, q *Query, cased string, s *subject, d
 			}
 		}
 	}
+	// The conventional rule that decides, if any (conv): its verdict,
+	// pattern and index. Its line and text are read only if it wins.
 	var rule policy.Rule
+	var ruleIdx int32
 	conv := false // the conventional rule joins the entries
 	// Where the fields repeat every conventional rule, the rule that
 	// decides is repeated by an entry and need not be looked up.
 	if q.Usage == Crawl && pl.conv != nil && pl.convRules && !pl.convRepeated {
-		d := decideCanonical(pl.conv, cased)
-		conv, rule = d.Basis == policy.BasisRule, d.Rule
+		rule.Allow, rule.Pattern, ruleIdx, conv = ruleCanonical(pl.conv, cased)
 	}
 	// Without sub-records, a record naming the crawler overrides one for
 	// any crawler, for the same usage as written.
@@ -175,6 +177,7 @@ func (p *Policy) decideFast(pl *agentPlan, q *Query, cased string, s *subject, d
 	if e.f == nil {
 		// Member by member: dec is zero, and a composite literal would be
 		// built aside and copied.
+		rule = ruleAt(pl.conv, ruleIdx)
 		f := &dec.Field
 		f.Line, f.Text, f.Permission, f.Usage = rule.Line, rule.String(), rule.Allow, Crawl
 		f.Pattern, f.Crawler, f.Conventional = strings.ToLower(rule.Pattern), pl.conv.Agent(), true

@@ -1,9 +1,15 @@
 package policy
 
-import "github.com/robotsguard/robotsguard/internal/canonical"
+import (
+	"strings"
+
+	"github.com/robotsguard/robotsguard/internal/canonical"
+)
 
 func init() {
 	canonical.DecidePath = (*Group).decideCanonical
+	canonical.RulePath = (*Group).ruleCanonical
+	canonical.Rule = (*Group).ruleAt
 	canonical.PathStart = pathStart
 }
 
@@ -12,8 +18,37 @@ func init() {
 // that form, it is not scanned again. In another dialect, or for a path
 // that does not start with "/", it is DecidePath.
 func (g *Group) decideCanonical(path string) Decision {
-	if enc, ok := g.encoding(); path == "" || path[0] != '/' || !ok || enc != encCanonical {
-		return g.DecidePath(path)
+	return g.decision(g.lookupCanonical(path))
+}
+
+// ruleCanonical is decideCanonical without building the Decision: when a
+// rule decides path (ok), it returns whether the rule allows, its pattern
+// and its index, by which ruleAt returns the whole rule.
+func (g *Group) ruleCanonical(path string) (allow bool, pattern string, idx int32, ok bool) {
+	best, basis := g.lookupCanonical(path)
+	if basis != BasisRule {
+		return false, "", -1, false
 	}
-	return g.decision(g.decideNormalised(path))
+	idx = best.idx()
+	return best.allow(), g.r.str(g.r.rules()[idx].pattern), idx, true
+}
+
+// ruleAt returns the rule whose index ruleCanonical returned.
+func (g *Group) ruleAt(idx int32) Rule { return g.r.rule(idx) }
+
+// lookupCanonical is lookupPath for a path the caller made canonical.
+func (g *Group) lookupCanonical(path string) (ruleRef, Basis) {
+	if enc, ok := g.encoding(); path == "" || path[0] != '/' || !ok || enc != encCanonical {
+		return g.lookupPath(path)
+	}
+	return g.decideNormalised(path)
+}
+
+// lookupPath returns the rule that decides path for DecidePath, or noRule,
+// and why.
+func (g *Group) lookupPath(path string) (ruleRef, Basis) {
+	if path == "" || path[0] != '/' || strings.IndexByte(path, '#') >= 0 {
+		return g.lookup(path)
+	}
+	return g.decide(path, false)
 }

@@ -1,7 +1,5 @@
 package policy
 
-import "strings"
-
 // DecidePath is Decide for a path with its query, starting with "/", as
 // CanonicalPath(PathOf(target)) gives it: it does not look for a scheme
 // and host, so a caller that needs the canonical path for itself
@@ -11,8 +9,5 @@ import "strings"
 // refuses. A path that does not start with "/", or that holds a fragment,
 // is decided by Decide.
 func (g *Group) DecidePath(path string) Decision {
-	if path == "" || path[0] != '/' || strings.IndexByte(path, '#') >= 0 {
-		return g.Decide(path)
-	}
-	return g.decision(g.decide(path, false))
+	return g.decision(g.lookupPath(path))
 }

@@ -19,3 +19,15 @@ var DecidePath any
 // '/', as policy.PathOf reads them; begin is -1 for such a URL without a
 // path (its path is "/"), and ok is false for the other forms.
 var PathStart func(url string) (begin int, ok bool)
+
+// RulePath is set by package policy, as it is initialised, to a
+// func(*policy.Group, string) (allow bool, pattern string, idx int32, ok bool)
+// that is DecidePath without building the Decision: when a rule decides
+// the path (ok), it returns whether the rule allows, its pattern, and its
+// index, by which Rule returns the whole rule.
+var RulePath any
+
+// Rule is set by package policy, as it is initialised, to a
+// func(*policy.Group, int32) policy.Rule that returns the rule of the
+// group whose index RulePath returned.
+var Rule any
