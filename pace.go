@@ -256,6 +256,9 @@ type waiter struct {
 type hold struct {
 	since time.Time // real time a request first waited for the place (zero until then)
 	done  bool      // the place was given up
+	// released is set by the first release of h: a body read to its end
+	// and then closed ends its turn twice, and the second reads no clock.
+	released atomic.Bool
 	// What end needs to give it up.
 	lp *LocalPacer
 	p  *pace
@@ -532,7 +535,7 @@ func (lp *LocalPacer) giveBack(sh *paceShard, p *pace, at tick) {
 // takes its place. When the request was sent, the next one's interval
 // counts from now.
 func (lp *LocalPacer) release(sh *paceShard, p *pace, h *hold, sent bool) {
-	if h == nil {
+	if h == nil || h.released.Swap(true) {
 		return
 	}
 	now := lp.tick(lp.clock().Now())
