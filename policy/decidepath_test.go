@@ -11,7 +11,8 @@ import (
 // in the others, DecidePath is Decide. Deciding the path without scanning
 // it again, as package acap does, is DecidePath in every dialect: in one
 // that compares paths in another form (Koster1996 decodes "%3F"), the path
-// is still brought to that form.
+// is still brought to that form; and asking only for the rule that
+// decides, as acap's fast path does, finds the rule the Decision names.
 func TestDecidePath(t *testing.T) {
 	bodies, urls := seedBodies(t), seedURLs(t)
 	urls = append(urls, "https://example.com", "https://example.com/robots.txt", "/caf%c3%a9?q=%7e", "/a b", "/a%3Fb", "https://x.test?q", "//x.test/a")
@@ -34,6 +35,9 @@ func TestDecidePath(t *testing.T) {
 					// canonical itself, is DecidePath.
 					if got := decideCanonical(g, path); got != g.DecidePath(path) {
 						t.Fatalf("%v %s: decideCanonical(%q) = %v; DecidePath = %v", d, agent, path, got, g.DecidePath(path))
+					}
+					if diff := checkRuleCanonical(g, path); diff != "" {
+						t.Fatalf("%v %s: %s", d, agent, diff)
 					}
 				}
 			}

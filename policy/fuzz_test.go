@@ -148,6 +148,9 @@ func FuzzMatch(f *testing.F) {
 			if g, path := r.Group(agent), policy.CanonicalPath(policy.PathOf(url)); decideCanonical(g, path) != g.DecidePath(path) {
 				t.Fatalf("%v: decideCanonical(%q) = %v; DecidePath = %v", d, path, decideCanonical(g, path), g.DecidePath(path))
 			}
+			if diff := checkRuleCanonical(r.Group(agent), policy.CanonicalPath(policy.PathOf(url))); diff != "" {
+				t.Fatalf("%v: %s", d, diff)
+			}
 			if u, err := neturl.Parse(url); err == nil {
 				if g := r.Group(agent); g.AllowedURL(u) != g.DecideURL(u).Allowed {
 					t.Fatalf("%v: AllowedURL(%q) = %v; DecideURL = %v", d, url, !g.DecideURL(u).Allowed, g.DecideURL(u))
