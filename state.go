@@ -844,11 +844,11 @@ func (t *Transport) refresh(k stateKey, dial, ua string) (st *originState) {
 	if t.Store != nil || t.observed() {
 		url = k.storeURL()
 	}
-	real := start // the deadline is in real time, whatever the Clock
+	wall := start // the deadline is in real time, whatever the Clock
 	if t.Clock != nil {
-		real = time.Now()
+		wall = time.Now()
 	}
-	res := t.obtain(o, url, start, real.Add(t.fetchTimeout()), old, func(ctx context.Context, old *cache.Entry) fetchResult {
+	res := t.obtain(o, url, start, wall.Add(t.fetchTimeout()), old, func(ctx context.Context, old *cache.Entry) fetchResult {
 		return t.fetch(ctx, o, dial, ua, old)
 	})
 	st = t.keep(k, res.entry, res.err, t.parseFor(o, res.entry, prev, dial, ua))
