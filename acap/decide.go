@@ -12,14 +12,11 @@ import (
 	"github.com/robotsguard/robotsguard/policy"
 )
 
-// decideCanonical is policy.Group.DecidePath for a path Decide made
-// canonical itself (policy.CanonicalPath of policy.PathOf), which the
-// group does not scan again.
-var decideCanonical = canonical.DecidePath.(func(*policy.Group, string) policy.Decision)
-
-// ruleCanonical is decideCanonical without the Decision: the verdict,
-// pattern and index of the rule that decides, if one does (ok); ruleAt
-// returns the rule of an index, line included.
+// ruleCanonical finds the rule that decides, as policy.Group.DecidePath
+// does, a path Decide made canonical itself (policy.CanonicalPath of
+// policy.PathOf), which the group does not scan again: its verdict,
+// pattern and index, if a rule decides (ok). ruleAt returns the rule of an
+// index, line included. No policy.Decision is built.
 var (
 	ruleCanonical = canonical.RulePath.(func(*policy.Group, string) (allow bool, pattern string, idx int32, ok bool))
 	ruleAt        = canonical.Rule.(func(*policy.Group, int32) policy.Rule)
@@ -831,8 +828,8 @@ func (d *decider) fallbackOnce(pt *part) (allow bool, u Usage, fellBack bool) {
 // the opposite verdict is ignored, and the decision taken without it.
 func (d *decider) conventional() (entry, bool) {
 	g := d.plan.conv
-	dec := decideCanonical(g, d.cased)
-	if dec.Basis != policy.BasisRule {
+	_, _, idx, ok := ruleCanonical(g, d.cased)
+	if !ok {
 		return entry{}, false
 	}
 	var verdicts map[string]uint8 // ACAP crawl patterns: 1 permits, 2 prohibits
@@ -846,7 +843,7 @@ func (d *decider) conventional() (entry, bool) {
 		}
 		return verdicts[strings.ToLower(r.Pattern)]&want != 0
 	}
-	rule := dec.Rule
+	rule := ruleAt(g, idx)
 	if len(d.entries) > 32 && ignored(rule) || len(d.entries) <= 32 && d.opposed(rule.Allow, strings.ToLower(rule.Pattern)) {
 		// Decide again without the ignored rules: the longest match wins,
 		// an Allow a tie (RFC 9309 §2.2.2).

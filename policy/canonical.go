@@ -7,23 +7,18 @@ import (
 )
 
 func init() {
-	canonical.DecidePath = (*Group).decideCanonical
 	canonical.RulePath = (*Group).ruleCanonical
 	canonical.Rule = (*Group).ruleAt
 	canonical.PathStart = pathStart
 }
 
-// decideCanonical is DecidePath for a path the caller made canonical
-// (CanonicalPath(PathOf(target))): in a dialect that compares paths in
-// that form, it is not scanned again. In another dialect, or for a path
-// that does not start with "/", it is DecidePath.
-func (g *Group) decideCanonical(path string) Decision {
-	return g.decision(g.lookupCanonical(path))
-}
-
-// ruleCanonical is decideCanonical without building the Decision: when a
-// rule decides path (ok), it returns whether the rule allows, its pattern
-// and its index, by which ruleAt returns the whole rule.
+// ruleCanonical finds the rule that decides a path the caller made
+// canonical (CanonicalPath(PathOf(target))), as DecidePath does, without
+// building the Decision: when a rule decides path (ok), it returns whether
+// the rule allows, its pattern and its index, by which ruleAt returns the
+// whole rule. In a dialect that compares paths in that form, path is not
+// scanned again; in another, or when it does not start with "/", it is
+// read as DecidePath reads it.
 func (g *Group) ruleCanonical(path string) (allow bool, pattern string, idx int32, ok bool) {
 	best, basis := g.lookupCanonical(path)
 	if basis != BasisRule {
