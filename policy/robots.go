@@ -25,7 +25,8 @@ import (
 // agent) points into that allocation and keeps all of it alive.
 type Robots struct {
 	// What deciding a path reads comes first, in 32 bytes: in one cache
-	// line whatever the alignment of the Robots.
+	// line, as a Robots takes 160 bytes, a size the allocator places at
+	// multiples of 32.
 	beh       *behaviour // the dialect's
 	tail      unsafe.Pointer
 	nrules    uint32
