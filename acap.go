@@ -148,10 +148,10 @@ func (t *Transport) resolveACAP(o origin, pol *acap.Policy, dial, ua string) *ac
 			if a.until.IsZero() || rs.until.Before(a.until) {
 				a.until = rs.until
 			}
-			if r.err == nil && t.statusPolicy()(rs.entry.Status) == UseRules {
+			if r.err == nil && t.statusPolicy()(rs.entry.Status) == AccessRules {
 				a.policy = a.policy.Include(ref, rs.entry.Body)
 			}
-			// AllowAll: the resource is unavailable, and adds nothing.
+			// AccessAllowAll: the resource is unavailable, and adds nothing.
 		}
 		a.refs = append(a.refs, r)
 	}
@@ -213,24 +213,11 @@ func (t *Transport) newRefState(rawURL string, res fetchResult, now time.Time) *
 		if rs.err == nil {
 			rs.err = errors.New(cmp.Or(e.Err, "robotsguard: no response"))
 		}
-	case t.statusPolicy()(e.Status) != UseRules && t.statusPolicy()(e.Status) != AllowAll:
+	case t.statusPolicy()(e.Status) != AccessRules && t.statusPolicy()(e.Status) != AccessAllowAll:
 		rs.err = &FetchError{URL: rawURL, Status: e.Status}
 	}
 	return rs
 }
-
-// referenceError is a permissions reference that cannot be read.
-type referenceError struct {
-	ref       acap.Reference
-	robotsURL string
-	err       error
-}
-
-func (e *referenceError) Error() string {
-	return fmt.Sprintf("robotsguard: the ACAP-permissions-reference %s (line %d of %s) cannot be read: %s", e.ref.Locator, e.ref.Line, e.robotsURL, unprefixed(e.err))
-}
-
-func (e *referenceError) Unwrap() error { return e.err }
 
 // acapDecider decides requests by the ACAP records of a robots.txt: a
 // crawl of the URL must be permitted, and every permissions reference that
@@ -243,12 +230,12 @@ type acapDecider struct {
 func (d acapDecider) decide(u *url.URL, ua string, _ *policy.Group) *DisallowedError {
 	for _, r := range d.a.refs {
 		if r.err != nil && r.ref.AppliesTo(ua) {
-			return &DisallowedError{Reason: ReasonACAPReference, Reference: r.ref, Err: r.err}
+			return &DisallowedError{Reason: ReasonACAPReference, Err: &acap.ReferenceError{Reference: r.ref, Err: r.err}}
 		}
 	}
 	dec := d.a.policy.Decide(acap.Query{Agent: ua, URL: acapTarget(u), Usage: acap.Crawl, Purpose: d.purpose})
 	if !dec.Permitted {
-		return &DisallowedError{Reason: ReasonACAP, ACAP: dec}
+		return &DisallowedError{Reason: ReasonACAP, Err: &acap.Refusal{Decision: dec}}
 	}
 	return nil
 }
@@ -278,14 +265,14 @@ func (t *Transport) ACAPPolicy(ctx context.Context, u *url.URL) (*acap.Policy, e
 	if t.ACAP == nil {
 		return nil, errors.New("robotsguard: ACAPPolicy needs Transport.ACAP")
 	}
-	s, err := t.Robots(ctx, u)
+	s, err := t.Snapshot(ctx, u)
 	if err != nil {
 		return nil, err
 	}
 	switch s.Access {
-	case Unreachable:
+	case AccessUnreachable:
 		return nil, &FetchError{URL: s.URL, Status: s.Status, Err: s.Err}
-	case DisallowAll:
+	case AccessDisallowAll:
 		return nil, fmt.Errorf("robotsguard: %s answered status %d, which disallows everything", s.URL, s.Status)
 	}
 	if s.ACAP == nil {
@@ -295,7 +282,7 @@ func (t *Transport) ACAPPolicy(ctx context.Context, u *url.URL) (*acap.Policy, e
 		// Without a UserAgent, any agent may be asked about: every
 		// reference must have been read.
 		if r.err != nil && (t.UserAgent == "" || r.ref.AppliesTo(t.UserAgent)) {
-			return nil, &referenceError{r.ref, s.URL, r.err}
+			return nil, &acap.ReferenceError{Reference: r.ref, RobotsURL: s.URL, Err: r.err}
 		}
 	}
 	return s.ACAP, nil

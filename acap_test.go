@@ -2,6 +2,7 @@ package robotsguard_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -49,10 +50,11 @@ func TestACAPEnforced(t *testing.T) {
 	h := newHarness(t, acapOn)
 	h.allowed(s.URL + "/")
 	d := h.refused(s.URL+"/DRAFTS/1", robotsguard.ReasonACAP) // ACAP patterns ignore case
-	if d.ACAP.Field.Line != 5 || d.ACAP.Permitted {
-		t.Errorf("ACAP decision %v", d.ACAP)
+	var refusal *acap.Refusal
+	if !errors.As(d, &refusal) || refusal.Decision.Field.Line != 5 || refusal.Decision.Permitted {
+		t.Errorf("ACAP refusal %v", refusal)
 	}
-	want := fmt.Sprintf(`robotsguard: GET %s/DRAFTS/1 disallowed for "TestBot" by the ACAP records of %s/robots.txt: prohibited by "ACAP-disallow-crawl: /drafts/" (line 5)`, s.URL, s.URL)
+	want := fmt.Sprintf(`robotsguard: disallowed for "TestBot" by the ACAP records of %s/robots.txt: prohibited by "ACAP-disallow-crawl: /drafts/" (line 5)`, s.URL)
 	if d.Error() != want {
 		t.Errorf("message %q\n\twant %q", d.Error(), want)
 	}
@@ -106,8 +108,9 @@ ACAP-permissions-reference: %s/shared.txt
 	h := newHarness(t, acapOn)
 	h.allowed(s.URL + "/")
 	d := h.refused(s.URL+"/mine/1", robotsguard.ReasonACAP)
-	if d.ACAP.Field.Source != "/testbot.txt" || d.ACAP.Field.Line != 2 {
-		t.Errorf("deciding field %+v", d.ACAP.Field)
+	var refusal *acap.Refusal
+	if !errors.As(d, &refusal) || refusal.Decision.Field.Source != "/testbot.txt" || refusal.Decision.Field.Line != 2 {
+		t.Errorf("ACAP refusal %+v", refusal)
 	}
 	h.refused(s.URL+"/shared/1", robotsguard.ReasonACAP) // another host's resource
 	// The resource's records apply only to the referring record's crawlers.
@@ -152,10 +155,15 @@ func TestACAPReferenceUnreadable(t *testing.T) {
 	})
 	h := newHarness(t, acapOn)
 	d := h.refused(s.URL+"/a", robotsguard.ReasonACAPReference)
-	if d.Reference.Locator != "/testbot.txt" || d.Reference.Line != 2 {
-		t.Errorf("reference %+v", d.Reference)
+	var re *acap.ReferenceError
+	var fe *robotsguard.FetchError
+	if !errors.As(d, &re) || re.Reference.Locator != "/testbot.txt" || re.Reference.Line != 2 || re.RobotsURL != s.URL+"/robots.txt" {
+		t.Errorf("reference %+v", re)
 	}
-	wantMsg := fmt.Sprintf(`robotsguard: GET %s/a disallowed for "TestBot": the ACAP-permissions-reference /testbot.txt (line 2 of %s/robots.txt) cannot be read: fetching %s/testbot.txt: status 503`, s.URL, s.URL, s.URL)
+	if !errors.As(d, &fe) || fe.Status != http.StatusServiceUnavailable {
+		t.Errorf("fetch error %+v", fe)
+	}
+	wantMsg := fmt.Sprintf(`robotsguard: disallowed for "TestBot": the ACAP-permissions-reference /testbot.txt (line 2 of %s/robots.txt) cannot be read: fetching %s/testbot.txt: status 503`, s.URL, s.URL)
 	if d.Error() != wantMsg {
 		t.Errorf("message %q\n\twant %q", d.Error(), wantMsg)
 	}

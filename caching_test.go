@@ -341,13 +341,13 @@ func TestObserverFetched(t *testing.T) {
 	robotsURL := s.URL + "/robots.txt"
 
 	h.allowed(s.URL + "/a")
-	if ev := last(); ev.URL != robotsURL || ev.Origin != s.URL || ev.Outcome != robotsguard.Fetched || ev.Status != 200 ||
+	if ev := last(); ev.URL != robotsURL || ev.Origin != s.URL || ev.Outcome != robotsguard.OutcomeFetched || ev.Status != 200 ||
 		ev.Bytes != len(body) || ev.Lifetime != 10*time.Minute || ev.LifetimeSource != "max-age" || ev.Err != nil {
 		t.Errorf("first fetch: %+v", ev)
 	}
 	h.clock.Advance(11 * time.Minute)
 	h.allowed(s.URL + "/a")
-	if ev := last(); ev.Outcome != robotsguard.Revalidated || ev.Lifetime != 10*time.Minute {
+	if ev := last(); ev.Outcome != robotsguard.OutcomeRevalidated || ev.Lifetime != 10*time.Minute {
 		t.Errorf("revalidation: %+v", ev)
 	}
 	// Another Transport sharing the Store takes the file from it.
@@ -355,14 +355,14 @@ func TestObserverFetched(t *testing.T) {
 	h2 := newHarness(t, observe, func(tr *robotsguard.Transport) { tr.Store = store })
 	h2.clock.Advance(h.clock.Now().Sub(h2.clock.Now()))
 	h2.refused(s.URL+"/private", robotsguard.ReasonRule)
-	if ev := last(); ev.Outcome != robotsguard.FromStore || ev.Status != 200 || ev.Bytes != len(body) {
+	if ev := last(); ev.Outcome != robotsguard.OutcomeFromStore || ev.Status != 200 || ev.Bytes != len(body) {
 		t.Errorf("from the Store: %+v", ev)
 	}
 	failing.Store(true)
 	h.clock.Advance(11 * time.Minute)
 	h.refused(s.URL+"/private", robotsguard.ReasonRule)
 	var fe *robotsguard.FetchError
-	if ev := last(); ev.Outcome != robotsguard.ServedStale || !errors.As(ev.Err, &fe) || fe.Status != 500 || ev.Status != 500 {
+	if ev := last(); ev.Outcome != robotsguard.OutcomeServedStale || !errors.As(ev.Err, &fe) || fe.Status != 500 || ev.Status != 500 {
 		t.Errorf("failure with a copy: %+v", ev)
 	}
 	if st := h.tr.Stats(); st.Fetches != 3 || st.Failures != 1 || st.CacheMisses != 3 || st.Checked != 3 || st.Refused != 1 || st.StoreErrors != 0 {
@@ -372,7 +372,7 @@ func TestObserverFetched(t *testing.T) {
 	down := newSite(t, status(503))
 	h.allowed(s.URL + "/a") // nothing fetched: the copy stands in during the back-off
 	h.refused(down.URL+"/a", robotsguard.ReasonUnreachable)
-	if ev := last(); ev.Outcome != robotsguard.Failed || ev.Status != 503 || ev.Err == nil || ev.Lifetime != 0 {
+	if ev := last(); ev.Outcome != robotsguard.OutcomeFailed || ev.Status != 503 || ev.Err == nil || ev.Lifetime != 0 {
 		t.Errorf("failure without a copy: %+v", ev)
 	}
 }

@@ -20,7 +20,7 @@ func robotsOf(t *testing.T, h *harness, rawURL string) *robotsguard.Snapshot {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := h.tr.Robots(context.Background(), u)
+	s, err := h.tr.Snapshot(context.Background(), u)
 	if err != nil {
 		t.Fatalf("Robots(%s): %v", rawURL, err)
 	}

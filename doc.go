@@ -20,7 +20,7 @@
 //
 // Transport.Check returns the verdict RoundTrip would reach on a request,
 // without pacing or sending it: a frontier filters URLs with it before it
-// queues them. Transport.Robots returns an origin's robots.txt as the
+// queues them. Transport.Snapshot returns an origin's robots.txt as the
 // Transport holds it (a Snapshot: rules, Sitemaps, the pause kept between
 // requests, and whether the file could be fetched), and Transport.Prefetch
 // fetches the files of many origins at once, bounded. All three fetch and

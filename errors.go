@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/robotsguard/robotsguard/acap"
 	"github.com/robotsguard/robotsguard/policy"
 )
 
@@ -80,7 +79,10 @@ func (r Reason) String() string {
 	return "Reason(" + strconv.Itoa(int(r)) + ")"
 }
 
-// A DisallowedError is a refused request: no byte of it was sent.
+// A DisallowedError is a refused request: no byte of it was sent. Its
+// message says why, not which request: an http.Client puts the method and
+// URL before it ("Get \"https://example.com/a\": robotsguard: disallowed
+// …"), and the fields hold them.
 type DisallowedError struct {
 	Method    string
 	URL       string // the request's URL, its password redacted
@@ -94,45 +96,67 @@ type DisallowedError struct {
 	// (2xx, 3xx or 4xx), or 0 when there was none; the status of a failed
 	// fetch (a 5xx) is in Err, a *FetchError.
 	Status int
-	// ACAP is the ACAP verdict when Reason is ReasonACAP: the deciding
-	// field and its line, or the fields in conflict.
-	ACAP acap.Decision
-	// Reference is the permissions reference that could not be read,
-	// when Reason is ReasonACAPReference.
-	Reference acap.Reference
 	// Delay is the pause between requests the robots.txt asks for, when
 	// Reason is ReasonDelay.
 	Delay time.Duration
-	// Err is why the robots.txt is unreachable, for ReasonUnreachable, or
-	// the permissions reference, for ReasonACAPReference: usually a
-	// *FetchError. It is not returned by Unwrap, so that a
-	// refusal never passes for the error it holds (a fetch's timeout is not
-	// the request's).
+	// Err holds the details of some reasons: a *FetchError for
+	// ReasonUnreachable (why the robots.txt could not be fetched), an
+	// *acap.Refusal for ReasonACAP (the deciding field), an
+	// *acap.ReferenceError for ReasonACAPReference (the reference, and a
+	// *FetchError). errors.As finds them through the DisallowedError,
+	// but errors.Is does not match what they wrap: a refusal never passes
+	// for the error it holds (the fetch's timeout is not the request's).
 	Err error
 }
 
-// Error says what was refused, for which agent, and why.
+// Error says for which agent the request was refused, and why.
 func (e *DisallowedError) Error() string {
-	head := fmt.Sprintf("robotsguard: %s %s disallowed for %q", e.Method, e.URL, e.Agent)
+	head := fmt.Sprintf("robotsguard: disallowed for %q", e.Agent)
 	switch e.Reason {
 	case ReasonRule:
 		return fmt.Sprintf("%s by %s line %d %q (group %q)", head, e.RobotsURL, e.Decision.Rule.Line, e.Decision.Rule.String(), e.Decision.GroupAgent)
 	case ReasonUnreachable:
-		return fmt.Sprintf("%s: %s unreachable: %s", head, e.RobotsURL, unprefixed(e.Err))
+		return fmt.Sprintf("%s: %s is unreachable and no copy of it can stand in: %s", head, e.RobotsURL, fetchCause(e.Err, e.RobotsURL))
 	case ReasonStatus:
 		return fmt.Sprintf("%s: %s answered status %d, which disallows everything", head, e.RobotsURL, e.Status)
 	case ReasonACAP:
-		return fmt.Sprintf("%s by the ACAP records of %s: %v", head, e.RobotsURL, e.ACAP)
+		return fmt.Sprintf("%s by the ACAP records of %s: %s", head, e.RobotsURL, strings.TrimPrefix(unprefixed(e.Err), "ACAP: "))
 	case ReasonACAPReference:
-		return fmt.Sprintf("%s: the ACAP-permissions-reference %s (line %d of %s) cannot be read: %s", head, e.Reference.Locator, e.Reference.Line, e.RobotsURL, unprefixed(e.Err))
+		return fmt.Sprintf("%s: %s", head, unprefixed(e.Err))
 	case ReasonDelay:
 		return fmt.Sprintf("%s: %s asks for %v between requests, more than MaxDelay allows", head, e.RobotsURL, e.Delay)
 	}
 	return head
 }
 
+// fetchCause returns why the fetch of robotsURL failed, from err (a
+// *FetchError, usually), without naming robotsURL again.
+func fetchCause(err error, robotsURL string) string {
+	var fe *FetchError
+	if errors.As(err, &fe) && fe.URL == robotsURL {
+		return fe.cause()
+	}
+	return unprefixed(err)
+}
+
 // Is reports whether target is ErrDisallowed.
 func (e *DisallowedError) Is(target error) bool { return target == ErrDisallowed }
+
+// As finds target in Err's chain (see Err).
+func (e *DisallowedError) As(target any) bool { return e.Err != nil && errors.As(e.Err, target) }
+
+// wrap returns err, which says why, as the error of what: its message is
+// "robotsguard: what: " and err's without the package prefix, so that
+// the prefix is not said twice.
+func wrap(what string, err error) error { return &wrapped{what, err} }
+
+type wrapped struct {
+	what string
+	err  error
+}
+
+func (w *wrapped) Error() string { return "robotsguard: " + w.what + ": " + unprefixed(w.err) }
+func (w *wrapped) Unwrap() error { return w.err }
 
 // unprefixed returns err's message without the package prefix, to nest it
 // in another message of the package.
@@ -153,13 +177,18 @@ type FetchError struct {
 
 // Error says what could not be fetched, and why.
 func (e *FetchError) Error() string {
+	return "robotsguard: fetching " + e.URL + ": " + e.cause()
+}
+
+// cause says why the fetch failed.
+func (e *FetchError) cause() string {
 	switch {
 	case e.Err != nil && e.Status != 0:
-		return fmt.Sprintf("robotsguard: fetching %s: status %d: %s", e.URL, e.Status, unprefixed(e.Err))
+		return fmt.Sprintf("status %d: %s", e.Status, unprefixed(e.Err))
 	case e.Err != nil:
-		return fmt.Sprintf("robotsguard: fetching %s: %s", e.URL, unprefixed(e.Err))
+		return unprefixed(e.Err)
 	}
-	return fmt.Sprintf("robotsguard: fetching %s: status %d", e.URL, e.Status)
+	return fmt.Sprintf("status %d", e.Status)
 }
 
 // Unwrap returns Err.

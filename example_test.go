@@ -86,7 +86,7 @@ func ExampleTransport_Check() {
 	// drop  /articles?sort=date
 }
 
-func ExampleTransport_Robots() {
+func ExampleTransport_Snapshot() {
 	site := localSite(`User-agent: *
 Disallow: /search
 
@@ -104,7 +104,7 @@ Sitemap: https://example.com/news/sitemap.xml
 		fmt.Println(err)
 		return
 	}
-	snap, err := tr.Robots(context.Background(), u)
+	snap, err := tr.Snapshot(context.Background(), u)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -22,24 +22,24 @@ import (
 type Access uint8
 
 const (
-	// UseRules: the rules of the file decide (a 2xx response).
-	UseRules Access = iota
-	// AllowAll: the file is unavailable, so there are no restrictions
+	// AccessRules: the rules of the file decide (a 2xx response).
+	AccessRules Access = iota
+	// AccessAllowAll: the file is unavailable, so there are no restrictions
 	// (RFC 9309 §2.3.1.3). Cached like any response.
-	AllowAll
-	// DisallowAll: nothing may be fetched. Cached like any response.
-	DisallowAll
-	// Unreachable: a server error; nothing may be fetched for now, but a
+	AccessAllowAll
+	// AccessDisallowAll: nothing may be fetched. Cached like any response.
+	AccessDisallowAll
+	// AccessUnreachable: a server error; nothing may be fetched for now, but a
 	// cached copy of the file stands in for it, and the fetch is tried
 	// again later (RFC 9309 §2.3.1.4).
-	Unreachable
+	AccessUnreachable
 )
 
 var accessNames = [...]string{
-	UseRules:    "use rules",
-	AllowAll:    "allow all",
-	DisallowAll: "disallow all",
-	Unreachable: "unreachable",
+	AccessRules:       "use rules",
+	AccessAllowAll:    "allow all",
+	AccessDisallowAll: "disallow all",
+	AccessUnreachable: "unreachable",
 }
 
 // String returns the access's name: "use rules", "allow all", …
@@ -55,12 +55,12 @@ func (a Access) String() string {
 type StatusPolicy func(status int) Access
 
 // DefaultStatusPolicy reads statuses as RFC 9309 §2.3.1 and Google do: 2xx
-// is UseRules; 3xx (the end of a redirect chain that is too long or leaves
-// HTTP) and 4xx are AllowAll, except 429 Too Many Requests, which like 5xx
-// and anything else is Unreachable.
+// is AccessRules; 3xx (the end of a redirect chain that is too long or
+// leaves HTTP) and 4xx are AccessAllowAll, except 429 Too Many Requests,
+// which like 5xx and anything else is AccessUnreachable.
 //
 // Some answers cannot be the file whatever a StatusPolicy says, and the
-// fetch fails (Unreachable, retried later, a cached copy standing in) before
+// fetch fails (AccessUnreachable, retried later, a cached copy standing in) before
 // the policy is asked: an answer that cannot be the file is not the file
 // (RFC 9110), and read as one it would allow everything. They are a 206
 // Partial Content (a robots.txt request has no Range, so a part of the file
@@ -71,13 +71,13 @@ type StatusPolicy func(status int) Access
 func DefaultStatusPolicy(status int) Access {
 	switch {
 	case status >= 200 && status < 300:
-		return UseRules
+		return AccessRules
 	case status == http.StatusTooManyRequests:
-		return Unreachable
+		return AccessUnreachable
 	case status >= 300 && status < 500:
-		return AllowAll
+		return AccessAllowAll
 	}
-	return Unreachable
+	return AccessUnreachable
 }
 
 // Koster1996StatusPolicy is DefaultStatusPolicy, except that 401
@@ -85,7 +85,7 @@ func DefaultStatusPolicy(status int) Access {
 // the protocol says (section 3.1).
 func Koster1996StatusPolicy(status int) Access {
 	if status == http.StatusUnauthorized || status == http.StatusForbidden {
-		return DisallowAll
+		return AccessDisallowAll
 	}
 	return DefaultStatusPolicy(status)
 }
@@ -94,7 +94,7 @@ func Koster1996StatusPolicy(status int) Access {
 type fetchResult struct {
 	entry   *cache.Entry
 	err     error // why the fetch failed; nil when entry holds a usable response
-	outcome Outcome
+	outcome FetchOutcome
 	// buf holds entry's body when it came from bodyBufs: it goes back
 	// there once the state is built, unless the state keeps the body.
 	buf *[]byte
@@ -189,13 +189,13 @@ func (t *Transport) getURL(ctx context.Context, target fetchTarget, u *url.URL, 
 	defer resp.Body.Close()
 
 	if resp.StatusCode == http.StatusNotModified && conditional && old.Status != 0 {
-		return fetchResult{entry: old.Revalidated(resp.Header, requested, received), outcome: Revalidated}
+		return fetchResult{entry: old.Revalidated(resp.Header, requested, received), outcome: OutcomeRevalidated}
 	}
 	if why := notTheFile(resp, stopped); why != "" {
 		return t.failed(old, resp, &FetchError{URL: target.String(), Status: resp.StatusCode, Err: errors.New("robotsguard: " + why)})
 	}
 	access := t.statusPolicy()(resp.StatusCode)
-	if access == Unreachable {
+	if access == AccessUnreachable {
 		return t.failed(old, resp, &FetchError{URL: target.String(), Status: resp.StatusCode})
 	}
 	// A robots.txt's entry holds the response's own header until its state
@@ -212,7 +212,7 @@ func (t *Transport) getURL(ctx context.Context, target fetchTarget, u *url.URL, 
 		Received:  received,
 	}
 	var buf *[]byte
-	if access == UseRules {
+	if access == AccessRules {
 		// The body of a robots.txt that no Store shares is read into a
 		// buffer of bodyBufs: its state keeps the parsed rules, not the
 		// body, unless it keeps entries whole (see refresh).
@@ -228,7 +228,7 @@ func (t *Transport) getURL(ctx context.Context, target fetchTarget, u *url.URL, 
 			return t.failed(old, nil, &FetchError{URL: target.String(), Status: resp.StatusCode, Err: err})
 		}
 	}
-	return fetchResult{entry: e, outcome: Fetched, buf: buf}
+	return fetchResult{entry: e, outcome: OutcomeFetched, buf: buf}
 }
 
 // readBody reads the body of resp as readBody does. A body without content
@@ -507,9 +507,9 @@ func (t *Transport) failed(old *cache.Entry, resp *http.Response, err error) fet
 		}
 	}
 	e.RetryAt = now.Add(wait)
-	out := Failed
+	out := OutcomeFailed
 	if e.Status != 0 && t.cachePolicy().UsableStale(&e, now) {
-		out = ServedStale
+		out = OutcomeServedStale
 	}
 	return fetchResult{entry: &e, err: err, outcome: out}
 }

@@ -176,7 +176,7 @@ func FuzzResponse(f *testing.F) {
 				t.Fatalf("status %d %q: refused (%v)", status, fields, err)
 			}
 		}
-		snap, serr := tr.Robots(context.Background(), req.URL)
+		snap, serr := tr.Snapshot(context.Background(), req.URL)
 		if serr != nil {
 			t.Fatalf("Robots: %v", serr)
 		}

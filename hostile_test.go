@@ -497,7 +497,7 @@ func TestHostileStatusStorms(t *testing.T) {
 		for _, d := range h.sleeps() {
 			waited += d
 		}
-		if waited > robotsguard.DefaultMaxBackoff {
+		if waited > robotsguard.DefaultMaxThrottle {
 			t.Errorf("waited %v after a Retry-After of a year, more than MaxBackoff", waited)
 		}
 		// A request whose deadline comes before the pause ends fails at

@@ -26,39 +26,46 @@ type Observer struct {
 	// Waited is called after each pause taken to pace requests to an
 	// origin, or given up because the request's context ended.
 	Waited func(WaitEvent)
+	// DelayCapped is called when an origin's robots.txt asks the agent
+	// for a Crawl-delay or Request-rate above MaxDelay, and its requests
+	// are paced at MaxDelay instead (RefuseAboveMaxDelay refuses them):
+	// once per origin, and again only when a new file asks for another
+	// pause. Like Fetched, it runs on behalf of every request waiting for
+	// the fetch, and a panic in it is recovered and dropped.
+	DelayCapped func(DelayEvent)
 }
 
-// Outcome is how a fetch of a robots.txt ended.
-type Outcome uint8
+// FetchOutcome is how a fetch of a robots.txt ended.
+type FetchOutcome uint8
 
 const (
-	// Fetched: a response was received and is used (2xx, or a status
+	// OutcomeFetched: a response was received and is used (2xx, or a status
 	// that the StatusPolicy reads as allowing or disallowing all).
-	Fetched Outcome = iota + 1
-	// Revalidated: the server answered 304 Not Modified to a conditional
+	OutcomeFetched FetchOutcome = iota + 1
+	// OutcomeRevalidated: the server answered 304 Not Modified to a conditional
 	// request; the cached file is used for a new lifetime.
-	Revalidated
-	// ServedStale: the fetch failed, and a cached copy stands in for the
+	OutcomeRevalidated
+	// OutcomeServedStale: the fetch failed, and a cached copy stands in for the
 	// file (RFC 9309 §2.3.1.4).
-	ServedStale
-	// Failed: the fetch failed, with no copy to stand in: the origin is
+	OutcomeServedStale
+	// OutcomeFailed: the fetch failed, with no copy to stand in: the origin is
 	// unreachable, and its requests are refused.
-	Failed
-	// FromStore: a fresh entry was found in the Store; nothing was
+	OutcomeFailed
+	// OutcomeFromStore: a fresh entry was found in the Store; nothing was
 	// fetched.
-	FromStore
+	OutcomeFromStore
 )
 
 var outcomeNames = [...]string{
-	Fetched:     "fetched",
-	Revalidated: "revalidated",
-	ServedStale: "served stale",
-	Failed:      "failed",
-	FromStore:   "from store",
+	OutcomeFetched:     "fetched",
+	OutcomeRevalidated: "revalidated",
+	OutcomeServedStale: "served stale",
+	OutcomeFailed:      "failed",
+	OutcomeFromStore:   "from store",
 }
 
 // String returns the outcome's name: "fetched", "revalidated", …
-func (o Outcome) String() string {
+func (o FetchOutcome) String() string {
 	if int(o) < len(outcomeNames) && outcomeNames[o] != "" {
 		return outcomeNames[o]
 	}
@@ -70,7 +77,7 @@ func (o Outcome) String() string {
 type FetchEvent struct {
 	URL      string // what was fetched
 	Origin   string // the origin whose rules it holds, "https://example.com"
-	Outcome  Outcome
+	Outcome  FetchOutcome
 	Status   int           // the status received, or 0 when none was
 	Duration time.Duration // the time the fetch took, retries included
 	Bytes    int           // the body bytes kept
@@ -82,7 +89,7 @@ type FetchEvent struct {
 	// received.
 	Lifetime       time.Duration
 	LifetimeSource string
-	// Err is why the fetch failed, for ServedStale and Failed, or the
+	// Err is why the fetch failed, for OutcomeServedStale and OutcomeFailed, or the
 	// failure that an entry taken from the Store records (another
 	// process failed, and this one backs off with it).
 	Err error
@@ -91,14 +98,23 @@ type FetchEvent struct {
 // A WaitEvent describes one pause that paced a request.
 type WaitEvent struct {
 	Origin string
-	// Wait is the pause the request had to take, and Backoff tells
+	// Wait is the pause the request had to take, and Throttled tells
 	// whether a 429 or 503 response set it (rather than the origin's
 	// Crawl-delay or Delay).
-	Wait    time.Duration
-	Backoff bool
+	Wait      time.Duration
+	Throttled bool
 	// Err is not nil when the request gave up: its context ended, or its
 	// deadline came before its turn. The request was not sent.
 	Err error
+}
+
+// A DelayEvent describes a pause asked for by an origin's robots.txt that
+// the Transport caps (see Transport.MaxDelay).
+type DelayEvent struct {
+	Origin  string        // "https://example.com"
+	Agent   string        // the product token whose group asks for it, lower-case
+	Asked   time.Duration // the Crawl-delay, or the interval of the Request-rate
+	Applied time.Duration // the pause kept: MaxDelay
 }
 
 // Stats are counters of what a Transport has done since it was created.
@@ -107,7 +123,7 @@ type Stats struct {
 	Refused     int64 // of those, refused
 	CacheMisses int64 // checks that found no fresh rules in memory and waited for a fetch or the Store
 	Fetches     int64 // robots.txt and permissions reference fetches, each counted once however many requests waited
-	Failures    int64 // of those, failed (ServedStale or Failed)
+	Failures    int64 // of those, failed (OutcomeServedStale or OutcomeFailed)
 	StoreErrors int64 // Store calls that failed, panicked or timed out
 	Waits       int64 // pauses taken to pace requests
 	WaitTime    time.Duration
@@ -180,10 +196,10 @@ func (t *Transport) refused(e *DisallowedError) *DisallowedError {
 // recovered and dropped.
 func (t *Transport) fetched(ev FetchEvent) {
 	defer func() { recover() }()
-	if ev.Outcome != FromStore {
+	if ev.Outcome != OutcomeFromStore {
 		t.counters.fetches.Add(1)
 	}
-	if ev.Outcome == ServedStale || ev.Outcome == Failed {
+	if ev.Outcome == OutcomeServedStale || ev.Outcome == OutcomeFailed {
 		t.counters.failures.Add(1)
 	}
 	if t.Observer != nil && t.Observer.Fetched != nil {
@@ -198,6 +214,22 @@ func (t *Transport) fetched(ev FetchEvent) {
 	}
 	t.Logger.Debug("robots.txt fetched", "url", ev.URL, "outcome", ev.Outcome.String(), "status", ev.Status,
 		"bytes", ev.Bytes, "duration", ev.Duration, "lifetime", ev.Lifetime, "lifetime_source", ev.LifetimeSource)
+}
+
+// delayCapped reports a Crawl-delay capped at MaxDelay, to the observer
+// and, at Warn, the logger: the crawl of the origin is faster than its
+// robots.txt asks. Like fetched, it runs for every request waiting on a
+// fetch: a panic in the Observer or the Logger is recovered and dropped.
+func (t *Transport) delayCapped(ev DelayEvent) {
+	defer func() { recover() }()
+	ev.Origin = strings.Clone(ev.Origin) // the state's name, in the state's allocation
+	if t.Observer != nil && t.Observer.DelayCapped != nil {
+		t.Observer.DelayCapped(ev)
+	}
+	if t.Logger != nil {
+		t.Logger.Warn("robots.txt asks for a pause above MaxDelay: requests are paced at MaxDelay", "origin", ev.Origin,
+			"agent", ev.Agent, "asked", ev.Asked, "applied", ev.Applied)
+	}
 }
 
 // waited reports a pacing wait.

@@ -31,10 +31,10 @@ func (r *recorder) observer() *robotsguard.Observer {
 	}
 }
 
-func (r *recorder) outcomes() []robotsguard.Outcome {
+func (r *recorder) outcomes() []robotsguard.FetchOutcome {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []robotsguard.Outcome
+	var out []robotsguard.FetchOutcome
 	for _, f := range r.fetches {
 		out = append(out, f.Outcome)
 	}
@@ -75,7 +75,7 @@ func TestObserver(t *testing.T) {
 	h.clock.Advance(6 * time.Minute)
 	h.allowed(s.URL + "/d") // served stale
 
-	if got, want := rec.outcomes(), []robotsguard.Outcome{robotsguard.Fetched, robotsguard.Revalidated, robotsguard.ServedStale}; !slices.Equal(got, want) {
+	if got, want := rec.outcomes(), []robotsguard.FetchOutcome{robotsguard.OutcomeFetched, robotsguard.OutcomeRevalidated, robotsguard.OutcomeServedStale}; !slices.Equal(got, want) {
 		t.Fatalf("outcomes %v, want %v", got, want)
 	}
 	f := rec.fetches[0]
@@ -93,7 +93,7 @@ func TestObserver(t *testing.T) {
 		t.Errorf("refusals %v", rec.refusals)
 	}
 	// a, b (2s), c after 6 minutes, d after 6 more: one wait.
-	if len(rec.waits) != 1 || rec.waits[0].Wait != 2*time.Second || rec.waits[0].Origin != s.URL || rec.waits[0].Backoff {
+	if len(rec.waits) != 1 || rec.waits[0].Wait != 2*time.Second || rec.waits[0].Origin != s.URL || rec.waits[0].Throttled {
 		t.Errorf("waits %+v", rec.waits)
 	}
 

@@ -42,9 +42,9 @@ func (o origin) String() string {
 func (o origin) robotsURL() string { return o.String() + "/robots.txt" }
 
 var (
-	errNoHost = unsupportedURL("it has no host")
-	errScheme = unsupportedURL("only http and https URLs have a robots.txt")
-	errOpaque = unsupportedURL("its Opaque names a host (an absolute-form request target)")
+	errNoHost   = unsupportedURL("it has no host")
+	errRelative = unsupportedURL("it is relative (no scheme, no host): only absolute http and https URLs have a robots.txt")
+	errOpaque   = unsupportedURL("its Opaque names a host (an absolute-form request target)")
 )
 
 // originOf returns the origin of u. It allocates only when the host is not
@@ -84,8 +84,10 @@ func originAt(scheme, hostport string) (origin, error) {
 	case strings.EqualFold(scheme, "https"):
 		o.https = true
 	case strings.EqualFold(scheme, "http"):
+	case scheme == "" && hostport == "":
+		return o, errRelative
 	default:
-		return o, errScheme
+		return o, unsupportedURL(fmt.Sprintf("its scheme is %q: only http and https URLs have a robots.txt", scheme))
 	}
 	if hostport == "" {
 		return o, errNoHost

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // A Pacer decides when a request to an origin may be sent. The Transport
@@ -18,7 +19,8 @@ import (
 // tells it of 429 and 503 answers. A nil Transport.Pacer means the
 // Transport's own LocalPacer, which paces the requests of one process;
 // package robotsredis has one that paces a fleet of processes through
-// Redis.
+// Redis. The Transport calls its own LocalPacer through this interface
+// too: a Pacer of your own is used exactly as the default is.
 //
 // Implementations must be safe for concurrent use. The origins they are
 // given may share memory with the Transport's state of the origin: one
@@ -28,14 +30,16 @@ type Pacer interface {
 	// Acquire waits until a request to r.Origin may be sent: at most
 	// r.Limit requests under way at once, each sent at least r.Interval
 	// after the previous one was sent and after the previous one ended,
-	// and none before the end of a back-off. When ctx's deadline comes
+	// and none before the end of a throttle. When ctx's deadline comes
 	// before the earliest time the request could go, Acquire fails at
 	// once; when ctx ends while it waits, it stops. Either way it returns
-	// a *PacingError and gives back what it had reserved.
-	Acquire(ctx context.Context, r PaceRequest) (Turn, error)
-	// Backoff holds the requests to origin until until: the origin
-	// answered 429 or 503. Requests already waiting are held too.
-	Backoff(ctx context.Context, origin string, until time.Time)
+	// a *PacingError and gives back what it had reserved. The Lease it
+	// returns is released once, when the request's response has ended.
+	Acquire(ctx context.Context, r PaceRequest) (Lease, error)
+	// Throttle holds the requests to origin until until: the origin
+	// answered 429 Too Many Requests or 503 Service Unavailable.
+	// Requests already waiting are held too.
+	Throttle(ctx context.Context, origin string, until time.Time)
 }
 
 // A PaceRequest is what Pacer.Acquire paces.
@@ -47,19 +51,39 @@ type PaceRequest struct {
 	// Limit is the number of requests that may be under way at once;
 	// zero means no limit.
 	Limit int
+
+	// kept, set by the Transport, holds the LocalPacer's state of the
+	// origin between requests, so that a LocalPacer finds it there rather
+	// than in its shard's map. Other Pacers ignore it.
+	kept *atomic.Pointer[pace]
 }
 
-// A Turn is a request's place in its origin's pace.
-type Turn struct {
-	// Waited is how long Acquire made the request wait, and Backoff
-	// tells whether a back-off held it (rather than the interval alone).
-	Waited  time.Duration
-	Backoff bool
-	// Done, if not nil, ends the turn: the Transport calls it once, when
-	// the response has ended (its body read to the end or closed, or the
-	// request's context done) or the request failed. The next request's
-	// interval counts from then.
-	Done func()
+// A Lease is a request's place in its origin's pace, from Acquire until
+// Release.
+type Lease struct {
+	// Waited is how long Acquire made the request wait, and Throttled
+	// tells whether a 429 or 503 answer held it (rather than the interval
+	// alone).
+	Waited    time.Duration
+	Throttled bool
+	// OnRelease, if not nil, is called by Release. A Pacer of your own
+	// sets it to give the place back; a LocalPacer's Lease needs none.
+	OnRelease func()
+
+	h *hold // the place held in a LocalPacer
+}
+
+// Release ends the lease: the request's response has ended (its body read
+// to the end or closed, or its context done), or the request failed. The
+// next request's interval counts from then. The Transport releases every
+// Lease it acquires, once; a caller of Acquire must too. A LocalPacer's
+// Lease may be released more than once: only the first counts.
+func (l Lease) Release() {
+	if l.h != nil {
+		l.h.end()
+	} else if l.OnRelease != nil {
+		l.OnRelease()
+	}
 }
 
 // A PacingError is the error of a request that was not sent because its
@@ -73,24 +97,40 @@ type PacingError struct {
 	// NotBefore is the earliest time a request to Origin could be sent
 	// when the request gave up: no request could go sooner, though
 	// requests under way or queued may delay it further. It is the zero
-	// time when nothing told it (the context ended first).
+	// time when nothing told it (the context ended first). Wait is how
+	// long that was from when the request gave up.
 	NotBefore time.Time
-	// Backoff tells whether the origin's back-off (a 429 or 503 answer)
-	// set NotBefore.
-	Backoff bool
-	Err     error // the context's error
+	Wait      time.Duration
+	// Throttled tells whether the origin's throttle (a 429 or 503
+	// answer) set NotBefore.
+	Throttled bool
+	Err       error // the context's error
 }
 
+// Error says when the origin may next be asked, in a duration from the
+// time the request gave up ("in 1.4s"), and why.
 func (e *PacingError) Error() string {
-	what := "pace"
-	if e.Backoff {
-		what = "back-off"
+	why := "paces its requests"
+	if e.Throttled {
+		why = "throttled requests (429 or 503)"
 	}
 	if e.NotBefore.IsZero() {
-		return "robotsguard: request to " + e.Origin + " given up while waiting for its " + what + ": " + e.Err.Error()
+		return "robotsguard: request to " + e.Origin + " given up while waiting for its turn (the origin " + why + "): " + e.Err.Error()
 	}
-	return "robotsguard: next request to " + e.Origin + " may go at " + e.NotBefore.Format(time.RFC3339Nano) +
-		" (its " + what + "), after the request's deadline: " + e.Err.Error()
+	return "robotsguard: " + e.Origin + " " + why + ": the next request may go in " + roundWait(e.Wait).String() +
+		", after this request's deadline: " + e.Err.Error()
+}
+
+// roundWait rounds d for a person to read: to the millisecond under ten
+// seconds, to the second below an hour, to the minute beyond.
+func roundWait(d time.Duration) time.Duration {
+	switch {
+	case d < 10*time.Second:
+		return d.Round(time.Millisecond)
+	case d < time.Hour:
+		return d.Round(time.Second)
+	}
+	return d.Round(time.Minute)
 }
 
 func (e *PacingError) Unwrap() error { return e.Err }
@@ -105,7 +145,7 @@ func (e *PacingError) Unwrap() error { return e.Err }
 // back-off is dropped, a few origins at a time as others are paced, which
 // changes no pause: memory stays bounded by the origins in use.
 //
-// A request holds its place until the Transport ends its Turn. A response
+// A request holds its place until the Transport releases its Lease. A response
 // body that is neither read to the end nor closed, with a context that never
 // ends, would hold it for good; after MaxHold (ten seconds when zero) the
 // requests waiting behind it take its place.
@@ -295,27 +335,36 @@ func (lp *LocalPacer) shard(origin string) *paceShard {
 	return &lp.shards[maphash.String(lp.seed, origin)%paceShards]
 }
 
-// Acquire implements Pacer.
-func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Turn, error) {
-	turn, h, err := lp.acquire(ctx, r, nil)
-	if h != nil {
-		turn.Done = h.end
-	}
-	return turn, err
+// owns reports whether sh is one of lp's shards.
+func (lp *LocalPacer) owns(sh *paceShard) bool {
+	first, last := &lp.shards[0], &lp.shards[paceShards-1]
+	a := uintptr(unsafe.Pointer(sh))
+	return a >= uintptr(unsafe.Pointer(first)) && a <= uintptr(unsafe.Pointer(last))
 }
 
-// acquire is Acquire, which returns the place the request holds, if any,
-// rather than the Turn's Done. A caller that asks for the same origin
-// again and again can keep its pace in kept: acquire then finds it there,
-// rather than in its shard's map, for as long as it is not dropped.
-func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest, kept *atomic.Pointer[pace]) (Turn, *hold, error) {
+// Acquire implements Pacer.
+func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Lease, error) {
+	lease, h, err := lp.acquire(ctx, r)
+	lease.h = h
+	return lease, err
+}
+
+// acquire is Acquire, which returns the place the request holds apart from
+// the Lease. A caller that asks for the same origin again and again (the
+// Transport) keeps its pace in r.kept: acquire then finds it there, rather
+// than in its shard's map, for as long as it is not dropped.
+func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest) (Lease, *hold, error) {
 	lp.init()
 	clock := lp.clock()
 	now := lp.tick(clock.Now())
 	var sh *paceShard
 	var p *pace
+	kept := r.kept
 	if kept != nil {
-		if p = kept.Load(); p != nil {
+		if p = kept.Load(); p != nil && !lp.owns(p.sh) {
+			kept, p = nil, nil // another LocalPacer's: the Pacer was shared, then not
+		}
+		if p != nil {
 			sh = p.sh
 			sh.mu.Lock()
 			if sh.expire(now); p.dropped() {
@@ -331,7 +380,7 @@ func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest, kept *atomic.P
 		if p = sh.m[r.Origin]; p == nil {
 			if r.Interval <= 0 && r.Limit <= 0 {
 				sh.mu.Unlock()
-				return Turn{}, nil, nil // nothing to space, nothing to count
+				return Lease{}, nil, nil // nothing to space, nothing to count
 			}
 			if sh.m == nil {
 				sh.m = map[string]*pace{}
@@ -352,7 +401,7 @@ func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest, kept *atomic.P
 			// Its turn is now: the common case, decided in one lock.
 			p.next = now.after(p.every)
 			sh.mu.Unlock()
-			return Turn{}, h, nil
+			return Lease{}, h, nil
 		}
 		sh.mu.Unlock()
 	} else {
@@ -360,9 +409,9 @@ func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest, kept *atomic.P
 		// ahead is sent at least an interval after the one before it.
 		at := max(now.after(r.Interval), p.next, p.notBefore).after(time.Duration(p.waiting()) * r.Interval)
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl)-minSendTime < at.since(now) {
-			backoff := p.notBefore > now
+			throttled := p.notBefore > now
 			sh.mu.Unlock()
-			return Turn{}, nil, &PacingError{Origin: strings.Clone(r.Origin), NotBefore: lp.time(at), Backoff: backoff, Err: context.DeadlineExceeded}
+			return Lease{}, nil, lp.pacingError(r.Origin, at, now, throttled, context.DeadlineExceeded)
 		}
 		w := &waiter{ready: make(chan *hold, 1)}
 		q := p.queued()
@@ -372,7 +421,7 @@ func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest, kept *atomic.P
 		queued = true
 		var err *PacingError
 		if h, err = lp.wait(ctx, sh, r, p, w, oldest); err != nil {
-			return Turn{}, nil, err
+			return Lease{}, nil, err
 		}
 	}
 	later := now
@@ -383,9 +432,9 @@ func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest, kept *atomic.P
 	if err != nil {
 		lp.release(sh, p, h, false)
 		err.Origin = strings.Clone(r.Origin)
-		return Turn{}, nil, err
+		return Lease{}, nil, err
 	}
-	return Turn{Waited: waited, Backoff: backoff}, h, nil
+	return Lease{Waited: waited, Throttled: backoff}, h, nil
 }
 
 // waitedFor marks the places held as waited for from now (real time), if
@@ -461,7 +510,7 @@ func (lp *LocalPacer) wait(ctx context.Context, sh *paceShard, r PaceRequest, p 
 			backoff := p.notBefore > now
 			sh.mu.Unlock()
 			ahead := leave()
-			return nil, &PacingError{Origin: strings.Clone(r.Origin), NotBefore: lp.time(at.after(time.Duration(ahead) * r.Interval)), Backoff: backoff, Err: context.DeadlineExceeded}
+			return nil, lp.pacingError(r.Origin, at.after(time.Duration(ahead)*r.Interval), now, backoff, context.DeadlineExceeded)
 		case <-tm.C:
 			sh.mu.Lock()
 			if len(q.holds) > 0 && time.Since(q.holds[0].since) >= lp.maxHold() {
@@ -493,14 +542,14 @@ func (lp *LocalPacer) sleep(ctx context.Context, clock Clock, sh *paceShard, p *
 		// before its deadline (real time, whatever the Clock).
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl)-minSendTime < delay {
 			lp.giveBack(sh, p, at)
-			return 0, backoff, &PacingError{NotBefore: lp.time(at), Backoff: backoff, Err: context.DeadlineExceeded}
+			return 0, backoff, lp.pacingError("", at, now, backoff, context.DeadlineExceeded)
 		}
 		if delay <= 0 {
 			return now.since(start), backoff, nil
 		}
 		if err := clock.Sleep(ctx, delay); err != nil {
 			lp.giveBack(sh, p, at)
-			return 0, backoff, &PacingError{NotBefore: lp.time(at), Backoff: backoff, Err: err}
+			return 0, backoff, lp.pacingError("", at, lp.tick(clock.Now()), backoff, err)
 		}
 		queued = true // it waited: the deadline is checked again
 		sh.mu.Lock()
@@ -509,16 +558,22 @@ func (lp *LocalPacer) sleep(ctx context.Context, clock Clock, sh *paceShard, p *
 		if !held {
 			if err := ctx.Err(); err != nil {
 				lp.giveBack(sh, p, at)
-				return 0, backoff, &PacingError{NotBefore: lp.time(at), Backoff: backoff, Err: err}
+				return 0, backoff, lp.pacingError("", at, lp.tick(clock.Now()), backoff, err)
 			}
 			if dl, ok := ctx.Deadline(); ok && time.Until(dl) < minSendTime {
 				lp.giveBack(sh, p, at)
-				return 0, backoff, &PacingError{NotBefore: lp.time(at), Backoff: backoff, Err: context.DeadlineExceeded}
+				return 0, backoff, lp.pacingError("", at, lp.tick(clock.Now()), backoff, context.DeadlineExceeded)
 			}
 			return lp.tick(clock.Now()).since(start), backoff, nil
 		}
 		// A back-off came while it slept: wait for its end too.
 	}
+}
+
+// pacingError returns the error of a request to origin that gives up at
+// now, when the origin could next be asked at at.
+func (lp *LocalPacer) pacingError(origin string, at, now tick, throttled bool, err error) *PacingError {
+	return &PacingError{Origin: strings.Clone(origin), NotBefore: lp.time(at), Wait: max(at.since(now), 0), Throttled: throttled, Err: err}
 }
 
 // giveBack returns the slot at at of a request that is not sent, when no
@@ -569,8 +624,8 @@ func (p *pace) end(h *hold, now tick, sent bool) {
 	}
 }
 
-// Backoff implements Pacer.
-func (lp *LocalPacer) Backoff(_ context.Context, origin string, until time.Time) {
+// Throttle implements Pacer.
+func (lp *LocalPacer) Throttle(_ context.Context, origin string, until time.Time) {
 	lp.init()
 	sh := lp.shard(origin)
 	sh.mu.Lock()
@@ -643,8 +698,8 @@ func indexOf[T comparable](s []T, v T) int {
 // endTurn ends a request's turn when its response has ended: when its body
 // is read to the end (all of its Content-Length, or to EOF) or closed, or
 // when ctx ends (the response is then cut short), whichever comes first.
-// b ends the turn: b.h or b.done, which must be safe to call more than
-// once, and from any goroutine; b becomes the body.
+// b ends the turn (b.h's, or another Pacer's lease through b.done), from
+// any goroutine and only once; b becomes the body.
 func endTurn(ctx context.Context, resp *http.Response, b *turnBody) {
 	if resp.Body == nil || resp.Body == http.NoBody || resp.StatusCode == http.StatusSwitchingProtocols {
 		b.ended()
@@ -652,11 +707,7 @@ func endTurn(ctx context.Context, resp *http.Response, b *turnBody) {
 	}
 	b.ReadCloser, b.left = resp.Body, resp.ContentLength
 	if ctx.Done() != nil {
-		done := b.done
-		if b.h != nil {
-			done = b.h.end
-		}
-		b.stop = context.AfterFunc(ctx, done)
+		b.stop = context.AfterFunc(ctx, b.ended)
 	}
 	resp.Body = b
 }
@@ -664,9 +715,10 @@ func endTurn(ctx context.Context, resp *http.Response, b *turnBody) {
 // turnBody is a response body that ends its request's turn.
 type turnBody struct {
 	io.ReadCloser
-	h    *hold       // the place the request holds in a LocalPacer; nil for another Pacer's turn
-	done func()      // ends another Pacer's turn
-	stop func() bool // nil when the context cannot end
+	h        *hold       // the place the request holds in a LocalPacer; nil for another Pacer's lease
+	done     func()      // releases another Pacer's lease, once (see doneOnce)
+	stop     func() bool // nil when the context cannot end
+	doneOnce atomic.Bool
 	// left is what remains of the body's Content-Length (-1 when
 	// unknown): a reader that has all of it has the whole response,
 	// though it may close the body later (a JSON decoder, say).
@@ -697,11 +749,12 @@ func (b *turnBody) end() {
 	b.ended()
 }
 
-// ended ends the turn.
+// ended ends the turn: another Pacer's OnRelease is called once, however
+// many times the body ends (read to its end, then closed).
 func (b *turnBody) ended() {
 	if b.h != nil {
 		b.h.end()
-	} else {
+	} else if !b.doneOnce.Swap(true) {
 		b.done()
 	}
 }

@@ -21,12 +21,12 @@ func TestKeptPaceDropped(t *testing.T) {
 	clk := &steppingClock{}
 	lp := &LocalPacer{Clock: clk}
 	var kept atomic.Pointer[pace]
-	r := PaceRequest{Origin: "https://a.example", Interval: time.Second, Limit: 1}
-	_, h, err := lp.acquire(context.Background(), r, &kept)
+	r := PaceRequest{Origin: "https://a.example", Interval: time.Second, Limit: 1, kept: &kept}
+	lease, err := lp.Acquire(context.Background(), r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.end()
+	lease.Release()
 	old := kept.Load()
 	if old == nil {
 		t.Fatal("the pace was not kept")
@@ -41,12 +41,12 @@ func TestKeptPaceDropped(t *testing.T) {
 	if held || !old.dropped() {
 		t.Fatalf("an idle pace was not dropped (held %v)", held)
 	}
-	lp.Backoff(context.Background(), r.Origin, clk.Now().Add(time.Hour))
+	lp.Throttle(context.Background(), r.Origin, clk.Now().Add(time.Hour))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	_, _, err = lp.acquire(ctx, r, &kept)
+	_, err = lp.Acquire(ctx, r)
 	var pe *PacingError
-	if !errors.As(err, &pe) || !pe.Backoff {
+	if !errors.As(err, &pe) || !pe.Throttled {
 		t.Fatalf("a request with a dropped pace kept went during its origin's back-off: %v", err)
 	}
 	if p := kept.Load(); p == old || p != sh.m[r.Origin] {
@@ -136,7 +136,7 @@ type backoffs struct {
 	until []time.Time
 }
 
-func (b *backoffs) Backoff(_ context.Context, _ string, until time.Time) {
+func (b *backoffs) Throttle(_ context.Context, _ string, until time.Time) {
 	b.until = append(b.until, until)
 }
 
@@ -148,14 +148,14 @@ func TestBackoffDoubles(t *testing.T) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	for _, every := range []time.Duration{0, time.Second, 3 * time.Second, time.Hour, 1 << 44, 1<<62 + 1} {
 		pacer := &backoffs{}
-		tr := &Transport{Pacer: pacer, MaxBackoff: 1 << 62, Clock: fixedClock{now}}
+		tr := &Transport{Pacer: pacer, MaxThrottle: 1 << 62, Clock: fixedClock{now}}
 		st, _ := namedState(origin{host: "example.com:80"}, "", nil, false)
 		st.every = every
 		for range 40 {
 			tr.backoff(context.Background(), st, "")
 		}
 		for i, until := range pacer.until {
-			want := tr.MaxBackoff
+			want := tr.MaxThrottle
 			if w := float64(max(every, time.Second)) * math.Pow(2, float64(min(i, 20))); w < float64(want) {
 				want = time.Duration(w)
 			}
@@ -163,5 +163,29 @@ func TestBackoffDoubles(t *testing.T) {
 				t.Fatalf("interval %v: back-off %d is %v, want %v", every, i+1, got, want)
 			}
 		}
+	}
+}
+
+// TestKeptPaceOfAnother: a pace kept from one LocalPacer is not used by
+// another, which paces the origin by its own state.
+func TestKeptPaceOfAnother(t *testing.T) {
+	clk := &steppingClock{}
+	a, b := &LocalPacer{Clock: clk}, &LocalPacer{Clock: clk}
+	var kept atomic.Pointer[pace]
+	r := PaceRequest{Origin: "https://a.example", Interval: time.Hour, Limit: 1, kept: &kept}
+	lease, err := a.Acquire(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lease.Release() // a's next request to the origin waits an hour
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	lease, err = b.Acquire(ctx, r)
+	if err != nil {
+		t.Fatalf("b paced the origin by a's state: %v", err)
+	}
+	lease.Release()
+	if _, err := a.Acquire(ctx, PaceRequest{Origin: r.Origin, Interval: time.Hour, Limit: 1}); err == nil {
+		t.Fatal("a let a request go within the interval")
 	}
 }

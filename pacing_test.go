@@ -116,7 +116,7 @@ func TestBackoffAfter429And503(t *testing.T) {
 			answer = answer[1:]
 		}
 	}
-	h := newHarness(t, func(tr *robotsguard.Transport) { tr.MaxBackoff = time.Minute })
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.MaxThrottle = time.Minute })
 	set := func(ra string, codes ...int) {
 		mu.Lock()
 		retryAfter, answer = ra, codes
@@ -309,13 +309,13 @@ func TestObserverWaited(t *testing.T) {
 	defer mu.Unlock()
 	o := s.URL
 	want := []robotsguard.WaitEvent{
-		{Origin: o, Wait: 2 * time.Second},                 // /busy, after /1
-		{Origin: o, Wait: 10 * time.Second, Backoff: true}, // /2, after the 429
+		{Origin: o, Wait: 2 * time.Second},                   // /busy, after /1
+		{Origin: o, Wait: 10 * time.Second, Throttled: true}, // /2, after the 429
 	}
 	if len(events) != 3 || !slices.Equal(events[:2], want) {
 		t.Fatalf("events %+v, want %+v and the one given up", events, want)
 	}
-	if ev := events[2]; ev.Origin != o || ev.Wait != 2*time.Second || ev.Backoff || !errors.Is(ev.Err, context.DeadlineExceeded) {
+	if ev := events[2]; ev.Origin != o || ev.Wait != 2*time.Second || ev.Throttled || !errors.Is(ev.Err, context.DeadlineExceeded) {
 		t.Errorf("given up: %+v, want a 2s wait with context.DeadlineExceeded", ev)
 	}
 	if st := h.tr.Stats(); st.Waits != 2 || st.WaitTime != 12*time.Second {
@@ -330,13 +330,13 @@ func TestPacerFarTimes(t *testing.T) {
 	c := newClock()
 	lp := &robotsguard.LocalPacer{Clock: c}
 	r := robotsguard.PaceRequest{Origin: "https://example.com", Interval: time.Second, Limit: 1}
-	lp.Backoff(context.Background(), r.Origin, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC))
+	lp.Throttle(context.Background(), r.Origin, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
 	for range 2 {
 		_, err := lp.Acquire(ctx, r)
 		var pe *robotsguard.PacingError
-		if !errors.As(err, &pe) || !pe.Backoff || pe.NotBefore.Before(c.Now().AddDate(200, 0, 0)) {
+		if !errors.As(err, &pe) || !pe.Throttled || pe.NotBefore.Before(c.Now().AddDate(200, 0, 0)) {
 			t.Fatalf("a request during a back-off to year 9999: %v", err)
 		}
 	}
@@ -348,7 +348,7 @@ func TestPacerFarTimes(t *testing.T) {
 	if err != nil || turn.Waited != 0 {
 		t.Fatalf("first request: waited %v, %v", turn.Waited, err)
 	}
-	turn.Done()
+	turn.Release()
 	c.Advance(-100 * 365 * 24 * time.Hour) // a century before the pacer's first reading
 	if turn, err = lp.Acquire(context.Background(), r); err != nil || turn.Waited < 100*365*24*time.Hour {
 		t.Fatalf("a request a century before the previous one waited %v, %v", turn.Waited, err)
@@ -357,14 +357,18 @@ func TestPacerFarTimes(t *testing.T) {
 
 // TestPacedRequestAllocs: a cached, allowed request paced by the
 // Transport's own pacer allocates once more than the bare transport (its
-// place, with the body that ends it), and not at all more without pacing.
+// place, with the body that ends it), and not at all more without pacing,
+// when it carries the Transport's User-Agent; one that carries none is
+// sent as a copy that does, which costs two more (the request, its header).
 func TestPacedRequestAllocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("counts allocations")
 	}
 	base := staticRoundTripper{"User-agent: *\nDisallow: /private/\n"}
 	req, _ := http.NewRequest(http.MethodGet, "http://example.com/articles/1", nil)
-	send := func(rt http.RoundTripper) {
+	req.Header.Set("User-Agent", "TestBot/1.0")
+	anonymous, _ := http.NewRequest(http.MethodGet, "http://example.com/articles/1", nil)
+	send := func(rt http.RoundTripper, req *http.Request) {
 		resp, err := rt.RoundTrip(req)
 		if err != nil {
 			t.Fatal(err)
@@ -372,20 +376,22 @@ func TestPacedRequestAllocs(t *testing.T) {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
-	bare := testing.AllocsPerRun(200, func() { send(base) })
+	bare := testing.AllocsPerRun(200, func() { send(base, req) })
 	allocs := map[string]float64{}
 	for _, tc := range []struct {
 		name  string
 		tr    *robotsguard.Transport
+		req   *http.Request
 		extra float64
 	}{
-		{"paced", &robotsguard.Transport{Base: base, UserAgent: "TestBot/1.0", Delay: -1}, 1},
-		{"unpaced", &robotsguard.Transport{Base: base, UserAgent: "TestBot/1.0", NoPacing: true}, 0},
+		{"paced", &robotsguard.Transport{Base: base, UserAgent: "TestBot/1.0", Delay: -1}, req, 1},
+		{"unpaced", &robotsguard.Transport{Base: base, UserAgent: "TestBot/1.0", NoPacing: true}, req, 0},
 		// Each request waits its turn, a second on the clock.
-		{"waited", &robotsguard.Transport{Base: base, UserAgent: "TestBot/1.0", Delay: time.Second, Clock: newClock()}, 1},
+		{"waited", &robotsguard.Transport{Base: base, UserAgent: "TestBot/1.0", Delay: time.Second, Clock: newClock()}, req, 1},
+		{"without a User-Agent", &robotsguard.Transport{Base: base, UserAgent: "TestBot/1.0", NoPacing: true}, anonymous, 2},
 	} {
-		send(tc.tr) // fetch the robots.txt
-		n := testing.AllocsPerRun(200, func() { send(tc.tr) })
+		send(tc.tr, tc.req) // fetch the robots.txt
+		n := testing.AllocsPerRun(200, func() { send(tc.tr, tc.req) })
 		if n > bare+tc.extra {
 			t.Errorf("%s: %v allocations per request, the bare transport %v", tc.name, n, bare)
 		}

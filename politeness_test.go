@@ -1,20 +1,26 @@
 package robotsguard_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/url"
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/iotest"
 	"time"
 
 	"github.com/robotsguard/robotsguard"
+	"github.com/robotsguard/robotsguard/robotstest"
 )
 
 // blockingPages makes s hold every request for a path under /p until the
@@ -153,11 +159,12 @@ func TestPacingError(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, robotsguard.ErrDisallowed) {
 		t.Errorf("err %v: want it to match context.DeadlineExceeded and not ErrDisallowed", err)
 	}
-	if pe.Origin != s.URL || !pe.NotBefore.Equal(ended.Add(15*time.Second)) || pe.Backoff {
+	if pe.Origin != s.URL || !pe.NotBefore.Equal(ended.Add(15*time.Second)) || pe.Throttled {
 		t.Errorf("%+v: want origin %s, NotBefore %v", pe, s.URL, ended.Add(15*time.Second))
 	}
-	if !strings.HasPrefix(pe.Error(), "robotsguard: next request to "+s.URL) {
-		t.Errorf("message %q", pe.Error())
+	// A person reads how long, not a timestamp: "in 15s".
+	if want := "robotsguard: " + s.URL + " paces its requests: the next request may go in 15s, after this request's deadline: context deadline exceeded"; pe.Error() != want || pe.Wait != 15*time.Second {
+		t.Errorf("message %q, Wait %v\nwant %q, 15s", pe.Error(), pe.Wait, want)
 	}
 	if got := h.sleeps(); len(got) != 0 {
 		t.Errorf("slept %v before failing", got)
@@ -224,13 +231,13 @@ func TestMaxHold(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the second request waited for the first's place until: %v", err)
 	}
-	first.Done() // too late: nothing to give back
-	second.Done()
+	first.Release() // too late: nothing to give back
+	second.Release()
 	third, err := lp.Acquire(ctx, r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	third.Done()
+	third.Release()
 }
 
 // TestNoPacing: one setting turns pacing off: no pause for a Crawl-delay
@@ -307,32 +314,56 @@ func TestRefuseAboveMaxDelay(t *testing.T) {
 	h.allowed(s.URL + "/page") // within the default MaxDelay of 30 s
 }
 
-// TestSetUserAgent: the Transport decides for UserAgent; with SetUserAgent
-// the requests it sends carry it too, whatever the client set, and the
-// caller's request is left as it was.
-func TestSetUserAgent(t *testing.T) {
-	for _, set := range []bool{false, true} {
+// TestUserAgentSent: the Transport decides for UserAgent, and the site
+// sees it: a request without a User-Agent, or with another product's, is
+// sent with UserAgent; one with UserAgent's product token is sent as it
+// is. The caller's request is left as it was.
+func TestUserAgentSent(t *testing.T) {
+	for _, tc := range []struct{ carried, sent string }{
+		{"", "TestBot/1.0 (+https://example.com/bot)"},
+		{"colly - https://github.com/gocolly/colly", "TestBot/1.0 (+https://example.com/bot)"},
+		{"Go-http-client/1.1", "TestBot/1.0 (+https://example.com/bot)"},
+		{"testbot/2.0 (mobile)", "testbot/2.0 (mobile)"},
+	} {
 		s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\n"))
-		h := newHarness(t, func(tr *robotsguard.Transport) { tr.SetUserAgent = set })
+		h := newHarness(t)
 		req, _ := http.NewRequest(http.MethodGet, s.URL+"/page", nil)
-		req.Header.Set("User-Agent", "colly - https://github.com/gocolly/colly")
+		if tc.carried != "" {
+			req.Header.Set("User-Agent", tc.carried)
+		}
 		resp, err := h.client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		want := "colly - https://github.com/gocolly/colly"
-		if set {
-			want = h.tr.UserAgent
-		}
 		s.mu.Lock()
 		got := s.requests[len(s.requests)-1].Header.Get("User-Agent")
 		s.mu.Unlock()
-		if got != want {
-			t.Errorf("SetUserAgent %v: page requested as %q, want %q", set, got, want)
+		if got != tc.sent {
+			t.Errorf("a request carrying %q was sent as %q, want %q", tc.carried, got, tc.sent)
 		}
-		if ua := req.Header.Get("User-Agent"); ua != "colly - https://github.com/gocolly/colly" {
-			t.Errorf("the caller's request was changed: User-Agent %q", ua)
+		if ua := req.Header.Get("User-Agent"); ua != tc.carried {
+			t.Errorf("the caller's request was changed: User-Agent %q, was %q", ua, tc.carried)
+		}
+	}
+}
+
+// TestQuickStartUserAgent: the quick start as a newcomer writes it, a
+// plain http.Client whose requests carry no User-Agent, against a site
+// that lets FooBot in and every other agent out: the site sees FooBot.
+func TestQuickStartUserAgent(t *testing.T) {
+	o := robotstest.NewOrigin(t, "User-agent: *\nDisallow: /\n\nUser-agent: FooBot\nAllow: /\n")
+	client := &http.Client{Transport: &robotsguard.Transport{UserAgent: "FooBot/1.0 (+https://example.com/bot)", NoPacing: true}}
+	for _, p := range []string{"/page", "/other"} {
+		resp, err := client.Get(o.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	for _, r := range o.Requests() {
+		if r.UserAgent != "FooBot/1.0 (+https://example.com/bot)" {
+			t.Errorf("%s sent as %q", r.URL, r.UserAgent)
 		}
 	}
 }
@@ -439,4 +470,52 @@ func TestQueuedPacingErrorWithoutInterval(t *testing.T) {
 		t.Errorf("err %v, want a *PacingError", err)
 	}
 	release()
+}
+
+// TestDelayCappedNoticed: a Crawl-delay above MaxDelay is not capped
+// without a word: the Observer hears it once per origin (not on every
+// request, nor when the same file is fetched again), the Logger says it
+// at Warn, and the Snapshot shows the pause asked beside the one kept.
+func TestDelayCappedNoticed(t *testing.T) {
+	for _, ua := range []string{"TestBot/1.0", ""} {
+		s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 86400\n"))
+		var events []robotsguard.DelayEvent
+		var mu sync.Mutex
+		var logged bytes.Buffer
+		h := newHarness(t, func(tr *robotsguard.Transport) {
+			tr.UserAgent = ua
+			tr.Delay = 0
+			tr.Observer = &robotsguard.Observer{DelayCapped: func(ev robotsguard.DelayEvent) {
+				mu.Lock()
+				events = append(events, ev)
+				mu.Unlock()
+			}}
+			tr.Logger = slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		})
+		for range 3 {
+			h.allowed(s.URL + "/page")
+		}
+		h.clock.Advance(25 * time.Hour) // the file is fetched again: the same delay
+		h.allowed(s.URL + "/page")
+		mu.Lock()
+		want := []robotsguard.DelayEvent{{Origin: s.URL, Agent: "testbot", Asked: 24 * time.Hour, Applied: robotsguard.DefaultMaxDelay}}
+		if ua == "" {
+			want[0].Agent = "go-http-client"
+		}
+		if !reflect.DeepEqual(events, want) {
+			t.Errorf("UserAgent %q: events %+v, want %+v", ua, events, want)
+		}
+		mu.Unlock()
+		if n := strings.Count(logged.String(), "level=WARN"); n != 1 || !strings.Contains(logged.String(), "asked=24h0m0s applied=30s") {
+			t.Errorf("UserAgent %q: logged %q: want one warning with the pause asked and kept", ua, logged.String())
+		}
+		if ua == "" {
+			continue
+		}
+		u, _ := url.Parse(s.URL)
+		snap, err := h.tr.Snapshot(context.Background(), u)
+		if err != nil || snap.Delay != robotsguard.DefaultMaxDelay || snap.DelayAsked != 24*time.Hour {
+			t.Errorf("Snapshot %+v, %v: want Delay 30s, DelayAsked 24h", snap, err)
+		}
+	}
 }

@@ -101,7 +101,7 @@ func TestRetryBackoffOnce(t *testing.T) {
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}
 	}
-	h := newHarness(t, func(tr *robotsguard.Transport) { tr.MaxBackoff = 30 * time.Second })
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.MaxThrottle = 30 * time.Second })
 	var attempts int
 	c := retryClient(h, &attempts)
 	c.HTTPClient.Timeout = 0 // the harness's clock waits the back-off

@@ -94,7 +94,7 @@ type originState struct {
 	// (allocations are 16-byte aligned, not 64: where the lines fall
 	// varies).
 
-	robots *policy.Robots // the parsed body; empty unless access is UseRules
+	robots *policy.Robots // the parsed body; empty unless access is AccessRules
 	// The entry's request and response times (see cache.Entry).
 	requested, received stamp
 	size                int32 // memory held, for the cache bound (in 16 bytes)
@@ -478,7 +478,7 @@ func (st *originState) origin() origin {
 }
 
 // decider returns what decides requests to st's origin when its access is
-// UseRules.
+// AccessRules.
 func (t *Transport) decider(st *originState) decider {
 	if a := st.more.acap; a != nil {
 		return acapDecider{a, t.ACAP.Purpose}
@@ -528,8 +528,8 @@ func (t *Transport) newState(k stateKey, e *cache.Entry, err error, p parsed) *o
 	}
 	if e.Status != 0 {
 		st.access = t.statusPolicy()(e.Status)
-		if st.access == UseRules && p.robots == nil {
-			st.access = Unreachable // rules that were never parsed do not stand in
+		if st.access == AccessRules && p.robots == nil {
+			st.access = AccessUnreachable // rules that were never parsed do not stand in
 		}
 	}
 	if p.robots != nil {
@@ -606,7 +606,7 @@ type parsed struct {
 // the permissions references of its ACAP records (fetching those that are
 // not fresh in memory) when ACAP is on.
 func (t *Transport) parse(o origin, e *cache.Entry, dial, ua string) parsed {
-	if e.Status == 0 || t.statusPolicy()(e.Status) != UseRules {
+	if e.Status == 0 || t.statusPolicy()(e.Status) != AccessRules {
 		return parsed{}
 	}
 	if t.ACAP == nil {
@@ -879,7 +879,7 @@ func (t *Transport) panicked(k stateKey, prev *originState, old *cache.Entry, er
 		e = &n
 	}
 	st = t.keep(k, e, err, p)
-	t.fetched(FetchEvent{URL: o.robotsURL(), Origin: o.String(), Outcome: Failed, Err: err})
+	t.fetched(FetchEvent{URL: o.robotsURL(), Origin: o.String(), Outcome: OutcomeFailed, Err: err})
 	return st
 }
 
@@ -933,7 +933,7 @@ func (t *Transport) obtain(o origin, url string, start, deadline time.Time, old 
 		// A failure does not replace a newer success another process
 		// stored meanwhile: that one is used.
 		if e := t.load(sctx, url, t.now()); e != nil && e.Failures == 0 && e.Received.After(res.entry.Received) {
-			return fetchResult{entry: e, outcome: FromStore}
+			return fetchResult{entry: e, outcome: OutcomeFromStore}
 		}
 	}
 	t.save(sctx, url, res.entry)
@@ -953,11 +953,11 @@ func (t *Transport) fromStore(o origin, url string, e *cache.Entry) fetchResult 
 	if e.Failures > 0 {
 		// Another process failed and backs off: so does this one. (The
 		// state takes the failure from the entry's Err.)
-		t.fetched(FetchEvent{URL: withoutFragment(url), Origin: o.String(), Outcome: FromStore, Err: errors.New(e.Err)})
+		t.fetched(FetchEvent{URL: withoutFragment(url), Origin: o.String(), Outcome: OutcomeFromStore, Err: errors.New(e.Err)})
 	} else {
-		t.fetched(t.fetchEvent(url, o, FromStore, e, nil, 0))
+		t.fetched(t.fetchEvent(url, o, OutcomeFromStore, e, nil, 0))
 	}
-	return fetchResult{entry: e, outcome: FromStore}
+	return fetchResult{entry: e, outcome: OutcomeFromStore}
 }
 
 // maxElections bounds the times elect tries the lock: a Locker whose Wait
@@ -1064,12 +1064,46 @@ func (t *Transport) parseFor(o origin, e *cache.Entry, prev *originState, dial, 
 // forbids storing it.
 func (t *Transport) keep(k stateKey, e *cache.Entry, err error, p parsed) *originState {
 	st := t.newState(k, e, err, p)
+	if asked, ok := t.capped(st, k); ok {
+		t.noteCapped(st, k, asked)
+	}
 	if t.cachePolicy().Storable(e) {
 		t.states.Set(k, st)
 	} else {
 		t.states.Delete(k)
 	}
 	return st
+}
+
+// capped returns the pause that st's rules ask of the agent of k, when it
+// is above MaxDelay and the Transport crawls at MaxDelay rather than
+// refuse (RefuseAboveMaxDelay).
+func (t *Transport) capped(st *originState, k stateKey) (time.Duration, bool) {
+	if t.RefuseAboveMaxDelay || t.NoPacing || st.robots == emptyRobots {
+		return 0, false
+	}
+	g := st.group
+	if t.UserAgent == "" {
+		g = st.robots.Group(k.agent)
+	}
+	d, ok := askedDelay(g)
+	return d, ok && d > t.maxDelay()
+}
+
+// noteCapped tells the Observer and the Logger that st's rules ask the
+// agent of k for asked between requests, more than MaxDelay: once per
+// origin and agent, unless the state it replaces asked the same.
+func (t *Transport) noteCapped(st *originState, k stateKey, asked time.Duration) {
+	if prev := t.cached(k); prev != nil {
+		if d, ok := t.capped(prev, k); ok && d == asked {
+			return
+		}
+	}
+	agent := k.agent
+	if t.UserAgent != "" {
+		agent = strings.ToLower(t.token)
+	}
+	t.delayCapped(DelayEvent{Origin: st.name(), Agent: agent, Asked: asked, Applied: t.maxDelay()})
 }
 
 // withoutFragment returns u without the fragment that names the agent of a
@@ -1080,11 +1114,11 @@ func withoutFragment(u string) string {
 }
 
 // fetchEvent describes a fetch of url, with entry e as its result.
-func (t *Transport) fetchEvent(url string, o origin, out Outcome, e *cache.Entry, err error, d time.Duration) FetchEvent {
+func (t *Transport) fetchEvent(url string, o origin, out FetchOutcome, e *cache.Entry, err error, d time.Duration) FetchEvent {
 	ev := FetchEvent{URL: withoutFragment(url), Origin: o.String(), Outcome: out, Duration: d, Bytes: len(e.Body), Err: err}
-	if out != Failed && out != ServedStale {
+	if out != OutcomeFailed && out != OutcomeServedStale {
 		ev.Status = e.Status
-		if out == Revalidated {
+		if out == OutcomeRevalidated {
 			ev.Status = http.StatusNotModified
 		}
 		f := t.cachePolicy().Freshness(e)
@@ -1110,19 +1144,22 @@ type Snapshot struct {
 	Origin string // "https://example.com"
 	URL    string // its robots.txt
 	// Access is what the Transport does with requests to the origin now:
-	// UseRules (the rules in Robots decide, from a fresh file or a copy
-	// standing in for an unreachable one), AllowAll, DisallowAll, or
-	// Unreachable (every request is refused).
+	// AccessRules (the rules in Rules decide, from a fresh file or a
+	// copy standing in for an unreachable one), AccessAllowAll,
+	// AccessDisallowAll, or AccessUnreachable (every request is refused).
 	Access Access
 	// Status is the status the robots.txt was last served with, or 0
 	// when no usable response was ever received.
 	Status int
 	// Rules holds the file's rules, groups, Crawl-delays and Sitemaps
-	// when Access is UseRules; otherwise it is an empty file.
+	// when Access is AccessRules; otherwise it is an empty file.
 	Rules *policy.Robots
 	// Delay is the pause the Transport keeps between requests of its
-	// UserAgent to the origin (for the "*" group, without a UserAgent).
-	Delay time.Duration
+	// UserAgent to the origin (for the "*" group, without a UserAgent),
+	// and DelayAsked the pause the file asks of that agent (its
+	// Crawl-delay, or the interval of its Request-rate; zero when it asks
+	// for none). Delay is less when DelayAsked is above MaxDelay.
+	Delay, DelayAsked time.Duration
 	// Received is when the response in use was received, and FreshUntil
 	// when the Transport will fetch the file again (after a failure, the
 	// end of the back-off).
@@ -1140,14 +1177,14 @@ type Snapshot struct {
 	st *originState
 }
 
-// Robots returns the robots.txt of u's origin as the Transport holds it,
+// Snapshot returns the robots.txt of u's origin as the Transport holds it,
 // fetched and cached as RoundTrip would (within ctx): its rules, the pause
 // kept between requests, and whether it could be fetched. It fails when u
 // has no robots.txt (ErrUnsupportedURL) or ctx ends first; a robots.txt
-// that cannot be fetched is a Snapshot with Access Unreachable, not an
+// that cannot be fetched is a Snapshot with Access AccessUnreachable, not an
 // error. Without a UserAgent, the file is fetched with Base's own
 // User-Agent, and Delay is that of the "*" group.
-func (t *Transport) Robots(ctx context.Context, u *url.URL) (*Snapshot, error) {
+func (t *Transport) Snapshot(ctx context.Context, u *url.URL) (*Snapshot, error) {
 	t.init()
 	if u == nil {
 		return nil, unsupportedURL("nil URL")
@@ -1165,17 +1202,20 @@ func (t *Transport) Robots(ctx context.Context, u *url.URL) (*Snapshot, error) {
 		Rules: emptyRobots, Received: st.received.time(), FreshUntil: st.until.time(), Err: st.more.err, st: st,
 	}
 	switch s.Access {
-	case UseRules:
+	case AccessRules:
 		s.Rules = st.robots
+		g := st.group
 		s.Delay = st.every
 		if t.UserAgent == "" {
-			s.Delay, _ = t.interval(st.robots.Group(""))
+			g = st.robots.Group("")
+			s.Delay, _ = t.interval(g)
 		}
+		s.DelayAsked, _ = askedDelay(g)
 		if a := st.more.acap; a != nil {
 			s.ACAP = a.policy
 		}
 		s.Usage = st.more.signals
-	case AllowAll:
+	case AccessAllowAll:
 		s.Delay, _ = t.interval(nil)
 	}
 	return s, nil
@@ -1206,7 +1246,7 @@ loop:
 		}
 		o, err := originOf(u)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("robotsguard: prefetch %q: %w", raw, err))
+			errs = append(errs, wrap(fmt.Sprintf("prefetch %q", raw), err))
 			continue
 		}
 		select {

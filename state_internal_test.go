@@ -303,7 +303,7 @@ func TestReapEndsIdleFliers(t *testing.T) {
 	tr := &Transport{Base: memRoundTripper{body: []byte("User-agent: *\nDisallow: /x\n")}, UserAgent: "T/1"}
 	for i := range 3 {
 		u := &url.URL{Scheme: "http", Host: fmt.Sprintf("o%d.test", i), Path: "/"}
-		if _, err := tr.Robots(context.Background(), u); err != nil {
+		if _, err := tr.Snapshot(context.Background(), u); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -6,12 +6,14 @@ import (
 	"hash/maphash"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
 
+	"github.com/robotsguard/robotsguard/acap"
 	"github.com/robotsguard/robotsguard/cache"
 	"github.com/robotsguard/robotsguard/internal/lru"
 	"github.com/robotsguard/robotsguard/policy"
@@ -23,7 +25,7 @@ const (
 	MinCacheSize                = 16 << 20
 	DefaultDelay                = time.Second
 	DefaultMaxDelay             = 30 * time.Second
-	DefaultMaxBackoff           = 10 * time.Minute
+	DefaultMaxThrottle          = 10 * time.Minute
 	DefaultRetryMax             = 2
 	DefaultFetchTimeout         = 30 * time.Second
 	DefaultMaxRedirects         = 5  // RFC 9309 §2.3.1.2: at least five
@@ -59,26 +61,22 @@ type Transport struct {
 	// while it sends a request reaches the caller of RoundTrip.
 	Base http.RoundTripper
 
-	// UserAgent is the User-Agent sent when fetching robots.txt files; its
-	// product token (see policy.ProductToken: the first product of the
+	// UserAgent names the crawler: robots.txt files are fetched with it,
+	// its product token (see policy.ProductToken: the first product of the
 	// value, as RFC 9110 reads it) selects the group of rules that applies
-	// ("FooBot/2.1 (+https://example.com/bot)" follows the FooBot group).
+	// ("FooBot/2.1 (+https://example.com/bot)" follows the FooBot group),
+	// and requests are sent with it, so that the agent the site sees is
+	// the one its rules were decided for: a request that carries no
+	// User-Agent, or one of another product (an HTTP library's default),
+	// is sent as a copy that carries UserAgent; one whose product token is
+	// UserAgent's ("FooBot/2.1 (mobile)") is sent as it is.
 	//
-	// If empty, each request's own User-Agent header plays both parts
+	// If empty, each request's own User-Agent header plays every part
 	// (net/http's default, Go-http-client/1.1, for a request without
 	// one): the robots.txt is fetched with it, and cached for its product
 	// token, so that a site that answers each agent with its own file is
 	// obeyed for each.
 	UserAgent string
-
-	// SetUserAgent sends every request with UserAgent as its User-Agent
-	// header (on a copy of the request), so that the agent the rules
-	// were decided for is the one the site sees. By default the
-	// Transport does not change the headers of requests: a request that
-	// carries another User-Agent (an HTTP library's default, say) is
-	// decided for UserAgent but sent as what it carries. It has no effect
-	// when UserAgent is empty.
-	SetUserAgent bool
 
 	// Clock tells the time for cache freshness, fetch back-off and
 	// pacing, and sleeps the pacing pauses. Nil means SystemClock{}.
@@ -172,10 +170,10 @@ type Transport struct {
 	// as a LocalPacer with its MaxHold set, sets another bound.)
 	MaxRequestsPerOrigin int
 
-	// MaxBackoff caps the pause after a 429 or 503 response, whether it
+	// MaxThrottle caps the pause after a 429 or 503 response, whether it
 	// comes from Retry-After or from doubling. Zero means
-	// DefaultMaxBackoff.
-	MaxBackoff time.Duration
+	// DefaultMaxThrottle.
+	MaxThrottle time.Duration
 
 	// NoPacing turns pacing off: requests are sent as soon as robots.txt
 	// allows them, whatever Delay, Crawl-delay, Request-rate,
@@ -360,19 +358,13 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.base().RoundTrip(t.outgoing(req))
 	}
 	ctx := req.Context()
-	var turn Turn
-	var h *hold // the place held in the Transport's LocalPacer
-	if r := (PaceRequest{Origin: st.name(), Interval: every, Limit: t.maxRequests()}); t.Pacer == nil {
-		turn, h, err = t.pacer.acquire(ctx, r, &st.pace)
-	} else {
-		turn, err = t.Pacer.Acquire(ctx, r)
-	}
+	lease, err := t.pacerFor().Acquire(ctx, PaceRequest{Origin: st.name(), Interval: every, Limit: t.maxRequests(), kept: &st.pace})
 	if err != nil {
 		closeBody(req)
 		ev := WaitEvent{Origin: st.name(), Err: err}
 		var pe *PacingError
 		if errors.As(err, &pe) {
-			ev.Backoff = pe.Backoff
+			ev.Throttled = pe.Throttled
 			if !pe.NotBefore.IsZero() {
 				ev.Wait = pe.NotBefore.Sub(now)
 			}
@@ -380,15 +372,15 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.waited(ev)
 		return nil, err
 	}
-	if turn.Waited > 0 {
-		t.waited(WaitEvent{Origin: st.name(), Wait: turn.Waited, Backoff: turn.Backoff})
+	if lease.Waited > 0 {
+		t.waited(WaitEvent{Origin: st.name(), Wait: lease.Waited, Throttled: lease.Throttled})
 	}
-	var end *turnBody // ends the turn, when there is one
+	var end *turnBody // releases the lease, when there is one
 	switch {
-	case h != nil:
-		end = &h.body
-	case turn.Done != nil:
-		end = &turnBody{done: turn.Done}
+	case lease.h != nil:
+		end = &lease.h.body
+	case lease.OnRelease != nil:
+		end = &turnBody{done: lease.OnRelease}
 	}
 	resp, err := t.base().RoundTrip(t.outgoing(req))
 	if err != nil {
@@ -408,14 +400,25 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// outgoing returns req as it is sent: with SetUserAgent, a copy that
-// carries UserAgent.
+// outgoing returns req as it is sent: a copy that carries UserAgent when
+// req carries no User-Agent, or one of another product (see UserAgent).
+// The copy is shallow, with a header of its own: a RoundTripper changes
+// nothing of the request it is given.
 func (t *Transport) outgoing(req *http.Request) *http.Request {
-	if !t.SetUserAgent || t.UserAgent == "" || req.Header.Get("User-Agent") == t.UserAgent {
+	if t.UserAgent == "" {
 		return req
 	}
-	r := req.Clone(req.Context())
-	r.Header.Set("User-Agent", t.UserAgent)
+	if v := req.Header["User-Agent"]; len(v) > 0 && v[0] != "" && (v[0] == t.UserAgent || strings.EqualFold(policy.ProductToken(v[0]), t.token)) {
+		return req
+	}
+	r := new(http.Request)
+	*r = *req
+	h := make(http.Header, len(req.Header)+1)
+	for k, v := range req.Header {
+		h[k] = v
+	}
+	h["User-Agent"] = t.uaField
+	r.Header = h
 	return r
 }
 
@@ -436,11 +439,11 @@ func (t *Transport) maxRequests() int {
 // backoff holds the requests to st's origin after a 429 or 503 answer:
 // until the Retry-After it gives, or else for twice as long as after the
 // previous one in a row (starting from the interval, at least a second),
-// never more than MaxBackoff.
+// never more than MaxThrottle.
 func (t *Transport) backoff(ctx context.Context, st *originState, retryAfter string) {
 	now := t.now()
 	strikes := st.strikes.Add(1)
-	limit := orDefault(t.MaxBackoff, DefaultMaxBackoff)
+	limit := orDefault(t.MaxThrottle, DefaultMaxThrottle)
 	wait, ok := parseRetryAfter(retryAfter, now)
 	if !ok {
 		// Doubled no more than 20 times, and never past limit: a
@@ -455,7 +458,7 @@ func (t *Transport) backoff(ctx context.Context, st *originState, retryAfter str
 	}
 	// The back-off outlives the request: its context's end must not
 	// keep a Pacer from recording it.
-	t.pacerFor().Backoff(context.WithoutCancel(ctx), st.name(), now.Add(wait))
+	t.pacerFor().Throttle(context.WithoutCancel(ctx), st.name(), now.Add(wait))
 }
 
 // Check returns the error RoundTrip would return for req before pacing
@@ -536,12 +539,12 @@ func (t *Transport) decide(req *http.Request, st *originState, ua string, now ti
 	var e *DisallowedError
 	g := st.group
 	switch t.access(st, now) {
-	case AllowAll:
+	case AccessAllowAll:
 		every, _ := t.interval(nil)
 		return every, nil
-	case DisallowAll:
+	case AccessDisallowAll:
 		e = &DisallowedError{Reason: ReasonStatus}
-	case Unreachable:
+	case AccessUnreachable:
 		e = &DisallowedError{Reason: ReasonUnreachable, Err: st.more.err}
 	default:
 		if t.UserAgent == "" {
@@ -552,6 +555,9 @@ func (t *Transport) decide(req *http.Request, st *originState, ua string, now ti
 	if e != nil {
 		e.Method, e.URL, e.Agent = req.Method, req.URL.Redacted(), t.agent(ua)
 		e.RobotsURL, e.Status = st.origin().robotsURL(), int(st.status)
+		if re, ok := e.Err.(*acap.ReferenceError); ok {
+			re.RobotsURL = e.RobotsURL
+		}
 		return 0, e
 	}
 	every, over := st.every, st.over
@@ -559,10 +565,7 @@ func (t *Transport) decide(req *http.Request, st *originState, ua string, now ti
 		every, over = t.interval(g)
 	}
 	if over && t.RefuseAboveMaxDelay {
-		d, _ := g.CrawlDelay()
-		if r, ok := g.RequestRate(); ok && d == 0 {
-			d = r.Interval()
-		}
+		d, _ := askedDelay(g)
 		e := &DisallowedError{Reason: ReasonDelay, Method: req.Method, URL: req.URL.Redacted(), Agent: t.agent(ua),
 			RobotsURL: st.origin().robotsURL(), Status: int(st.status), Delay: d}
 		return 0, e
@@ -610,18 +613,18 @@ func (t *Transport) agent(ua string) string {
 
 // access returns what the origin's robots.txt allows at now: the last
 // usable response, while it is fresh or, when fetches fail, for as long as
-// the cache policy lets a copy stand in; Unreachable without one; and
-// AllowAll after a long time unreachable (RFC 9309 §2.3.1.4).
+// the cache policy lets a copy stand in; AccessUnreachable without one;
+// and AccessAllowAll after a long time unreachable (RFC 9309 §2.3.1.4).
 func (t *Transport) access(st *originState, now time.Time) Access {
 	if st.status != 0 && (st.more.failures == 0 || t.usableStale(st, now)) {
 		return st.access
 	}
 	if !t.DisallowWhileUnreachable {
 		if e := st.entry(); t.cachePolicy().LongUnreachable(&e, now) {
-			return AllowAll
+			return AccessAllowAll
 		}
 	}
-	return Unreachable
+	return AccessUnreachable
 }
 
 // interval returns the pause to keep between requests that follow g (nil
@@ -629,19 +632,27 @@ func (t *Transport) access(st *originState, now time.Time) Access {
 // Request-rate, capped at MaxDelay; Delay when it gives neither. It
 // reports whether g asks for more than MaxDelay.
 func (t *Transport) interval(g *policy.Group) (time.Duration, bool) {
-	if g != nil {
-		d, ok := g.CrawlDelay()
-		if !ok {
-			if r, rok := g.RequestRate(); rok {
-				d, ok = r.Interval(), true
-			}
-		}
-		if ok {
-			return min(d, t.maxDelay()), d > t.maxDelay()
-		}
+	if d, ok := askedDelay(g); ok {
+		return min(d, t.maxDelay()), d > t.maxDelay()
 	}
 	if t.Delay < 0 {
 		return 0, false
 	}
 	return orDefault(t.Delay, DefaultDelay), false
+}
+
+// askedDelay returns the pause that g (nil for no rules) asks for between
+// requests: its Crawl-delay, or else the interval of its Request-rate; ok
+// is false when it asks for neither.
+func askedDelay(g *policy.Group) (d time.Duration, ok bool) {
+	if g == nil {
+		return 0, false
+	}
+	if d, ok = g.CrawlDelay(); ok {
+		return d, true
+	}
+	if r, ok := g.RequestRate(); ok {
+		return r.Interval(), true
+	}
+	return 0, false
 }

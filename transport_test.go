@@ -40,7 +40,7 @@ func TestEnforcesRules(t *testing.T) {
 	if !reflect.DeepEqual(*d, want) {
 		t.Errorf("refusal\n\t%+v, want\n\t%+v", *d, want)
 	}
-	wantMsg := fmt.Sprintf(`robotsguard: GET %s/secret/plans?id=1 disallowed for "TestBot" by %s/robots.txt line 5 "Disallow: /secret" (group "testbot")`, s.URL, s.URL)
+	wantMsg := fmt.Sprintf(`robotsguard: disallowed for "TestBot" by %s/robots.txt line 5 "Disallow: /secret" (group "testbot")`, s.URL)
 	if d.Error() != wantMsg {
 		t.Errorf("message %q, want %q", d.Error(), wantMsg)
 	}
@@ -853,11 +853,11 @@ func TestRobotsSnapshot(t *testing.T) {
 	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n\nUser-agent: TestBot\nCrawl-delay: 3\n\nSitemap: https://example.com/sitemap.xml\n", "Cache-Control: max-age=600"))
 	h := newHarness(t)
 	u, _ := url.Parse(s.URL + "/any/page")
-	snap, err := h.tr.Robots(context.Background(), u)
+	snap, err := h.tr.Snapshot(context.Background(), u)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if snap.Origin != s.URL || snap.URL != s.URL+"/robots.txt" || snap.Access != robotsguard.UseRules || snap.Status != 200 ||
+	if snap.Origin != s.URL || snap.URL != s.URL+"/robots.txt" || snap.Access != robotsguard.AccessRules || snap.Status != 200 ||
 		snap.Delay != 3*time.Second || snap.Err != nil || !snap.Received.Equal(h.clock.Now()) ||
 		!snap.FreshUntil.Equal(h.clock.Now().Add(10*time.Minute)) {
 		t.Errorf("snapshot %+v", snap)
@@ -873,20 +873,20 @@ func TestRobotsSnapshot(t *testing.T) {
 	down := newSite(t, status(503))
 	h = newHarness(t, func(tr *robotsguard.Transport) { tr.RetryMax = -1 })
 	u, _ = url.Parse(down.URL)
-	snap, err = h.tr.Robots(context.Background(), u)
+	snap, err = h.tr.Snapshot(context.Background(), u)
 	var fe *robotsguard.FetchError
-	if err != nil || snap.Access != robotsguard.Unreachable || !errors.As(snap.Err, &fe) || fe.Status != 503 {
+	if err != nil || snap.Access != robotsguard.AccessUnreachable || !errors.As(snap.Err, &fe) || fe.Status != 503 {
 		t.Errorf("unreachable: %+v, %v; want Access Unreachable and the FetchError", snap, err)
 	}
 
 	gone := newSite(t, status(404))
 	h = newHarness(t, func(tr *robotsguard.Transport) { tr.Delay = 2 * time.Second })
 	u, _ = url.Parse(gone.URL)
-	if snap, err = h.tr.Robots(context.Background(), u); err != nil || snap.Access != robotsguard.AllowAll || snap.Status != 404 || snap.Delay != 2*time.Second {
+	if snap, err = h.tr.Snapshot(context.Background(), u); err != nil || snap.Access != robotsguard.AccessAllowAll || snap.Status != 404 || snap.Delay != 2*time.Second {
 		t.Errorf("404: %+v, %v; want AllowAll, status 404 and Delay", snap, err)
 	}
 
-	if _, err := h.tr.Robots(context.Background(), &url.URL{Scheme: "ftp", Host: "example.com"}); !errors.Is(err, robotsguard.ErrUnsupportedURL) {
+	if _, err := h.tr.Snapshot(context.Background(), &url.URL{Scheme: "ftp", Host: "example.com"}); !errors.Is(err, robotsguard.ErrUnsupportedURL) {
 		t.Errorf("ftp URL: %v, want ErrUnsupportedURL", err)
 	}
 }

@@ -57,14 +57,14 @@ func (t *Transport) Usage(req *http.Request, c usage.Category, page *usage.Page)
 	}
 	site := &usage.Site{RobotsURL: o.robotsURL(), Status: int(st.status)}
 	switch t.access(st, now) {
-	case UseRules:
+	case AccessRules:
 		site.Rules, site.Robots = st.robots, st.more.signals
 		if a := st.more.acap; a != nil {
 			// The ACAP policy pools the conventional records, and
 			// decides crawling in their place, as RoundTrip does.
 			site.ACAP, site.Rules = a.policy, nil
 		}
-	case AllowAll:
+	case AccessAllowAll:
 		site.Unread = usage.Allowed
 	default:
 		site.Unread = usage.Disallowed
@@ -100,7 +100,7 @@ func (t *Transport) tdmrep(o origin, dial, ua string, site *usage.Site) error {
 	if rs.err != nil {
 		return rs.err
 	}
-	if t.statusPolicy()(rs.entry.Status) != UseRules {
+	if t.statusPolicy()(rs.entry.Status) != AccessRules {
 		return nil // no file
 	}
 	p := rs.tdm.Load()

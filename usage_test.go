@@ -173,7 +173,7 @@ func TestUsageFromRobotsTxtLinesWithoutAnotherFetch(t *testing.T) {
 	if n := s.count("/robots.txt"); n != 2 {
 		t.Errorf("robots.txt fetched %d times, want 2 (once, then once revalidated)", n)
 	}
-	snap, err := h.tr.Robots(context.Background(), mustParse(t, s.URL))
+	snap, err := h.tr.Snapshot(context.Background(), mustParse(t, s.URL))
 	if err != nil || snap.Usage.Empty() {
 		t.Errorf("Snapshot.Usage of a file with usage lines: %v %v", snap.Usage, err)
 	}
@@ -182,7 +182,7 @@ func TestUsageFromRobotsTxtLinesWithoutAnotherFetch(t *testing.T) {
 func TestSnapshotUsageNilWithoutLines(t *testing.T) {
 	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /x\nX-Other: 1\n"))
 	h := newHarness(t)
-	snap, err := h.tr.Robots(context.Background(), mustParse(t, s.URL))
+	snap, err := h.tr.Snapshot(context.Background(), mustParse(t, s.URL))
 	if err != nil || snap.Usage != nil {
 		t.Errorf("Snapshot.Usage of a file without usage lines: %v %v", snap.Usage, err)
 	}

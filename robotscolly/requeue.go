@@ -31,8 +31,8 @@ import (
 // the error goes to next, when the collector's Context ends.
 //
 // A request held by its origin's back-off (a 429 or 503 answer:
-// PacingError.Backoff) waits for its end, up to the Transport's
-// MaxBackoff. A request whose context was canceled is not sent again,
+// PacingError.Throttled) waits for its end, up to the Transport's
+// MaxThrottle. A request whose context was canceled is not sent again,
 // and neither is one that Retry cannot send (a body that cannot be
 // rewound, colly's filters): next receives the error, joined with Retry's.
 // next hears of each failure once: in a synchronous crawl, Retry returns

@@ -16,7 +16,7 @@ const namespace = "robotsguard"
 var DefaultFetchBuckets = []float64{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}
 
 // DefaultWaitBuckets are the upper bounds, in seconds, of the buckets of
-// the pacing wait histogram: from 100 ms to the default MaxBackoff of 10
+// the pacing wait histogram: from 100 ms to the default MaxThrottle of 10
 // minutes.
 var DefaultWaitBuckets = []float64{0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600}
 
@@ -143,14 +143,14 @@ func (c *Collector) Observer(next *robotsguard.Observer) *robotsguard.Observer {
 func (c *Collector) fetched(ev robotsguard.FetchEvent) {
 	outcome := outcomeLabel(ev.Outcome)
 	c.fetches.WithLabelValues(outcome, statusClass(ev.Status)).Inc()
-	if ev.Outcome != robotsguard.FromStore {
+	if ev.Outcome != robotsguard.OutcomeFromStore {
 		c.fetchDuration.WithLabelValues(outcome).Observe(ev.Duration.Seconds())
 	}
 }
 
 func (c *Collector) waited(ev robotsguard.WaitEvent) {
 	cause, result := "pace", "waited"
-	if ev.Backoff {
+	if ev.Throttled {
 		cause = "backoff"
 	}
 	if ev.Err != nil {
@@ -211,17 +211,17 @@ func reasonLabel(r robotsguard.Reason) string {
 
 // outcomeLabel returns the label value of o: its name with underscores
 // for spaces, or "other" for an Outcome without a name.
-func outcomeLabel(o robotsguard.Outcome) string {
+func outcomeLabel(o robotsguard.FetchOutcome) string {
 	switch o {
-	case robotsguard.Fetched:
+	case robotsguard.OutcomeFetched:
 		return "fetched"
-	case robotsguard.Revalidated:
+	case robotsguard.OutcomeRevalidated:
 		return "revalidated"
-	case robotsguard.ServedStale:
+	case robotsguard.OutcomeServedStale:
 		return "served_stale"
-	case robotsguard.Failed:
+	case robotsguard.OutcomeFailed:
 		return "failed"
-	case robotsguard.FromStore:
+	case robotsguard.OutcomeFromStore:
 		return "from_store"
 	}
 	name := o.String()

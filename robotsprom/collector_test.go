@@ -292,7 +292,7 @@ func TestObserverChains(t *testing.T) {
 		Fetched: func(robotsguard.FetchEvent) { calls = append(calls, "fetched") },
 		Waited:  func(robotsguard.WaitEvent) { calls = append(calls, "waited") },
 	})
-	o.Fetched(robotsguard.FetchEvent{Outcome: robotsguard.FromStore})
+	o.Fetched(robotsguard.FetchEvent{Outcome: robotsguard.OutcomeFromStore})
 	o.Refused(&robotsguard.DisallowedError{Reason: robotsguard.ReasonStatus})
 	o.Waited(robotsguard.WaitEvent{Wait: time.Second, Err: context.Canceled})
 	if strings.Join(calls, " ") != "fetched waited" {
@@ -300,8 +300,8 @@ func TestObserverChains(t *testing.T) {
 	}
 
 	o = c.Observer(nil)
-	o.Fetched(robotsguard.FetchEvent{Outcome: robotsguard.Revalidated, Status: http.StatusNotModified})
-	o.Fetched(robotsguard.FetchEvent{Outcome: robotsguard.ServedStale, Status: 999})
+	o.Fetched(robotsguard.FetchEvent{Outcome: robotsguard.OutcomeRevalidated, Status: http.StatusNotModified})
+	o.Fetched(robotsguard.FetchEvent{Outcome: robotsguard.OutcomeServedStale, Status: 999})
 	o.Refused(&robotsguard.DisallowedError{Reason: robotsguard.ReasonStatus})
 	const want = `
 # HELP robotsguard_refusals_total Requests refused (by RoundTrip or Check), by reason.
@@ -344,7 +344,7 @@ func TestLabels(t *testing.T) {
 	if n := testutil.CollectAndCount(c, "robotsguard_refusals_total"); n != named {
 		t.Errorf("%d refusal series for %d reasons: a Reason has no label of its own (it counts as \"other\")", n, named)
 	}
-	for out := robotsguard.Outcome(1); !strings.HasPrefix(out.String(), "Outcome("); out++ {
+	for out := robotsguard.FetchOutcome(1); !strings.HasPrefix(out.String(), "Outcome("); out++ {
 		o.Fetched(robotsguard.FetchEvent{Outcome: out, Status: 200})
 	}
 	o.Refused(&robotsguard.DisallowedError{Reason: 200})

@@ -61,5 +61,5 @@
 //
 // A cache hit is a check that found fresh rules in memory; the hit ratio
 // is about 1 - robotsguard_cache_misses_total / robotsguard_checks_total
-// (misses also count the lookups of Transport.Robots and Prefetch).
+// (misses also count the lookups of Transport.Snapshot and Prefetch).
 package robotsprom

@@ -80,7 +80,7 @@ func BenchmarkPace(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			t.Done()
+			t.Release()
 		}
 	}
 	b.Run("local", func(b *testing.B) { run(b, &robotsguard.LocalPacer{}) })

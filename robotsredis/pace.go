@@ -149,21 +149,22 @@ func token() string { return tokens.prefix + strconv.FormatUint(tokens.n.Add(1),
 // *robotsguard.PacingError.
 //
 // With a Limit, the request holds a place (a lease that expires after
-// LeaseTTL, should its process die) until its Turn's Done, which releases
+// LeaseTTL, should its process die) until its Lease is released, which
+// gives it back
 // it in a second round trip and, as a LocalPacer does, starts the next
 // interval from then: the interval counts from the end of each response
 // as well as from its start. Requests that find every place taken wait
 // for a place to be released (a notice on the Fleet's subscription) or to
-// expire, and try again, in no particular order. Without a Limit, Done
-// does nothing and the interval counts from the slots, that is from the
+// expire, and try again, in no particular order. Without a Limit, the
+// release does nothing and the interval counts from the slots, that is from the
 // times requests are sent: one round trip per request.
 //
-// A back-off set while a request waits (Backoff, from any process) sends
+// A throttle set while a request waits (Throttle, from any process) sends
 // it back to take a new slot.
 //
 // When Redis cannot be reached, Acquire paces through Fallback, with the
 // interval multiplied by Size.
-func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsguard.Turn, error) {
+func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsguard.Lease, error) {
 	f.init()
 	r.Interval = max(r.Interval, 0)
 	start := time.Now()
@@ -192,13 +193,13 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 		}
 		if err != nil {
 			if ctx.Err() != nil {
-				return robotsguard.Turn{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: ctx.Err()}
+				return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: ctx.Err()}
 			}
 			return f.acquireAlone(ctx, r, time.Since(start))
 		}
 		if delayµs < 0 { // every place is taken: wait for one
 			if err := waitPlace(ctx, placed, time.Duration(leaseµs)*time.Microsecond, r.Interval); err != nil {
-				return robotsguard.Turn{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: err}
+				return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: err}
 			}
 			continue
 		}
@@ -210,12 +211,12 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 		slot := reserved{origin: r.Origin, token: tok, next: next, interval: r.Interval}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < delay {
 			f.cancel(slot)
-			return robotsguard.Turn{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), NotBefore: time.Now().Add(delay), Backoff: backoff, Err: context.DeadlineExceeded}
+			return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), NotBefore: time.Now().Add(delay), Throttled: backoff, Err: context.DeadlineExceeded}
 		}
 		again, err := f.sleep(ctx, r.Origin, delay)
 		if err != nil {
 			f.cancel(slot)
-			return robotsguard.Turn{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: err}
+			return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: err}
 		}
 		if !again {
 			return f.turn(r, tok, time.Since(start), backoff), nil
@@ -314,15 +315,15 @@ func waitPlace(ctx context.Context, wake <-chan struct{}, d, interval time.Durat
 	}
 }
 
-// turn returns the robotsguard.Turn of a request that may go, holding the place of
-// token, if any.
-func (f *Fleet) turn(r robotsguard.PaceRequest, tok string, waited time.Duration, backoff bool) robotsguard.Turn {
-	t := robotsguard.Turn{Waited: waited, Backoff: backoff}
+// turn returns the robotsguard.Lease of a request that may go, holding the
+// place of token, if any.
+func (f *Fleet) turn(r robotsguard.PaceRequest, tok string, waited time.Duration, backoff bool) robotsguard.Lease {
+	t := robotsguard.Lease{Waited: waited, Throttled: backoff}
 	if tok == "" {
 		return t
 	}
 	var once atomic.Bool
-	t.Done = func() {
+	t.OnRelease = func() {
 		if once.Swap(true) {
 			return
 		}
@@ -338,21 +339,21 @@ func (f *Fleet) turn(r robotsguard.PaceRequest, tok string, waited time.Duration
 // acquireAlone paces a request through Fallback, with its interval
 // multiplied by Size: Redis is out of reach. waited is the time already
 // spent.
-func (f *Fleet) acquireAlone(ctx context.Context, r robotsguard.PaceRequest, waited time.Duration) (robotsguard.Turn, error) {
+func (f *Fleet) acquireAlone(ctx context.Context, r robotsguard.PaceRequest, waited time.Duration) (robotsguard.Lease, error) {
 	r.Interval *= time.Duration(f.size())
 	t, err := f.fallback.Acquire(ctx, r)
 	t.Waited += waited
 	return t, err
 }
 
-// Backoff holds the fleet's requests to origin until until (a 429 or 503
+// Throttle holds the fleet's requests to origin until until (a 429 or 503
 // answer): "not before" on Redis's clock, at the same distance from its
 // now as until is from this process's. Requests waiting for their slots,
 // in every process, take new ones after it. The Fallback pacer is told
 // too, in case Redis fails before the back-off ends.
-func (f *Fleet) Backoff(ctx context.Context, origin string, until time.Time) {
+func (f *Fleet) Throttle(ctx context.Context, origin string, until time.Time) {
 	f.init()
-	f.fallback.Backoff(ctx, origin, until)
+	f.fallback.Throttle(ctx, origin, until)
 	wait := time.Until(until)
 	if wait <= 0 {
 		return

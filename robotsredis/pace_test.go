@@ -65,8 +65,8 @@ func TestPaceSpacing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if turn.Done != nil {
-			turn.Done()
+		if turn.OnRelease != nil {
+			turn.Release()
 		}
 	}
 	if got, want := time.Since(start), 7*r.Interval; got < want-5*time.Millisecond {
@@ -133,11 +133,11 @@ func TestPaceLimit(t *testing.T) {
 	go func() {
 		turn, err := f2.Acquire(context.Background(), r)
 		if err == nil {
-			turn.Done()
+			turn.Release()
 		}
 		got <- err
 	}()
-	turn.Done()
+	turn.Release()
 	if err := <-got; err != nil {
 		t.Fatal(err)
 	}
@@ -150,12 +150,12 @@ func TestPaceBackoff(t *testing.T) {
 	f1, _ := newFleet(t, s)
 	f2, _ := newFleet(t, s)
 	o := "https://d.example"
-	f1.Backoff(context.Background(), o, time.Now().Add(200*time.Millisecond))
+	f1.Throttle(context.Background(), o, time.Now().Add(200*time.Millisecond))
 	turn, err := f2.Acquire(context.Background(), robotsguard.PaceRequest{Origin: o})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !turn.Backoff || turn.Waited < 150*time.Millisecond {
+	if !turn.Throttled || turn.Waited < 150*time.Millisecond {
 		t.Errorf("Turn %+v, want a back-off of about 200ms", turn)
 	}
 }

@@ -7,9 +7,9 @@ import (
 )
 
 // Transport returns a new robotsguard.Transport for tests against the
-// Origin, as userAgent: it sends through the Origin's server transport, and
-// sets the User-Agent header to userAgent on requests that have none, so
-// that the Origin judges them as the Transport does. It enforces robots.txt
+// Origin, as userAgent: it sends through the Origin's server transport,
+// with userAgent (as every Transport does), so that the Origin judges its
+// requests as the Transport does. It enforces robots.txt
 // as any Transport, but with NoPacing set (no pauses, no back-off after 429
 // and 503, no limit on requests under way), with the Origin's Clock for
 // cache freshness, and with no retries of failed robots.txt fetches, whose
@@ -23,7 +23,7 @@ func (o *Origin) Transport(userAgent string) *robotsguard.Transport {
 		panic("robotstest: Origin.Transport called before Start")
 	}
 	return &robotsguard.Transport{
-		Base:      agentTransport{agent: userAgent, base: o.srv.Client().Transport},
+		Base:      o.srv.Client().Transport,
 		UserAgent: userAgent,
 		Clock:     o.Clock,
 		NoPacing:  true,
@@ -34,24 +34,4 @@ func (o *Origin) Transport(userAgent string) *robotsguard.Transport {
 // Client returns an http.Client whose Transport is o.Transport(userAgent).
 func (o *Origin) Client(userAgent string) *http.Client {
 	return &http.Client{Transport: o.Transport(userAgent)}
-}
-
-// agentTransport sets a User-Agent header on the requests that have none.
-type agentTransport struct {
-	agent string
-	base  http.RoundTripper
-}
-
-func (a agentTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if a.agent != "" && req.Header.Get("User-Agent") == "" {
-		req = req.Clone(req.Context())
-		req.Header.Set("User-Agent", a.agent)
-	}
-	return a.base.RoundTrip(req)
-}
-
-func (a agentTransport) CloseIdleConnections() {
-	if ci, ok := a.base.(interface{ CloseIdleConnections() }); ok {
-		ci.CloseIdleConnections()
-	}
 }

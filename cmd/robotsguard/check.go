@@ -90,7 +90,10 @@ func fromRefusal(u string, d *robotsguard.DisallowedError) verdict {
 		v = fromDecision(u, d.Decision)
 		v.Robots = d.RobotsURL
 	case robotsguard.ReasonACAP:
-		v = fromACAP(u, d.ACAP)
+		var r *acap.Refusal
+		if errors.As(d, &r) {
+			v = fromACAP(u, r.Decision)
+		}
 		v.Robots = d.RobotsURL
 	case robotsguard.ReasonUnreachable:
 		v.Basis = "unreachable"
@@ -99,7 +102,10 @@ func fromRefusal(u string, d *robotsguard.DisallowedError) verdict {
 		v.Detail = "status " + strconv.Itoa(d.Status) + " disallows everything"
 	case robotsguard.ReasonACAPReference:
 		v.Basis = "acap-reference"
-		v.Rule, v.Line = "ACAP-permissions-reference: "+d.Reference.Locator, d.Reference.Line
+		var re *acap.ReferenceError
+		if errors.As(d, &re) {
+			v.Rule, v.Line = "ACAP-permissions-reference: "+re.Reference.Locator, re.Reference.Line
+		}
 	}
 	if d.Err != nil && v.Detail == "" {
 		v.Detail = d.Err.Error()
@@ -272,7 +278,7 @@ func cmdCheck(e *env, args []string) (int, error) {
 				}
 			} else if site != nil {
 				v = fromUsage(u, usagecat.Decide(usagecat.Query{Agent: *agent, URL: u, Category: cat}, site, nil))
-			} else if src.snap != nil && (ap == nil || src.snap.Access != robotsguard.UseRules) {
+			} else if src.snap != nil && (ap == nil || src.snap.Access != robotsguard.AccessRules) {
 				pu, err := url.Parse(u)
 				if err != nil {
 					return 0, usagef("%q: %v", u, err)
@@ -367,7 +373,7 @@ func checkLive(e *env, out *checkOutput, p policy.Parser, urls []string, prog *p
 	snaps := map[string]*robotsguard.Snapshot{}
 	for _, o := range origins {
 		u, _ := url.Parse(o)
-		snap, err := l.t.Robots(e.ctx, u)
+		snap, err := l.t.Snapshot(e.ctx, u)
 		if err != nil {
 			return &failure{err}
 		}
@@ -444,16 +450,16 @@ func failedStatus(err error) int {
 // when it is unreachable.
 func snapVerdict(raw string, u *url.URL, snap *robotsguard.Snapshot, agent string) verdict {
 	switch snap.Access {
-	case robotsguard.DisallowAll:
+	case robotsguard.AccessDisallowAll:
 		return verdict{URL: raw, Basis: "status", Robots: snap.URL,
 			Detail: "status " + strconv.Itoa(snap.Status) + " disallows everything"}
-	case robotsguard.Unreachable:
+	case robotsguard.AccessUnreachable:
 		v := verdict{URL: raw, Basis: "unreachable", Robots: snap.URL, Detail: "unreachable"}
 		if snap.Err != nil {
 			v.Detail = snap.Err.Error()
 		}
 		return v
-	case robotsguard.UseRules:
+	case robotsguard.AccessRules:
 		v := fromDecision(raw, snap.Rules.Group(agent).DecideURL(u))
 		v.Robots = snap.URL
 		return v
@@ -465,9 +471,9 @@ func snapVerdict(raw string, u *url.URL, snap *robotsguard.Snapshot, agent strin
 func allowedVerdict(raw string, u *url.URL, snap *robotsguard.Snapshot, agent string) verdict {
 	var v verdict
 	switch snap.Access {
-	case robotsguard.UseRules:
+	case robotsguard.AccessRules:
 		v = fromDecision(raw, snap.Rules.Group(agent).DecideURL(u))
-	case robotsguard.AllowAll:
+	case robotsguard.AccessAllowAll:
 		v = verdict{URL: raw, Basis: "unavailable"}
 		if snap.Status != 0 {
 			v.Detail = "status " + strconv.Itoa(snap.Status) + " allows everything"

@@ -128,7 +128,7 @@ func cmdFetch(e *env, args []string) (int, error) {
 		out.ACAP = ai
 	}
 	code := exitOK
-	if snap.Access == robotsguard.Unreachable {
+	if snap.Access == robotsguard.AccessUnreachable {
 		code = exitFailure
 	}
 	if *jsonOut {
@@ -140,9 +140,9 @@ func cmdFetch(e *env, args []string) (int, error) {
 	}
 	statusColor := green
 	switch snap.Access {
-	case robotsguard.Unreachable, robotsguard.DisallowAll:
+	case robotsguard.AccessUnreachable, robotsguard.AccessDisallowAll:
 		statusColor = red
-	case robotsguard.AllowAll:
+	case robotsguard.AccessAllowAll:
 		statusColor = yellow
 	}
 	pairs := []string{"origin", out.Origin, "robots.txt", out.URL}
@@ -224,16 +224,16 @@ func cmdFetch(e *env, args []string) (int, error) {
 // meaning says what the Transport does with the origin's requests.
 func meaning(s *robotsguard.Snapshot) string {
 	switch s.Access {
-	case robotsguard.UseRules:
+	case robotsguard.AccessRules:
 		if s.Err != nil {
 			return "unreachable now; a cached copy's rules apply"
 		}
 		return "the rules apply"
-	case robotsguard.AllowAll:
+	case robotsguard.AccessAllowAll:
 		return "no usable robots.txt: everything is allowed"
-	case robotsguard.DisallowAll:
+	case robotsguard.AccessDisallowAll:
 		return "everything is disallowed"
-	case robotsguard.Unreachable:
+	case robotsguard.AccessUnreachable:
 		return "unreachable: every request is refused until it can be fetched"
 	}
 	return s.Access.String()

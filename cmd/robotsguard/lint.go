@@ -63,7 +63,7 @@ func cmdLint(e *env, args []string) (int, error) {
 		return 0, err
 	}
 	out := lintOutput{Source: src.Name, Bytes: len(src.body), Findings: []finding{}}
-	if src.snap != nil && src.snap.Access == robotsguard.AllowAll {
+	if src.snap != nil && src.snap.Access == robotsguard.AccessAllowAll {
 		out.Findings = append(out.Findings, finding{Severity: sevInfo, Code: "unavailable",
 			Message: fmt.Sprintf("status %d: no robots.txt, so crawlers may fetch everything", src.snap.Status),
 			Hint:    "serve a robots.txt with status 200 if you want rules"})

@@ -144,7 +144,7 @@ func (l *live) snapshot(ctx context.Context, rawURL string) (*robotsguard.Snapsh
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
-	snap, err := l.t.Robots(ctx, u)
+	snap, err := l.t.Snapshot(ctx, u)
 	if err != nil {
 		return nil, &failure{err}
 	}
@@ -199,15 +199,15 @@ func (e *env) loadSource(src, agent string, p policy.Parser, strict bool) (*sour
 		}
 		s.snap, s.Name = snap, snap.URL
 		switch snap.Access {
-		case robotsguard.Unreachable:
+		case robotsguard.AccessUnreachable:
 			if strict {
 				return nil, fail("%s is unreachable: %v", snap.URL, snap.Err)
 			}
-		case robotsguard.DisallowAll:
+		case robotsguard.AccessDisallowAll:
 			if strict {
 				return nil, fail("%s: status %d disallows everything", snap.URL, snap.Status)
 			}
-		case robotsguard.UseRules:
+		case robotsguard.AccessRules:
 			s.body = s.live.body(snap.URL)
 		}
 		s.robots = snap.Rules
