@@ -36,10 +36,12 @@ type Pacer interface {
 	// a *PacingError and gives back what it had reserved. The Lease it
 	// returns is released once, when the request's response has ended.
 	Acquire(ctx context.Context, r PaceRequest) (Lease, error)
-	// Throttle holds the requests to origin until until: the origin
-	// answered 429 Too Many Requests or 503 Service Unavailable.
-	// Requests already waiting are held too.
-	Throttle(ctx context.Context, origin string, until time.Time)
+	// Throttle holds the requests to origin for d from now, on the
+	// Pacer's own clock: the origin answered 429 Too Many Requests or 503
+	// Service Unavailable. Requests already waiting are held too. (A
+	// duration, not a time: a Pacer of a fleet keeps time by a clock of
+	// its own, Redis's, not the Transport's.)
+	Throttle(ctx context.Context, origin string, d time.Duration)
 }
 
 // A PaceRequest is what Pacer.Acquire paces.
@@ -624,9 +626,10 @@ func (p *pace) end(h *hold, now tick, sent bool) {
 	}
 }
 
-// Throttle implements Pacer.
-func (lp *LocalPacer) Throttle(_ context.Context, origin string, until time.Time) {
+// Throttle implements Pacer: the throttle ends d after the Clock's now.
+func (lp *LocalPacer) Throttle(_ context.Context, origin string, d time.Duration) {
 	lp.init()
+	until := lp.tick(lp.clock().Now()).after(d)
 	sh := lp.shard(origin)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -638,7 +641,7 @@ func (lp *LocalPacer) Throttle(_ context.Context, origin string, until time.Time
 		p = newPace(sh)
 		sh.m[strings.Clone(origin)] = p // as in acquire
 	}
-	p.notBefore = max(p.notBefore, lp.tick(until))
+	p.notBefore = max(p.notBefore, until)
 }
 
 // expire drops the state of a few origins idle past their interval, their

@@ -406,6 +406,7 @@ func TestColdOriginAllocs(t *testing.T) {
 	i := 0
 	send := func(rt http.RoundTripper, path string) {
 		req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("http://o%d.example%s", i, path), nil)
+		req.Header.Set("User-Agent", "TestBot/1.0") // as sent: no copy (see TestPacedRequestAllocs)
 		resp, err := rt.RoundTrip(req)
 		if err != nil {
 			t.Fatal(err)

@@ -458,7 +458,7 @@ func (t *Transport) backoff(ctx context.Context, st *originState, retryAfter str
 	}
 	// The back-off outlives the request: its context's end must not
 	// keep a Pacer from recording it.
-	t.pacerFor().Throttle(context.WithoutCancel(ctx), st.name(), now.Add(wait))
+	t.pacerFor().Throttle(context.WithoutCancel(ctx), st.name(), wait)
 }
 
 // Check returns the error RoundTrip would return for req before pacing

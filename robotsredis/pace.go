@@ -346,15 +346,14 @@ func (f *Fleet) acquireAlone(ctx context.Context, r robotsguard.PaceRequest, wai
 	return t, err
 }
 
-// Throttle holds the fleet's requests to origin until until (a 429 or 503
-// answer): "not before" on Redis's clock, at the same distance from its
-// now as until is from this process's. Requests waiting for their slots,
-// in every process, take new ones after it. The Fallback pacer is told
-// too, in case Redis fails before the back-off ends.
-func (f *Fleet) Throttle(ctx context.Context, origin string, until time.Time) {
+// Throttle holds the fleet's requests to origin for d (a 429 or 503
+// answer): "not before" d after Redis's now, on Redis's clock. Requests
+// waiting for their slots, in every process, take new ones after it. The
+// Fallback pacer is told too, in case Redis fails before the throttle ends.
+func (f *Fleet) Throttle(ctx context.Context, origin string, d time.Duration) {
 	f.init()
-	f.fallback.Throttle(ctx, origin, until)
-	wait := time.Until(until)
+	f.fallback.Throttle(ctx, origin, d)
+	wait := d
 	if wait <= 0 {
 		return
 	}

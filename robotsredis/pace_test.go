@@ -150,7 +150,7 @@ func TestPaceBackoff(t *testing.T) {
 	f1, _ := newFleet(t, s)
 	f2, _ := newFleet(t, s)
 	o := "https://d.example"
-	f1.Throttle(context.Background(), o, time.Now().Add(200*time.Millisecond))
+	f1.Throttle(context.Background(), o, 200*time.Millisecond)
 	turn, err := f2.Acquire(context.Background(), robotsguard.PaceRequest{Origin: o})
 	if err != nil {
 		t.Fatal(err)
