@@ -88,6 +88,16 @@ func (l Lease) Release() {
 	}
 }
 
+// abandon gives the lease back for a request that was not sent: a
+// LocalPacer's next interval does not count from now.
+func (l Lease) abandon() {
+	if l.h != nil {
+		l.h.lp.release(l.h.p.sh, l.h.p, l.h, false)
+	} else if l.OnRelease != nil {
+		l.OnRelease()
+	}
+}
+
 // A PacingError is the error of a request that was not sent because its
 // origin's pace would not let it go in time: its context's deadline comes
 // before NotBefore, or its context ended while it waited. It matches the
@@ -107,19 +117,25 @@ type PacingError struct {
 	// answer) set NotBefore.
 	Throttled bool
 	Err       error // the context's error
+
+	maxRate float64 // the Transport's MaxRate, when it held the request rather than the origin
 }
 
 // Error says when the origin may next be asked, in a duration from the
 // time the request gave up ("in 1.4s"), and why.
 func (e *PacingError) Error() string {
+	who := e.Origin + " "
 	why := "paces its requests"
-	if e.Throttled {
+	switch {
+	case e.maxRate > 0:
+		who, why = "", "the Transport's MaxRate ("+rateText(e.maxRate)+") holds requests"
+	case e.Throttled:
 		why = "throttled requests (429 or 503)"
 	}
 	if e.NotBefore.IsZero() {
-		return "robotsguard: request to " + e.Origin + " given up while waiting for its turn (the origin " + why + "): " + e.Err.Error()
+		return "robotsguard: request to " + e.Origin + " given up while waiting for its turn (" + who + why + "): " + e.Err.Error()
 	}
-	return "robotsguard: " + e.Origin + " " + why + ": the next request may go in " + roundWait(e.Wait).String() +
+	return "robotsguard: " + who + why + ": the next request may go in " + roundWait(e.Wait).String() +
 		", after this request's deadline: " + e.Err.Error()
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
+	"golang.org/x/time/rate"
 
 	"github.com/robotsguard/robotsguard/acap"
 	"github.com/robotsguard/robotsguard/cache"
@@ -181,6 +182,15 @@ type Transport struct {
 	// sites of your own; robots.txt is enforced all the same.
 	NoPacing bool
 
+	// MaxRate caps the requests the Transport sends per second, all
+	// origins together, NoPacing or not: a crawler's own bandwidth or
+	// budget, where each origin's pace is the site's. Bursts of up to a
+	// second's worth go at once. A request waits for it after its
+	// origin's turn, within its deadline: one that cannot go in time fails
+	// at once with a *PacingError. Robots.txt fetches are not counted.
+	// Zero means no cap.
+	MaxRate float64
+
 	// Pacer decides when each request may be sent (see Pacer). Nil means
 	// the Transport's own LocalPacer, on Clock, which paces the requests
 	// of this Transport; a Pacer shared by several Transports, or by
@@ -245,6 +255,7 @@ type Transport struct {
 	// to be, from memory: states keep their entries whole.
 	servesRobots atomic.Bool
 	pacer        LocalPacer
+	limiter      *rate.Limiter // of MaxRate; nil for none
 	counters     counters
 
 	fetchOnce  sync.Once
@@ -272,6 +283,7 @@ func (t *Transport) init() {
 		seed := maphash.MakeSeed()
 		t.states = lru.New(size, (*originState).memSize, func(k stateKey) uint64 { return k.hash(seed) }, (*originState).is)
 		t.pacer.Clock = t.Clock
+		t.limiter = t.newLimiter()
 		t.storeSlots = make(chan struct{}, maxStoreCalls)
 		if t.retryWaitMin == 0 {
 			t.retryWaitMin, t.retryWaitMax = time.Second, 10*time.Second
@@ -284,6 +296,13 @@ func (t *Transport) base() http.RoundTripper {
 		return t.Base
 	}
 	return http.DefaultTransport
+}
+
+func (t *Transport) clock() Clock {
+	if t.Clock != nil {
+		return t.Clock
+	}
+	return SystemClock{}
 }
 
 func (t *Transport) now() time.Time {
@@ -354,26 +373,28 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, err
 	}
+	ctx := req.Context()
 	if t.NoPacing {
+		waited, err := t.waitRate(ctx, st.name())
+		if err != nil {
+			return nil, t.gaveUp(req, st, now, err)
+		}
+		if waited > 0 {
+			t.waited(WaitEvent{Origin: st.name(), Wait: waited})
+		}
 		return t.base().RoundTrip(t.outgoing(req))
 	}
-	ctx := req.Context()
 	lease, err := t.pacerFor().Acquire(ctx, PaceRequest{Origin: st.name(), Interval: every, Limit: t.maxRequests(), kept: &st.pace})
 	if err != nil {
-		closeBody(req)
-		ev := WaitEvent{Origin: st.name(), Err: err}
-		var pe *PacingError
-		if errors.As(err, &pe) {
-			ev.Throttled = pe.Throttled
-			if !pe.NotBefore.IsZero() {
-				ev.Wait = pe.NotBefore.Sub(now)
-			}
-		}
-		t.waited(ev)
-		return nil, err
+		return nil, t.gaveUp(req, st, now, err)
 	}
-	if lease.Waited > 0 {
-		t.waited(WaitEvent{Origin: st.name(), Wait: lease.Waited, Throttled: lease.Throttled})
+	waited, err := t.waitRate(ctx, st.name())
+	if err != nil {
+		lease.abandon()
+		return nil, t.gaveUp(req, st, now, err)
+	}
+	if waited += lease.Waited; waited > 0 {
+		t.waited(WaitEvent{Origin: st.name(), Wait: waited, Throttled: lease.Throttled})
 	}
 	var end *turnBody // releases the lease, when there is one
 	switch {
@@ -398,6 +419,22 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		endTurn(ctx, resp, end)
 	}
 	return resp, nil
+}
+
+// gaveUp closes the body of req, which waited for its origin's pace (or
+// MaxRate) and gave up with err at now, reports it, and returns err.
+func (t *Transport) gaveUp(req *http.Request, st *originState, now time.Time, err error) error {
+	closeBody(req)
+	ev := WaitEvent{Origin: st.name(), Err: err}
+	var pe *PacingError
+	if errors.As(err, &pe) {
+		ev.Throttled = pe.Throttled
+		if !pe.NotBefore.IsZero() {
+			ev.Wait = pe.NotBefore.Sub(now)
+		}
+	}
+	t.waited(ev)
+	return err
 }
 
 // outgoing returns req as it is sent: a copy that carries UserAgent when
