@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 )
 
 // maxCodings is the number of content codings a robots.txt may be served
@@ -105,4 +106,66 @@ func deflateReader(r io.Reader) (io.ReadCloser, error) {
 		return zlib.NewReader(r)
 	}
 	return flate.NewReader(r), nil
+}
+
+// readBody reads the body of resp as readBody does. A body without content
+// codings is read into one buffer: of the size it says, when it says one,
+// grown when the server sends more or does not say. The buffer is buf's,
+// when buf is not nil, and buf then holds it (grown) for putBodyBuf.
+func (t *Transport) readBody(resp *http.Response, buf *[]byte) ([]byte, error) {
+	limit := t.maxSize()
+	n := resp.ContentLength
+	if n > int64(limit) || len(resp.Header["Content-Encoding"]) > 0 && !resp.Uncompressed {
+		return readBody(resp, limit)
+	}
+	var b []byte
+	if buf != nil {
+		b = (*buf)[:0]
+	}
+	switch {
+	case int64(cap(b)) <= n:
+		b = make([]byte, 0, n+1) // room to see the end without growing
+	case cap(b) == 0:
+		b = make([]byte, 0, 512)
+	}
+	for len(b) <= limit {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // the server sent more than it said
+		}
+		m, err := resp.Body.Read(b[len(b):min(cap(b), limit+1)])
+		b = b[:len(b)+m]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("robotsguard: reading body: %w", err)
+		}
+	}
+	if buf != nil {
+		*buf = b[:0]
+	}
+	return b, nil
+}
+
+// bodyBufs holds the buffers that the bodies of robots.txt files are read
+// into when no state keeps them: the state of a file keeps its parsed
+// rules, so that its body is garbage once parsed. Buffers larger than
+// maxBodyBuf are left to the collector.
+var bodyBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxBodyBuf = 64 << 10
+
+// getBodyBuf returns a buffer of bodyBufs.
+func getBodyBuf() *[]byte { return bodyBufs.Get().(*[]byte) }
+
+// putBodyBuf gives buf, whose contents nothing holds any more, back to
+// bodyBufs. A nil buf is ignored.
+func putBodyBuf(buf *[]byte) {
+	if buf == nil {
+		return
+	}
+	if cap(*buf) > maxBodyBuf {
+		*buf = nil
+	}
+	bodyBufs.Put(buf)
 }

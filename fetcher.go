@@ -10,85 +10,12 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
 
 	"github.com/robotsguard/robotsguard/cache"
 )
-
-// Access is what a robots.txt response allows.
-type Access uint8
-
-const (
-	// AccessRules: the rules of the file decide (a 2xx response).
-	AccessRules Access = iota
-	// AccessAllowAll: the file is unavailable, so there are no restrictions
-	// (RFC 9309 §2.3.1.3). Cached like any response.
-	AccessAllowAll
-	// AccessDisallowAll: nothing may be fetched. Cached like any response.
-	AccessDisallowAll
-	// AccessUnreachable: a server error; nothing may be fetched for now, but a
-	// cached copy of the file stands in for it, and the fetch is tried
-	// again later (RFC 9309 §2.3.1.4).
-	AccessUnreachable
-)
-
-var accessNames = [...]string{
-	AccessRules:       "use rules",
-	AccessAllowAll:    "allow all",
-	AccessDisallowAll: "disallow all",
-	AccessUnreachable: "unreachable",
-}
-
-// String returns the access's name: "use rules", "allow all", …
-func (a Access) String() string {
-	if int(a) < len(accessNames) {
-		return accessNames[a]
-	}
-	return "Access(" + strconv.Itoa(int(a)) + ")"
-}
-
-// A StatusPolicy tells what the status code of a robots.txt response means,
-// after redirects. Transport.StatusPolicy plugs one in.
-type StatusPolicy func(status int) Access
-
-// DefaultStatusPolicy reads statuses as RFC 9309 §2.3.1 and Google do: 2xx
-// is AccessRules; 3xx (the end of a redirect chain that is too long or
-// leaves HTTP) and 4xx are AccessAllowAll, except 429 Too Many Requests,
-// which like 5xx and anything else is AccessUnreachable.
-//
-// Some answers cannot be the file whatever a StatusPolicy says, and the
-// fetch fails (AccessUnreachable, retried later, a cached copy standing in) before
-// the policy is asked: an answer that cannot be the file is not the file
-// (RFC 9110), and read as one it would allow everything. They are a 206
-// Partial Content (a robots.txt request has no Range, so a part of the file
-// is no file, RFC 9110 §15.3.7), a 304 Not Modified to a request that was
-// not conditional (§15.4.5), and a 3xx that ends the chain although no
-// redirect limit or scheme stopped it: a redirect without a Location, or
-// one that cannot be followed (§15.4), says nothing about the file.
-func DefaultStatusPolicy(status int) Access {
-	switch {
-	case status >= 200 && status < 300:
-		return AccessRules
-	case status == http.StatusTooManyRequests:
-		return AccessUnreachable
-	case status >= 300 && status < 500:
-		return AccessAllowAll
-	}
-	return AccessUnreachable
-}
-
-// Koster1996StatusPolicy is DefaultStatusPolicy, except that 401
-// Unauthorized and 403 Forbidden disallow everything, as the 1996 draft of
-// the protocol says (section 3.1).
-func Koster1996StatusPolicy(status int) Access {
-	if status == http.StatusUnauthorized || status == http.StatusForbidden {
-		return AccessDisallowAll
-	}
-	return DefaultStatusPolicy(status)
-}
 
 // fetchResult is the outcome of one fetch of a robots.txt.
 type fetchResult struct {
@@ -229,68 +156,6 @@ func (t *Transport) getURL(ctx context.Context, target fetchTarget, u *url.URL, 
 		}
 	}
 	return fetchResult{entry: e, outcome: OutcomeFetched, buf: buf}
-}
-
-// readBody reads the body of resp as readBody does. A body without content
-// codings is read into one buffer: of the size it says, when it says one,
-// grown when the server sends more or does not say. The buffer is buf's,
-// when buf is not nil, and buf then holds it (grown) for putBodyBuf.
-func (t *Transport) readBody(resp *http.Response, buf *[]byte) ([]byte, error) {
-	limit := t.maxSize()
-	n := resp.ContentLength
-	if n > int64(limit) || len(resp.Header["Content-Encoding"]) > 0 && !resp.Uncompressed {
-		return readBody(resp, limit)
-	}
-	var b []byte
-	if buf != nil {
-		b = (*buf)[:0]
-	}
-	switch {
-	case int64(cap(b)) <= n:
-		b = make([]byte, 0, n+1) // room to see the end without growing
-	case cap(b) == 0:
-		b = make([]byte, 0, 512)
-	}
-	for len(b) <= limit {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)] // the server sent more than it said
-		}
-		m, err := resp.Body.Read(b[len(b):min(cap(b), limit+1)])
-		b = b[:len(b)+m]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("robotsguard: reading body: %w", err)
-		}
-	}
-	if buf != nil {
-		*buf = b[:0]
-	}
-	return b, nil
-}
-
-// bodyBufs holds the buffers that the bodies of robots.txt files are read
-// into when no state keeps them: the state of a file keeps its parsed
-// rules, so that its body is garbage once parsed. Buffers larger than
-// maxBodyBuf are left to the collector.
-var bodyBufs = sync.Pool{New: func() any { return new([]byte) }}
-
-const maxBodyBuf = 64 << 10
-
-// getBodyBuf returns a buffer of bodyBufs.
-func getBodyBuf() *[]byte { return bodyBufs.Get().(*[]byte) }
-
-// putBodyBuf gives buf, whose contents nothing holds any more, back to
-// bodyBufs. A nil buf is ignored.
-func putBodyBuf(buf *[]byte) {
-	if buf == nil {
-		return
-	}
-	if cap(*buf) > maxBodyBuf {
-		*buf = nil
-	}
-	bodyBufs.Put(buf)
 }
 
 // send sends req, a robots.txt request, following redirects as
@@ -465,25 +330,6 @@ func referer(last, next *url.URL) string {
 		return l.String()
 	}
 	return last.String()
-}
-
-// notTheFile says why resp, the final answer to a robots.txt request
-// whose redirects checkRedirect stopped or not, and which is not a 304
-// revalidating the response held, cannot be the file (see
-// DefaultStatusPolicy), or "" when it can.
-func notTheFile(resp *http.Response, stopped bool) string {
-	switch s := resp.StatusCode; {
-	case s == http.StatusPartialContent:
-		return "206 Partial Content to a request without Range: a part of a file is not the file"
-	case s == http.StatusNotModified:
-		return "304 Not Modified to a request that was not conditional"
-	case s >= 300 && s < 400 && s != http.StatusNotModified && !stopped:
-		if field(resp.Header, "Location") == "" {
-			return fmt.Sprintf("%d redirect without a Location", s)
-		}
-		return fmt.Sprintf("%d redirect that cannot be followed (Location %q)", s, resp.Header.Get("Location"))
-	}
-	return ""
 }
 
 // failed returns old updated with one more failure: the usable response it

@@ -2,11 +2,15 @@ package robotsguard
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/robotsguard/robotsguard/cache"
 )
 
 // An Observer is told what the Transport does: every robots.txt fetch,
@@ -244,4 +248,41 @@ func (t *Transport) waited(ev WaitEvent) {
 		ev.Origin = strings.Clone(ev.Origin)
 		t.Observer.Waited(ev)
 	}
+}
+
+// observed reports whether fetches are told to an Observer or a Logger.
+func (t *Transport) observed() bool {
+	return t.Observer != nil && t.Observer.Fetched != nil || t.Logger != nil
+}
+
+// withoutFragment returns u without the fragment that names the agent of a
+// Store key (see stateKey.storeURL).
+func withoutFragment(u string) string {
+	u, _, _ = strings.Cut(u, "#")
+	return u
+}
+
+// fetchEvent describes a fetch of url, with entry e as its result.
+func (t *Transport) fetchEvent(url string, o origin, out FetchOutcome, e *cache.Entry, err error, d time.Duration) FetchEvent {
+	ev := FetchEvent{URL: withoutFragment(url), Origin: o.String(), Outcome: out, Duration: d, Bytes: len(e.Body), Err: err}
+	if out != OutcomeFailed && out != OutcomeServedStale {
+		ev.Status = e.Status
+		if out == OutcomeRevalidated {
+			ev.Status = http.StatusNotModified
+		}
+		f := t.cachePolicy().Freshness(e)
+		ev.Lifetime, ev.LifetimeSource = f.Until.Sub(e.Received), f.Source
+		switch {
+		case f.Capped:
+			ev.LifetimeSource += " (capped)"
+		case f.Floored:
+			ev.LifetimeSource += " (floored)"
+		}
+	} else {
+		var fe *FetchError
+		if errors.As(err, &fe) {
+			ev.Status = fe.Status
+		}
+	}
+	return ev
 }

@@ -149,3 +149,64 @@ func (t *Transport) log(level slog.Level, msg string, args ...any) {
 	}
 	t.Logger.Log(context.Background(), level, msg, args...)
 }
+
+// maxElections bounds the times elect tries the lock: a Locker whose Wait
+// returns while another holds the lock would otherwise keep it spinning.
+const maxElections = 8
+
+// elect makes this process the one of the fleet that fetches url (whose
+// last known entry is old), through the Store's cache.Locker. It returns
+// an entry another process stored meanwhile, when one decides (the one the
+// fetch would have been), or else the function that releases the lock this
+// process took, if any, once the fetch is stored. It spends a quarter of
+// FetchTimeout at most (and no more than ctx) waiting for other processes'
+// fetches, and then lets this one fetch: an error, a slow holder or one
+// that died costs a fetch, never a request the rules refuse.
+func (t *Transport) elect(ctx context.Context, l cache.Locker, url string, old *cache.Entry) (*cache.Entry, func()) {
+	nop := func() {}
+	wctx, cancel := context.WithTimeout(ctx, t.fetchTimeout()/4)
+	defer cancel()
+	key := cache.Key(url)
+	for range maxElections {
+		var token string
+		var held bool
+		err := t.storeCall(wctx, func(ctx context.Context) (err error) {
+			deadline, _ := ctx.Deadline()
+			ttl := max(time.Until(deadline)+t.fetchTimeout(), time.Millisecond) // past the fetch and the save
+			token, held, err = l.TryLock(ctx, key, ttl)
+			return err
+		})
+		if err != nil {
+			t.storeFailed("lock", url, err)
+			return nil, nop
+		}
+		if held {
+			unlock := func() {
+				uctx, cancel := context.WithTimeout(context.Background(), t.fetchTimeout()/4)
+				defer cancel()
+				if err := t.storeCall(uctx, func(ctx context.Context) error { return l.Unlock(ctx, key, token) }); err != nil {
+					t.storeFailed("unlock", url, err)
+				}
+			}
+			// The last holder may have stored the entry just before it
+			// released the lock.
+			if e := t.load(wctx, url, t.now()); e != nil && newer(e, old) && t.decisive(e, t.now()) {
+				unlock()
+				return e, nop
+			}
+			return nil, unlock
+		}
+		if err := t.storeCall(wctx, func(ctx context.Context) error { return l.Wait(ctx, key) }); err != nil {
+			if wctx.Err() == nil {
+				t.storeFailed("wait", url, err)
+			}
+			return nil, nop
+		}
+		if e := t.load(wctx, url, t.now()); e != nil && newer(e, old) && t.decisive(e, t.now()) {
+			return e, nop
+		}
+		// The holder stored nothing that decides (it failed, or died):
+		// the lock is free, and the next try may take it.
+	}
+	return nil, nop
+}
