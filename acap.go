@@ -170,7 +170,7 @@ func (t *Transport) reference(o origin, u *url.URL, dial, ua string, deadline ti
 	}
 	key := stateKey{origin: ro, path: u.RequestURI()}
 	rawURL := ro.String() + u.RequestURI()
-	v, _, _ := t.flight.Do(rawURL, func() (any, error) {
+	v, _, _ := t.refFlights.Do(rawURL, func() (any, error) {
 		now := t.now()
 		var old *cache.Entry
 		if st, ok := t.states.Get(key); ok {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/robotsguard/robotsguard/cache"
@@ -19,22 +18,25 @@ import (
 // lookup returns the state of origin o's robots.txt at now, fetching the
 // file (from host dial, if not empty, as agent ua) when the cache has no
 // usable state, and whether it waited for a fetch. Concurrent requests for
-// an origin share one fetch; each stops waiting when its own context ends,
-// or when the fetch outlasts its budget (a Base or Store that ignores its
-// context): the stale copy, if one may stand in, or else an unreachable
-// state decides then.
+// an origin share one fetch (a flight of t.flights); each stops waiting
+// when its own context ends, or when the fetch outlasts its budget (a Base
+// or Store that ignores its context): the stale copy, if one may stand in,
+// or else an unreachable state decides then. The fetch outlives the
+// request that started it, as others may wait on it, so it takes neither
+// its cancellation nor its values (such as an httptrace.ClientTrace that
+// belongs to that request): refresh makes a context of its own.
 func (t *Transport) lookup(ctx context.Context, o origin, dial, ua string, now time.Time) (st *originState, waited bool, err error) {
 	k := t.robotsKey(o, ua)
 	if st := t.cached(k); st != nil && st.fresh(now) {
 		return st, false, nil
 	}
 	t.counters.misses.Add(1)
-	f := t.join(k, dial, ua)
+	done := t.flights.DoChan(k.flightKey(), func() (any, error) { return t.refresh(k, dial, ua), nil })
 	timer := getTimer(t.fetchBudget())
 	defer putTimer(timer)
 	select {
-	case <-f.done:
-		return f.st, true, nil
+	case r := <-done:
+		return r.Val.(*originState), true, nil
 	case <-ctx.Done():
 		return nil, true, fmt.Errorf("robotsguard: waiting for %s: %w", o.robotsURL(), ctx.Err())
 	case <-timer.C:
@@ -42,130 +44,14 @@ func (t *Transport) lookup(ctx context.Context, o origin, dial, ua string, now t
 	}
 }
 
-// A flight is a refresh of an origin's state under way, which every request
-// that needs the state waits for.
-type flight struct {
-	done chan struct{} // closed once st is set
-	st   *originState
-}
-
-// join returns the flight that refreshes the state k names, starting it
-// (fetching from host dial, if not empty, as agent ua) unless one is under
-// way. The fetch outlives the request that started it, as others may wait
-// on it, so it takes neither its cancellation nor its values (such as an
-// httptrace.ClientTrace that belongs to that request).
-func (t *Transport) join(k stateKey, dial, ua string) *flight {
-	t.flightMu.Lock()
-	f := t.flights[k]
-	if f != nil {
-		t.flightMu.Unlock()
-		return f
+// flightKey returns the name of k's flight in Transport.flights: what
+// tells two keys apart, in a string.
+func (k stateKey) flightKey() string {
+	scheme := "http://"
+	if k.origin.https {
+		scheme = "https://"
 	}
-	if t.flights == nil {
-		t.flights = map[stateKey]*flight{}
-	}
-	f = &flight{done: make(chan struct{})}
-	t.flights[k] = f
-	t.flightMu.Unlock()
-	j := job{t, k, f, dial, ua}
-	started.Add(1)
-	select {
-	case jobs <- j: // an idle flier takes it
-	default:
-		go flier(j)
-	}
-	return f
-}
-
-// A job is a flight to run, with what fly needs.
-type job struct {
-	t        *Transport
-	k        stateKey
-	f        *flight
-	dial, ua string
-}
-
-// Fliers are the goroutines that run flights, for every Transport of the
-// process. A flier that is done waits for another flight, unless
-// maxIdleFliers wait already: a new goroutine per fetch would grow its
-// stack, deep in the fetch, every time. Idle fliers wait on a plain
-// receive, without a timer each (a select on a timer costs every flight
-// its timer's arming): one timer for all, the reaper's, ends them once no
-// flight was started for flierIdle, so that they end flierIdle to twice
-// that after the last one. An idle flier holds no Transport.
-const (
-	maxIdleFliers = 4
-	flierIdle     = time.Second
-)
-
-var (
-	jobs       = make(chan job) // flights handed to idle fliers; a job without a Transport ends one
-	idleFliers atomic.Int32
-	started    atomic.Uint64 // flights started, ever
-	reaper     struct {
-		armed atomic.Bool
-		seen  atomic.Uint64 // started, when it was armed
-		once  sync.Once
-		timer *time.Timer // calls reap; made once
-	}
-)
-
-// flier runs j, and then the jobs it is handed while it waits.
-func flier(j job) {
-	for {
-		j.t.fly(j.k, j.f, j.dial, j.ua)
-		j = job{}
-		if idleFliers.Add(1) > maxIdleFliers {
-			idleFliers.Add(-1)
-			return
-		}
-		armReaper()
-		j = <-jobs
-		idleFliers.Add(-1)
-		if j.t == nil {
-			return // from reap
-		}
-	}
-}
-
-// armReaper arms the reaper's timer, unless it is armed.
-func armReaper() {
-	if !reaper.armed.CompareAndSwap(false, true) {
-		return
-	}
-	reaper.seen.Store(started.Load())
-	reaper.once.Do(func() { reaper.timer = time.AfterFunc(flierIdle, reap) })
-	reaper.timer.Reset(flierIdle)
-}
-
-// reap ends the idle fliers when no flight was started since the reaper
-// was armed, and arms it again while fliers are idle.
-func reap() {
-	if started.Load() == reaper.seen.Load() {
-	end:
-		for {
-			select {
-			case jobs <- job{}:
-			default:
-				break end
-			}
-		}
-	}
-	reaper.armed.Store(false)
-	if idleFliers.Load() > 0 { // a flier that went idle meanwhile finds it disarmed, or this arms it
-		armReaper()
-	}
-}
-
-// fly runs flight f.
-func (t *Transport) fly(k stateKey, f *flight, dial, ua string) {
-	defer func() {
-		t.flightMu.Lock()
-		delete(t.flights, k)
-		t.flightMu.Unlock()
-		close(f.done)
-	}()
-	f.st = t.refresh(k, dial, ua)
+	return scheme + k.origin.host + "\x00" + k.path + "\x00" + k.agent
 }
 
 // timers holds stopped timers, for the waits of lookup.

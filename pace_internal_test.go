@@ -106,10 +106,6 @@ func TestEvictedStateFreed(t *testing.T) {
 			if tr.Observer == nil && tr.pacer.shard(name).m[name] == nil {
 				t.Fatal("the pacer has no pace of o0.example: the test shows nothing")
 			}
-			for idleFliers.Load() > 0 { // an idle flier holds its last flight
-				reap()
-				runtime.Gosched()
-			}
 			runtime.GC()
 			if freed.Value() != nil {
 				t.Error("an evicted state is still reachable")

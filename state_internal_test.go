@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"reflect"
 	"runtime"
 	"strings"
@@ -296,26 +295,6 @@ func TestNamedState(t *testing.T) {
 	}
 }
 
-// TestReapEndsIdleFliers: a flier waits for the next flight after its
-// own, and a round of the reaper with no flight started since the last
-// one ends it, and every other idle flier.
-func TestReapEndsIdleFliers(t *testing.T) {
-	tr := &Transport{Base: memRoundTripper{body: []byte("User-agent: *\nDisallow: /x\n")}, UserAgent: "T/1"}
-	for i := range 3 {
-		u := &url.URL{Scheme: "http", Host: fmt.Sprintf("o%d.test", i), Path: "/"}
-		if _, err := tr.Snapshot(context.Background(), u); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for idleFliers.Load() == 0 { // the flier goes idle once its flight is over
-		runtime.Gosched()
-	}
-	for idleFliers.Load() > 0 {
-		reap()
-		runtime.Gosched()
-	}
-}
-
 // The per-origin memory the cache's bound counts (stateOverhead) assumes a
 // state of 144 bytes, in the size class of that size.
 func TestStateSize(t *testing.T) {
@@ -418,8 +397,11 @@ func TestColdOriginAllocs(t *testing.T) {
 	send(tr, "/") // the first flight starts the flier
 	n := testing.AllocsPerRun(100, func() { i++; send(tr, "/") })
 	t.Logf("%v allocations, the bare fetch %v", n, bare)
-	if n > bare+14 {
-		t.Errorf("a cold origin: %v allocations, %v more than the bare fetch, want at most 14", n, n-bare)
+	// A singleflight flight (its call, the caller's channel and list, the
+	// key, the function) costs five more than the hand-made flight and
+	// pool of fliers did; the parsed rules and the state most of the rest.
+	if n > bare+17 {
+		t.Errorf("a cold origin: %v allocations, %v more than the bare fetch, want at most 17", n, n-bare)
 	}
 }
 

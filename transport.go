@@ -247,9 +247,8 @@ type Transport struct {
 	uaField    []string                           // the User-Agent field of robots.txt fetches, with UserAgent
 	storeSlots chan struct{}                      // one per Store call under way
 	states     *lru.Cache[stateKey, *originState] // origin states and ACAP references
-	flight     singleflight.Group                 // ACAP permissions references being read
-	flightMu   sync.Mutex
-	flights    map[stateKey]*flight // robots.txt states being refreshed
+	flights    singleflight.Group                 // robots.txt states being refreshed (see lookup)
+	refFlights singleflight.Group                 // site files being read (see reference)
 	// servesRobots: a request for /robots.txt was answered, or tried
 	// to be, from memory: states keep their entries whole.
 	servesRobots atomic.Bool
