@@ -32,7 +32,7 @@ func (t *Transport) decide(req *http.Request, st *originState, ua string, now ti
 		if t.UserAgent == "" {
 			g = st.robots.Group(groupAgent(ua))
 		}
-		e = t.decidePaths(t.decider(st), req.URL, ua, g)
+		e = t.decidePaths(st, req.URL, ua, g)
 	}
 	if e != nil {
 		e.Method, e.URL, e.Agent = req.Method, req.URL.Redacted(), t.agent(ua)
@@ -139,42 +139,29 @@ func askedDelay(g *policy.Group) (d time.Duration, ok bool) {
 	return 0, false
 }
 
-// decider returns what decides requests to st's origin when its access is
-// AccessRules.
-func (t *Transport) decider(st *originState) decider {
-	if a := st.more.acap; a != nil {
-		return acapDecider{a, t.ACAP.Purpose}
+// decideURL decides u by st's rules for the agent ua, who follows group g
+// of them: nil when it may fetch u, else the refusal with its reason and
+// details. A signal that decides crawling (ACAP's records) decides in
+// place of the rules.
+func decideURL(st *originState, u *url.URL, ua string, g *policy.Group) *DisallowedError {
+	if d := st.more.crawl; d != nil {
+		return d.decideCrawl(u, ua)
 	}
-	return rulesDecider{}
-}
-
-// A decider decides a request by the rules of an origin: the conventional
-// rules of its robots.txt, or, with ACAP on, its ACAP records. It returns
-// nil when the agent ua (following group g of the conventional rules) may
-// fetch u, else the refusal with its reason and details.
-type decider interface {
-	decide(u *url.URL, ua string, g *policy.Group) *DisallowedError
-}
-
-// rulesDecider decides by the conventional rules.
-type rulesDecider struct{}
-
-func (rulesDecider) decide(u *url.URL, _ string, g *policy.Group) *DisallowedError {
 	if g.AllowedURL(u) {
 		return nil // the common case, without the Decision
 	}
 	return &DisallowedError{Reason: ReasonRule, Decision: g.DecideURL(u)}
 }
 
-// decidePaths decides u with dec, and, with NormalizePaths on, u with its
-// path normalised too (see normalizedURL): the first refusal, or nil when
-// both are allowed.
-func (t *Transport) decidePaths(dec decider, u *url.URL, ua string, g *policy.Group) *DisallowedError {
-	if e := dec.decide(u, ua, g); e != nil || !t.NormalizePaths {
+// decidePaths decides u as decideURL does, and, with NormalizePaths on, u
+// with its path normalised too (see normalizedURL): the first refusal, or
+// nil when both are allowed.
+func (t *Transport) decidePaths(st *originState, u *url.URL, ua string, g *policy.Group) *DisallowedError {
+	if e := decideURL(st, u, ua, g); e != nil || !t.NormalizePaths {
 		return e
 	}
 	if n, ok := normalizedURL(u); ok {
-		return dec.decide(n, ua, g)
+		return decideURL(st, n, ua, g)
 	}
 	return nil
 }

@@ -142,7 +142,7 @@ func (t *Transport) getURL(ctx context.Context, target fetchTarget, u *url.URL, 
 		// The body of a robots.txt that no Store shares is read into a
 		// buffer of bodyBufs: its state keeps the parsed rules, not the
 		// body, unless it keeps entries whole (see refresh).
-		if target.raw == "" && t.Store == nil && t.ACAP == nil && !t.keepWhole() {
+		if target.raw == "" && t.Store == nil && !t.signalsKeepBody() && !t.keepWhole() {
 			buf = getBodyBuf()
 		}
 		e.Body, err = t.readBody(resp, buf)

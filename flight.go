@@ -73,14 +73,11 @@ func putTimer(tm *time.Timer) {
 }
 
 // fetchBudget is the longest a request waits for a fetch of a robots.txt:
-// FetchTimeout, another for the permissions references with ACAP on, and a
-// quarter more, so that a fetch that ends on time is never cut short.
+// FetchTimeout, the time the signals may spend on their files (another
+// FetchTimeout for ACAP's permissions references), and a quarter more, so
+// that a fetch that ends on time is never cut short.
 func (t *Transport) fetchBudget() time.Duration {
-	d := t.fetchTimeout() + t.fetchTimeout()/4
-	if t.ACAP != nil {
-		d += t.fetchTimeout()
-	}
-	return d
+	return t.fetchTimeout() + t.fetchTimeout()/4 + t.signalBudget()
 }
 
 var errStuck = errors.New("robotsguard: the fetch outlasted FetchTimeout: Base or the Store does not honour its context")

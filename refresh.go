@@ -10,34 +10,27 @@ import (
 
 	"github.com/robotsguard/robotsguard/cache"
 	"github.com/robotsguard/robotsguard/policy"
-	"github.com/robotsguard/robotsguard/usage"
 )
 
 // Refreshing an origin's state: from the Store when another Transport
 // fetched the file, else by fetching it (fetcher.go), then parsing it and
 // building the state that requests decide by (state.go).
 
-// parsed is what a robots.txt body holds: its rules and, with ACAP on,
-// its ACAP state.
+// parsed is what a robots.txt body holds: its rules, and the signals'
+// parts (see signal), as Transport.signals orders them.
 type parsed struct {
 	robots  *policy.Robots
-	acap    *acapState
-	signals *usage.RobotsSignals
+	signals []signalPart
 }
 
 // parse parses e's body, when its status says the rules apply, and reads
-// the permissions references of its ACAP records (fetching those that are
-// not fresh in memory) when ACAP is on.
+// the signals' parts of it (fetching the files they read that are not
+// fresh in memory).
 func (t *Transport) parse(o origin, e *cache.Entry, dial, ua string) parsed {
 	if e.Status == 0 || t.statusPolicy()(e.Status) != AccessRules {
 		return parsed{}
 	}
-	if t.ACAP == nil {
-		robots := t.Parser.Parse(e.Body)
-		return parsed{robots: robots, signals: robotsSignals(e.Body)}
-	}
-	robots, pol := t.parseACAP(e.Body)
-	return parsed{robots: robots, acap: t.resolveACAP(o, pol, dial, ua), signals: robotsSignals(e.Body)}
+	return parsed{robots: t.Parser.Parse(e.Body), signals: t.readSignals(robotsRead{o, dial, ua, e.Body}, nil)}
 }
 
 // refresh brings o's state up to date: from memory, if another caller did
@@ -93,7 +86,7 @@ func (t *Transport) panicked(k stateKey, prev *originState, old *cache.Entry, er
 	e := res.entry
 	p := parsed{}
 	if prev != nil && prev.parsed && prev.sameBody(e) {
-		p = parsed{robots: prev.robots, acap: prev.more.acap, signals: prev.more.signals}
+		p = parsed{robots: prev.robots, signals: prev.more.signals}
 	} else if e.Status != 0 {
 		n := *e
 		n.Status, n.Body, n.Header = 0, nil, nil // rules that were never parsed: none stands in
@@ -207,12 +200,12 @@ func (st *originState) sameBody(e *cache.Entry) bool {
 
 // parseFor parses e for o as parse does, reusing the parse of prev when e
 // holds the same body (a revalidation, a copy standing in for a failure):
-// only the permissions references are read again.
+// only the files the signals' parts read are read again.
 func (t *Transport) parseFor(o origin, e *cache.Entry, prev *originState, dial, ua string) parsed {
 	if prev == nil || !prev.parsed || e.Status == 0 || !prev.sameBody(e) {
 		return t.parse(o, e, dial, ua)
 	}
-	return parsed{robots: prev.robots, acap: t.resolveACAP(o, prev.acapPolicy(), dial, ua), signals: prev.more.signals}
+	return parsed{robots: prev.robots, signals: t.readSignals(robotsRead{o, dial, ua, e.Body}, prev.more.signals)}
 }
 
 // keep builds o's state and holds it in memory, unless the cache policy

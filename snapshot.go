@@ -89,10 +89,10 @@ func (t *Transport) Snapshot(ctx context.Context, u *url.URL) (*Snapshot, error)
 			s.Delay, _ = t.interval(g)
 		}
 		s.DelayAsked, _ = askedDelay(g)
-		if a := st.more.acap; a != nil {
+		if a := part[*acapState](st); a != nil {
 			s.ACAP = a.policy
 		}
-		s.Usage = st.more.signals
+		s.Usage = part[robotsLines](st).s
 	case AccessAllowAll:
 		s.Delay, _ = t.interval(nil)
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/robotsguard/robotsguard/cache"
 	"github.com/robotsguard/robotsguard/internal/lru"
 	"github.com/robotsguard/robotsguard/policy"
-	"github.com/robotsguard/robotsguard/usage"
 )
 
 // The state cache: what the Transport knows of each origin's robots.txt,
@@ -203,14 +202,17 @@ type stateMore struct {
 	err                   error // why the last fetch failed, when it did
 	failures              int   // the entry's
 	failingSince, retryAt time.Time
-	errText               string               // the entry's Err
-	body                  []byte               // the entry's body, unless bodyless
-	header                http.Header          // the entry's header, when hdr does not hold it
-	acap                  *acapState           // with ACAP on, for a file with ACAP records
-	signals               *usage.RobotsSignals // usage signals of the file; nil when it has none
-	agent                 string               // the agent of the state's key, when it is too long for nh
-	path                  string               // the path of a permissions reference's key
-	ref                   *refState            // the permissions reference the state holds
+	errText               string      // the entry's Err
+	body                  []byte      // the entry's body, unless bodyless
+	header                http.Header // the entry's header, when hdr does not hold it
+	// signals holds the signals' parts of the file, as Transport.signals
+	// orders them (nil when none has a part), and crawl the part that
+	// decides crawling in place of the rules, if any (see decideURL).
+	signals []signalPart
+	crawl   crawlDecider
+	agent   string    // the agent of the state's key, when it is too long for nh
+	path    string    // the path of a site file's key
+	file    *siteFile // the site file the state holds
 }
 
 // noMore is the stateMore of the states that need none. Read only.
@@ -219,7 +221,7 @@ var noMore = &stateMore{}
 // needed reports whether m holds anything.
 func (m *stateMore) needed() bool {
 	return m.err != nil || m.failures != 0 || !m.failingSince.IsZero() || !m.retryAt.IsZero() || m.errText != "" ||
-		m.body != nil || m.header != nil || m.acap != nil || m.signals != nil || m.agent != "" || m.path != "" || m.ref != nil
+		m.body != nil || m.header != nil || m.signals != nil || m.agent != "" || m.path != "" || m.file != nil
 }
 
 // entry returns the entry the state was built from, its header as the
@@ -276,7 +278,7 @@ const (
 	stateOverhead = 264
 	paceOverhead  = 128
 	wholeHeader   = 512 // an entry's header map, when the entry is kept whole
-	moreOverhead  = 176 // a stateMore
+	moreOverhead  = 208 // a stateMore, in its size class (TestStateMoreSize)
 )
 
 // namedState returns a new state of origin o whose nh holds its name, then
@@ -476,7 +478,7 @@ func (st *originState) origin() origin {
 func (t *Transport) newState(k stateKey, e *cache.Entry, err error, p parsed) *originState {
 	whole := t.keepWhole()
 	more := stateMore{err: err, failures: e.Failures, failingSince: e.FailingSince, retryAt: e.RetryAt, errText: e.Err,
-		header: e.Header, acap: p.acap, signals: p.signals}
+		header: e.Header, signals: p.signals}
 	agent := k.agent
 	if len(agent) > math.MaxUint16 {
 		more.agent, agent = agent, ""
@@ -519,12 +521,6 @@ func (t *Transport) newState(k stateKey, e *cache.Entry, err error, p parsed) *o
 	if p.robots != nil {
 		size += int64(p.robots.MemSize())
 	}
-	if p.signals != nil {
-		size += int64(p.signals.MemSize())
-	}
-	if p.acap != nil {
-		size += p.acap.size
-	}
 	var until time.Time
 	switch {
 	case e.Failures > 0:
@@ -532,8 +528,17 @@ func (t *Transport) newState(k stateKey, e *cache.Entry, err error, p parsed) *o
 	case e.Status != 0:
 		until = t.cachePolicy().FreshUntil(e)
 	}
-	if p.acap != nil && !p.acap.until.IsZero() && p.acap.until.Before(until) {
-		until = p.acap.until
+	for _, sp := range p.signals {
+		if sp == nil {
+			continue
+		}
+		size += sp.memSize()
+		if u := sp.expires(); !u.IsZero() && u.Before(until) {
+			until = u
+		}
+		if d, ok := sp.(crawlDecider); ok {
+			more.crawl = d
+		}
 	}
 	st.until = stampOf(until)
 	st.staleOK = t.cachePolicy().UsableStale(e, e.Received) // its directives; the time is usableStale's

@@ -273,7 +273,7 @@ func TestStateIsItsKey(t *testing.T) {
 			}
 		}
 	}
-	ref := (&refState{entry: &cache.Entry{}}).state(stateKey{origin: zone, path: "/acap.txt"})
+	ref := (&siteFile{entry: &cache.Entry{}}).state(stateKey{origin: zone, path: "/acap.txt"})
 	for _, k := range []stateKey{{origin: zone}, {origin: zone, path: "/acap.txt"}} {
 		if ref.is(k) != (k.path != "") {
 			t.Errorf("the state of a reference is(%+v) = %v", k, !(k.path != ""))
@@ -300,6 +300,14 @@ func TestNamedState(t *testing.T) {
 func TestStateSize(t *testing.T) {
 	if n := unsafe.Sizeof(originState{}); n != 144 {
 		t.Errorf("an originState is %d bytes, not 144", n)
+	}
+}
+
+// TestStateMoreSize: the memory the cache's bound counts for a stateMore
+// (moreOverhead) covers one.
+func TestStateMoreSize(t *testing.T) {
+	if n := unsafe.Sizeof(stateMore{}); n > moreOverhead {
+		t.Errorf("a stateMore is %d bytes, more than the %d counted", n, moreOverhead)
 	}
 }
 

@@ -242,17 +242,18 @@ type Transport struct {
 	// the default, follows the RFC.
 	NormalizePaths bool
 
-	once       sync.Once
-	token      string                             // product token of UserAgent
-	uaField    []string                           // the User-Agent field of robots.txt fetches, with UserAgent
-	storeSlots chan struct{}                      // one per Store call under way
-	states     *lru.Cache[stateKey, *originState] // origin states and ACAP references
-	flights    singleflight.Group                 // robots.txt states being refreshed (see lookup)
-	refFlights singleflight.Group                 // site files being read (see reference)
+	once        sync.Once
+	token       string                             // product token of UserAgent
+	uaField     []string                           // the User-Agent field of robots.txt fetches, with UserAgent
+	storeSlots  chan struct{}                      // one per Store call under way
+	states      *lru.Cache[stateKey, *originState] // origin states and ACAP references
+	flights     singleflight.Group                 // robots.txt states being refreshed (see lookup)
+	fileFlights singleflight.Group                 // site files being read (see siteFile)
 	// servesRobots: a request for /robots.txt was answered, or tried
 	// to be, from memory: states keep their entries whole.
 	servesRobots atomic.Bool
 	pacer        LocalPacer
+	signals      []signal      // what the Transport reads beyond the rules (see signalsOf)
 	limiter      *rate.Limiter // of MaxRate; nil for none
 	counters     counters
 
@@ -282,6 +283,7 @@ func (t *Transport) init() {
 		t.states = lru.New(size, (*originState).memSize, func(k stateKey) uint64 { return k.hash(seed) }, (*originState).is)
 		t.pacer.Clock = t.Clock
 		t.limiter = t.newLimiter()
+		t.signals = signalsOf(t)
 		t.storeSlots = make(chan struct{}, maxStoreCalls)
 		if t.retryWaitMin == 0 {
 			t.retryWaitMin, t.retryWaitMax = time.Second, 10*time.Second

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -56,77 +55,70 @@ func (t *Transport) Usage(req *http.Request, c usage.Category, page *usage.Page)
 		return usage.Decision{}, err
 	}
 	site := &usage.Site{RobotsURL: o.robotsURL(), Status: int(st.status)}
-	switch t.access(st, now) {
+	access := t.access(st, now)
+	switch access {
 	case AccessRules:
-		site.Rules, site.Robots = st.robots, st.more.signals
-		if a := st.more.acap; a != nil {
-			// The ACAP policy pools the conventional records, and
-			// decides crawling in their place, as RoundTrip does.
-			site.ACAP, site.Rules = a.policy, nil
-		}
+		site.Rules = st.robots
 	case AccessAllowAll:
 		site.Unread = usage.Allowed
 	default:
 		site.Unread = usage.Disallowed
 	}
-	var unread error
-	if c == usage.TDM || c == usage.TrainAI {
-		unread = t.tdmrep(o, dial, ua, site)
+	r := robotsRead{o: o, dial: dial, ua: ua}
+	var unread []*unreadFile
+	for i, s := range t.signals {
+		var p signalPart
+		if access == AccessRules && i < len(st.more.signals) {
+			p = st.more.signals[i]
+		}
+		if u := s.usage(t, p, r, c, site); u != nil {
+			unread = append(unread, u)
+		}
 	}
 	target := req.URL.RequestURI()
 	if strings.HasPrefix(target, "//") {
 		target = req.URL.String()
 	}
 	d := usage.Decide(usage.Query{Agent: t.agent(ua), URL: target, Category: c, Now: now}, site, page)
-	if unread != nil {
+	for _, u := range unread {
 		d.Evidence = append(d.Evidence, usage.Evidence{Category: c, Source: usage.Source{
-			Signal: usage.TDMRep, Place: usage.InFile, URL: site.TDMRepURL,
-			Text: clipText("cannot be read: " + unprefixed(unread))}})
+			Signal: u.signal, Place: usage.InFile, URL: u.url,
+			Text: clipText("cannot be read: " + unprefixed(u.err))}})
 	}
 	return d, nil
 }
 
-// tdmrep reads o's TDMRep file into site, from memory while fresh, else
-// from the Store or fetched as a robots.txt is. It leaves site.TDMRep nil
-// when the site has none (a status the StatusPolicy reads as unavailable),
-// and fails when the file cannot be read.
-func (t *Transport) tdmrep(o origin, dial, ua string, site *usage.Site) error {
-	u := &url.URL{Scheme: "http", Host: o.host, Path: usage.TDMRepPath}
-	if o.https {
-		u.Scheme = "https"
+// usageLines is the signal of robots.txt's usage lines: Content-Usage
+// (IETF aipref) and Content-Signal, read by package usage. A file without
+// them costs nothing: usage.ParseRobots then allocates nothing.
+type usageLines struct{}
+
+// robotsLines is usageLines' part of a robots.txt.
+type robotsLines struct{ s *usage.RobotsSignals }
+
+func (p robotsLines) memSize() int64     { return int64(p.s.MemSize()) }
+func (p robotsLines) expires() time.Time { return time.Time{} }
+
+func (usageLines) read(_ *Transport, r robotsRead, prev signalPart) signalPart {
+	if prev != nil {
+		return prev // the same body
 	}
-	site.TDMRepURL = o.String() + usage.TDMRepPath
-	rs := t.reference(o, u, dial, ua, time.Now().Add(t.fetchTimeout()))
-	if rs.err != nil {
-		return rs.err
+	// The lines' evidence names the file by usage.Site.RobotsURL.
+	if s := usage.ParseRobots(r.body, ""); !s.Empty() {
+		return robotsLines{s}
 	}
-	if t.statusPolicy()(rs.entry.Status) != AccessRules {
-		return nil // no file
-	}
-	p := rs.tdm.Load()
-	if p == nil {
-		// Read once for the entry's life, a file that does not parse
-		// too: a large one must not cost its parse on every call.
-		f, err := usage.ParseTDMRep(rs.entry.Body, site.TDMRepURL)
-		p = &tdmParsed{file: f, err: err}
-		rs.tdm.Store(p)
-	}
-	if p.err != nil {
-		return p.err
-	}
-	site.TDMRep = p.file
 	return nil
 }
 
-// robotsSignals returns the usage signals of a robots.txt body, or nil
-// when it has none (most files: usage.ParseRobots then allocates nothing).
-// Their evidence names the file by usage.Site.RobotsURL.
-func robotsSignals(body []byte) *usage.RobotsSignals {
-	if s := usage.ParseRobots(body, ""); !s.Empty() {
-		return s
+func (usageLines) usage(_ *Transport, part signalPart, _ robotsRead, _ usage.Category, site *usage.Site) *unreadFile {
+	if p, ok := part.(robotsLines); ok {
+		site.Robots = p.s
 	}
 	return nil
 }
+
+func (usageLines) fetchBudget(*Transport) time.Duration { return 0 }
+func (usageLines) keepsBody() bool                      { return false }
 
 // clipText cuts s to the 200 bytes a usage.Source's Text holds.
 func clipText(s string) string {
