@@ -20,8 +20,8 @@ func TestClientUserAgent(t *testing.T) {
 	if len(rs) != 3 || rs[0].UserAgent != "FooBot/1.0" || rs[1].UserAgent != "FooBot/1.0" || rs[2].UserAgent != "FooBot/1.0" {
 		t.Fatalf("requests = %v", rs)
 	}
-	if errs := ftb.Errors(); len(errs) != 0 {
-		t.Errorf("failures = %q, want none", errs)
+	if ftb.Failed() {
+		t.Errorf("failed by %v, want no failure", o.Disallowed())
 	}
 }
 
