@@ -41,7 +41,7 @@ func TestReportedLine(t *testing.T) {
 		at := "location_test.go:" + strconv.Itoa(line) + ": robotstest: "
 		for _, msg := range []string{
 			at + `GET /admin/ from "FooBot/1.0": disallowed by "Disallow: /admin/" (line 2, group "*" at line 1)`,
-			at + "1 of the ",
+			at + "1 of the 2 requests to http://",
 		} {
 			if !strings.Contains(string(out), msg) {
 				wrong = append(wrong, fmt.Sprintf("%s: no %q", name, msg))

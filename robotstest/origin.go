@@ -218,11 +218,23 @@ func (o *Origin) cleanup() {
 	for _, r := range bad {
 		o.tb.Errorf("%s", r.failure())
 	}
+	all := o.Requests()
 	var b strings.Builder
-	for _, r := range o.Requests() {
+	b.WriteString("robotstest: ")
+	switch {
+	case len(all) == 1:
+		fmt.Fprintf(&b, "the only request to %s was disallowed:", o.URL)
+	case len(bad) == len(all):
+		fmt.Fprintf(&b, "all %d requests to %s were disallowed, in order:", len(all), o.URL)
+	case len(bad) == 1:
+		fmt.Fprintf(&b, "1 of the %d requests to %s was disallowed; the Origin received, in order:", len(all), o.URL)
+	default:
+		fmt.Fprintf(&b, "%d of the %d requests to %s were disallowed; the Origin received, in order:", len(bad), len(all), o.URL)
+	}
+	for _, r := range all {
 		fmt.Fprintf(&b, "\n\t%s", r)
 	}
-	o.tb.Logf("robotstest: %d of the requests to %s were disallowed; all it received:%s", len(bad), o.URL, b.String())
+	o.tb.Logf("%s", b.String())
 }
 
 // SetRobots replaces the robots.txt the Origin serves. Requests are judged

@@ -2,6 +2,7 @@ package robotstest_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -134,32 +135,39 @@ func TestOriginNoFailureThroughTransport(t *testing.T) {
 	}
 }
 
+// When the test ends, a record of every request follows the failures,
+// under a line that counts them.
 func TestOriginLogsRecordAtCleanup(t *testing.T) {
-	ftb := &fakeTB{}
-	t.Run("crawl", func(t *testing.T) {
-		ftb.TB = t
+	for _, tc := range []struct {
+		paths []string
+		head  string // with the Origin's URL for %s; "" for no record
+	}{
+		{[]string{"/a"}, ""},
+		{[]string{"/a", "/admin/"}, "robotstest: 1 of the 2 requests to %s was disallowed; the Origin received, in order:"},
+		{[]string{"/admin/", "/a", "/admin/x"}, "robotstest: 2 of the 3 requests to %s were disallowed; the Origin received, in order:"},
+		{[]string{"/admin/"}, "robotstest: the only request to %s was disallowed:"},
+		{[]string{"/admin/", "/admin/x"}, "robotstest: all 2 requests to %s were disallowed, in order:"},
+	} {
+		ftb := &fakeTB{TB: t}
 		o := robotstest.NewOrigin(ftb, robotsTxt)
-		get(t, &http.Client{}, o.URL+"/a", "FooBot")
-		get(t, &http.Client{}, o.URL+"/admin/", "OtherBot")
-	})
-	logs := ftb.Logs()
-	if len(logs) != 1 {
-		t.Fatalf("logs = %q, want one", logs)
-	}
-	for _, want := range []string{"1 of the requests", `GET /a "FooBot" 200: allowed: no rule of group "foobot" (line 5) matches`, `GET /admin/ "OtherBot" 200: disallowed by "Disallow: /admin/"`} {
-		if !strings.Contains(logs[0], want) {
-			t.Errorf("log %q lacks %q", logs[0], want)
+		for _, path := range tc.paths {
+			get(t, &http.Client{}, o.URL+path, "OtherBot")
 		}
-	}
-
-	ftb = &fakeTB{}
-	t.Run("clean", func(t *testing.T) {
-		ftb.TB = t
-		o := robotstest.NewOrigin(ftb, robotsTxt)
-		get(t, &http.Client{}, o.URL+"/a", "FooBot")
-	})
-	if logs := ftb.Logs(); len(logs) != 0 {
-		t.Errorf("logs = %q, want none when nothing was disallowed", logs)
+		ftb.End()
+		logs := ftb.Logs()
+		if tc.head == "" {
+			if len(logs) != 0 {
+				t.Errorf("%v: logs = %q, want none when nothing was disallowed", tc.paths, logs)
+			}
+			continue
+		}
+		want := fmt.Sprintf(tc.head, o.URL)
+		for _, r := range o.Requests() {
+			want += "\n\t" + r.String()
+		}
+		if len(logs) != 1 || logs[0] != want {
+			t.Errorf("%v: logs = %q, want [%q]", tc.paths, logs, want)
+		}
 	}
 }
 
