@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/robotsguard/robotsguard"
 	"github.com/robotsguard/robotsguard/robotstest"
 )
 
@@ -49,4 +50,30 @@ func TestTransportBeforeStartPanics(t *testing.T) {
 		}
 	}()
 	o.Transport("FooBot")
+}
+
+// A plain http.Client over a Transport of one's own sends pages with the
+// Transport's UserAgent: the Origin, whose robots.txt lets FooBot alone
+// in, sees FooBot on every request. (When the Transport sent a request's
+// own User-Agent, net/http's Go-http-client/1.1 for one without, the "*"
+// group shut every page out and the Origin failed the test.)
+func TestPlainClientSendsUserAgent(t *testing.T) {
+	o := robotstest.NewOrigin(t, "User-agent: FooBot\nAllow: /\n\nUser-agent: *\nDisallow: /\n")
+	c := &http.Client{Transport: &robotsguard.Transport{UserAgent: "FooBot/1.0"}}
+	resp, err := c.Get(o.URL + "/page")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /page: %s", resp.Status)
+	}
+	if got, want := paths(o.Requests()), "GET /robots.txt, GET /page"; got != want {
+		t.Errorf("requests = %s, want %s", got, want)
+	}
+	for _, r := range o.Requests() {
+		if r.UserAgent != "FooBot/1.0" {
+			t.Errorf("%s sent as %q, want the Transport's UserAgent", r.URL, r.UserAgent)
+		}
+	}
 }
