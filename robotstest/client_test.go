@@ -3,6 +3,7 @@ package robotstest_test
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/robotsguard/robotsguard"
 	"github.com/robotsguard/robotsguard/robotstest"
@@ -75,5 +76,25 @@ func TestPlainClientSendsUserAgent(t *testing.T) {
 		if r.UserAgent != "FooBot/1.0" {
 			t.Errorf("%s sent as %q, want the Transport's UserAgent", r.URL, r.UserAgent)
 		}
+	}
+}
+
+// A Transport of one's own given the Origin's Clock paces on it: its
+// pauses (a second between requests, by default) move the clock, and
+// take no real time.
+func TestOwnTransportOnOriginClock(t *testing.T) {
+	o := robotstest.NewOrigin(t, "")
+	c := &http.Client{Transport: &robotsguard.Transport{UserAgent: "FooBot/1.0", Clock: o.Clock}}
+	for _, path := range []string{"/a", "/b", "/c"} {
+		if _, _, err := get(t, c, o.URL+path, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rs := o.Requests()
+	if got, want := paths(rs), "GET /robots.txt, GET /a, GET /b, GET /c"; got != want {
+		t.Fatalf("requests = %s, want %s", got, want)
+	}
+	if d := rs[3].Time.Sub(rs[1].Time); d < 2*time.Second {
+		t.Errorf("/c came %v after /a by the Origin's clock, want two pauses of a second", d)
 	}
 }

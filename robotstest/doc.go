@@ -4,7 +4,7 @@
 // agent that sent it, naming the rule and its line:
 //
 //	o := robotstest.NewOrigin(t, "User-agent: *\nDisallow: /admin/\n")
-//	client := o.Client("FooBot/1.0") // a robotsguard.Transport: pacing off, a fake clock
+//	client := o.Client("FooBot/1.0") // over a robotsguard.Transport: pacing off, a fake clock
 //	crawl(client, o.URL)             // the code under test
 //	for _, r := range o.Requests() { // what the site received, and the verdicts
 //		t.Log(r)

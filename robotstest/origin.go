@@ -107,7 +107,8 @@ type Request struct {
 	// Fault is the fault that answered ("pass" when none did).
 	Fault string
 	// Robots is the version of robots.txt that judged the request: 1 for
-	// the text the Origin was made with, one more after each SetRobots.
+	// the text the Origin was made with, one more after each SetRobots;
+	// 0 when no file did (see RobotsStatus).
 	Robots int
 	// Decision is robots.txt's verdict on the request for its agent:
 	// BasisRobotsTxt for a request for /robots.txt itself. When the

@@ -321,6 +321,9 @@ func TestOriginJudgesByRobotsStatus(t *testing.T) {
 		if len(errs) != 1 || errs[0] != want {
 			t.Errorf("failures = %q, want [%q]", errs, want)
 		}
+		if r := o.Requests()[1]; r.Robots != 0 || r.RobotsStatus != 503 {
+			t.Errorf("/page judged by version %d, after a %d; want 0 (no file), after a 503", r.Robots, r.RobotsStatus)
+		}
 	})
 	t.Run("503 after a copy", func(t *testing.T) {
 		ftb := &fakeTB{TB: t}
