@@ -37,9 +37,9 @@
 // references, and the entries taken from a cache.Store (outcome
 // "from_store"). Label values:
 //
-//   - outcome: the robotsguard.Outcome, spaces as underscores: "fetched",
-//     "revalidated", "served_stale", "failed", "from_store"; "other" for
-//     an Outcome that has no name.
+//   - outcome: the robotsguard.FetchOutcome, spaces as underscores:
+//     "fetched", "revalidated", "served_stale", "failed", "from_store";
+//     "other" for a FetchOutcome that has no name.
 //   - status_class: "2xx", "3xx", "4xx", "5xx" (and "1xx") for the status
 //     received, "none" when no response was (a network error, a time-out,
 //     an entry from the Store that records a failure), "other" for a status
@@ -49,7 +49,7 @@
 //     does not know. Each of these six starts at zero.
 //   - cause: "pace" for the pause the origin's Crawl-delay, Request-rate or
 //     the Transport's Delay asks for; "backoff" for one set by a 429 or 503
-//     response.
+//     response (a WaitEvent that is Throttled).
 //   - result: "waited" when the pause was taken; "gave_up" when the
 //     request's context ended first, or its deadline came before its turn
 //     (the request was not sent). The value observed is the pause the

@@ -18,6 +18,11 @@ import (
 // which moves itself unless the Origin was given one that does not.
 //
 // Each call returns a Transport with an empty cache. Call it after Start.
+//
+// A Transport of one's own, in a plain http.Client, works as well: the
+// Origin judges whatever it sends. Give it the Origin's Clock (Clock:
+// o.Clock), or its pauses between requests, a second by default, take real
+// time.
 func (o *Origin) Transport(userAgent string) *robotsguard.Transport {
 	if o.srv == nil {
 		panic("robotstest: Origin.Transport called before Start")

@@ -158,8 +158,8 @@ func TestClockCacheMaxAgeAndSetRobots(t *testing.T) {
 	if n := o.RobotsFetches(); n != 2 {
 		t.Errorf("%d fetches, want 2", n)
 	}
-	if errs := ftb.Errors(); len(errs) != 0 {
-		t.Errorf("failures = %q", errs)
+	if ftb.Failed() {
+		t.Errorf("failed by %v", o.Disallowed())
 	}
 }
 

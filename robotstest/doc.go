@@ -4,15 +4,17 @@
 // agent that sent it, naming the rule and its line:
 //
 //	o := robotstest.NewOrigin(t, "User-agent: *\nDisallow: /admin/\n")
-//	client := o.Client("FooBot/1.0") // a robotsguard.Transport: pacing off, a fake clock
+//	client := o.Client("FooBot/1.0") // over a robotsguard.Transport: pacing off, a fake clock
 //	crawl(client, o.URL)             // the code under test
 //	for _, r := range o.Requests() { // what the site received, and the verdicts
 //		t.Log(r)
 //	}
 //
-// A crawler that fetches /admin/ fails the test with
+// A crawler that fetches /admin/ all the same (through another client,
+// say) fails the test at once; the failure is reported when the test ends,
+// at the line that called NewOrigin:
 //
-//	robotstest: GET /admin/ from "FooBot/1.0": disallowed by "Disallow: /admin/" (line 2, group "*" at line 1)
+//	crawl_test.go:12: robotstest: GET /admin/ from "FooBot/1.0": disallowed by "Disallow: /admin/" (line 2, group "*" at line 1)
 //
 // The Origin judges with the policy package, in the RFC 9309 dialect unless
 // Origin.Parser says otherwise, by the robots.txt the agent last fetched.

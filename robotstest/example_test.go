@@ -68,9 +68,11 @@ func testScraperAvoidsAdmin(t testing.TB, client func(*robotstest.Origin) *http.
 
 // Prove that a scraper never touches /admin: run it against an Origin
 // whose robots.txt disallows /admin. Through robotsguard, the test passes;
-// through a plain http.Client, the Origin fails it on every /admin request.
+// through a plain http.Client, the Origin fails it on every /admin request,
+// reported when the test ends.
 func ExampleOrigin() {
-	// In a test, pass its *testing.T; here a stand-in prints the failures.
+	// In a test, pass its *testing.T; here a stand-in prints the failures,
+	// and runs the cleanups where a test would end.
 	t := &printingT{}
 
 	fmt.Println("through robotsguard:")
@@ -91,9 +93,6 @@ func ExampleOrigin() {
 	//   GET /blog 200 allowed: no rule of group "*" (line 1) matches
 	//   GET /blog/first 200 allowed: no rule of group "*" (line 1) matches
 	// through a plain http.Client:
-	// FAIL: robotstest: GET /admin from "ExampleBot/1.0 (+https://example.com/bot)": disallowed by "Disallow: /admin" (line 2, group "*" at line 1)
-	// FAIL: robotstest: GET /admin/edit?post=1 from "ExampleBot/1.0 (+https://example.com/bot)": disallowed by "Disallow: /admin" (line 2, group "*" at line 1)
-	// FAIL: robotstest: GET /admin/users from "ExampleBot/1.0 (+https://example.com/bot)": disallowed by "Disallow: /admin" (line 2, group "*" at line 1)
 	// read: / /blog /admin /blog/first /admin/edit?post=1 /admin/users
 	//   GET / 200 allowed: no rule of group "*" (line 1) matches
 	//   GET /blog 200 allowed: no rule of group "*" (line 1) matches
@@ -101,6 +100,9 @@ func ExampleOrigin() {
 	//   GET /blog/first 200 allowed: no rule of group "*" (line 1) matches
 	//   GET /admin/edit?post=1 200 disallowed by "Disallow: /admin" (line 2, group "*" at line 1)
 	//   GET /admin/users 200 disallowed by "Disallow: /admin" (line 2, group "*" at line 1)
+	// FAIL: robotstest: GET /admin from "ExampleBot/1.0 (+https://example.com/bot)": disallowed by "Disallow: /admin" (line 2, group "*" at line 1)
+	// FAIL: robotstest: GET /admin/edit?post=1 from "ExampleBot/1.0 (+https://example.com/bot)": disallowed by "Disallow: /admin" (line 2, group "*" at line 1)
+	// FAIL: robotstest: GET /admin/users from "ExampleBot/1.0 (+https://example.com/bot)": disallowed by "Disallow: /admin" (line 2, group "*" at line 1)
 }
 
 // printingT stands in for a *testing.T outside a test: it prints failures
@@ -111,6 +113,7 @@ type printingT struct {
 }
 
 func (p *printingT) Helper()             {}
+func (p *printingT) Fail()               {}
 func (p *printingT) Logf(string, ...any) {}
 func (p *printingT) Cleanup(f func())    { p.cleanups = append(p.cleanups, f) }
 

@@ -88,8 +88,8 @@ func TestFaultRobotsUnreachable(t *testing.T) {
 	if got, want := paths(o.Requests()), "GET /robots.txt"; got != want {
 		t.Errorf("requests = %s, want %s", got, want)
 	}
-	if errs := ftb.Errors(); len(errs) != 0 {
-		t.Errorf("failures = %q", errs)
+	if ftb.Failed() {
+		t.Errorf("failed by %v", o.Disallowed())
 	}
 }
 
@@ -141,8 +141,8 @@ func TestFaultRedirectChain(t *testing.T) {
 	if rs := o.Requests(); rs[0].Status != 302 || rs[0].Fault != "status 302 (Location: /b)" {
 		t.Errorf("first hop recorded as %+v", rs[0])
 	}
-	if errs := ftb.Errors(); len(errs) != 0 {
-		t.Errorf("failures = %q", errs)
+	if ftb.Failed() {
+		t.Errorf("failed by %v", o.Disallowed())
 	}
 }
 
@@ -154,6 +154,7 @@ func TestFaultRedirectIntoDisallowed(t *testing.T) {
 		o := robotstest.NewOrigin(ftb, robots)
 		o.Fault("/login", robotstest.Redirect("/admin/"))
 		get(t, &http.Client{}, o.URL+"/login", "FooBot/1.0")
+		ftb.End()
 		errs := ftb.Errors()
 		if len(errs) != 1 || !strings.Contains(errs[0], `GET /admin/ from "FooBot/1.0": disallowed by "Disallow: /admin/" (line 2`) {
 			t.Errorf("failures = %q, want the redirect target flagged", errs)
@@ -171,8 +172,8 @@ func TestFaultRedirectIntoDisallowed(t *testing.T) {
 		if got, want := paths(o.Requests()), "GET /robots.txt, GET /login"; got != want {
 			t.Errorf("requests = %s, want %s", got, want)
 		}
-		if errs := ftb.Errors(); len(errs) != 0 {
-			t.Errorf("failures = %q", errs)
+		if ftb.Failed() {
+			t.Errorf("failed by %v", o.Disallowed())
 		}
 	})
 }
@@ -308,8 +309,8 @@ func TestFaultHugeRobots(t *testing.T) {
 	if resp, _, err := get(t, c, o.URL+"/y", ""); err != nil || resp.StatusCode != 200 {
 		t.Errorf("GET /y: %v %v", resp, err)
 	}
-	if errs := ftb.Errors(); len(errs) != 0 {
-		t.Errorf("failures = %q", errs)
+	if ftb.Failed() {
+		t.Errorf("failed by %v", o.Disallowed())
 	}
 }
 

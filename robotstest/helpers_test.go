@@ -12,15 +12,32 @@ import (
 )
 
 // fakeTB records the failures and logs an Origin reports, instead of
-// failing the test; Cleanup and the rest go to the real test.
+// failing the test. It runs the cleanups given it when End is called, or
+// else when the real test (TB) ends; the rest goes to the real test.
 type fakeTB struct {
 	testing.TB
-	mu     sync.Mutex
-	errors []string
-	logs   []string
+	mu       sync.Mutex
+	failed   bool
+	errors   []string
+	logs     []string
+	cleanups []func()
 }
 
 func (f *fakeTB) Helper() {}
+
+func (f *fakeTB) Fail() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failed = true
+}
+
+// Failed reports whether Fail was called: not Errorf, which a fakeTB only
+// records.
+func (f *fakeTB) Failed() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.failed
+}
 
 func (f *fakeTB) Errorf(format string, args ...any) {
 	f.mu.Lock()
@@ -37,6 +54,28 @@ func (f *fakeTB) Logf(format string, args ...any) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.logs = append(f.logs, fmt.Sprintf(format, args...))
+}
+
+func (f *fakeTB) Cleanup(fn func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.cleanups) == 0 {
+		f.TB.Cleanup(f.End) // in case the test does not call End
+	}
+	f.cleanups = append(f.cleanups, fn)
+}
+
+// End ends the fake test: it runs the cleanups given so far, the last
+// first, as the testing package does when a test ends. An Origin reports
+// its failures then.
+func (f *fakeTB) End() {
+	f.mu.Lock()
+	fns := f.cleanups
+	f.cleanups = nil
+	f.mu.Unlock()
+	for i := len(fns) - 1; i >= 0; i-- {
+		fns[i]()
+	}
 }
 
 func (f *fakeTB) Errors() []string {

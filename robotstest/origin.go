@@ -35,10 +35,16 @@ import (
 // /robots.txt are never flagged. Disallowed requests are answered as any
 // other: the Origin fails the test, it does not hide the page.
 //
-// The failure is reported with the testing.TB's Errorf, from the server's
-// goroutine, as it happens; the test goes on. When the test ends, the
-// Origin is closed (waiting for the requests under way, so no failure comes
-// after the test), and if it flagged a request, the whole record is logged.
+// A disallowed request fails the test as it arrives (testing.TB's Fail:
+// t.Failed reports it at once), and the test goes on. The failures are
+// told when the test ends: the Origin is closed (waiting for the requests
+// under way, so that none comes after the test), then each disallowed
+// request is reported with Errorf, and the whole record is logged, at the
+// line of the test that called NewOrigin or NewUnstartedOrigin (or that
+// called a helper of its own, marked with t.Helper, that called them).
+// They are not reported as they happen because the request is served on
+// the server's goroutine, where the testing package would name a line
+// inside robotstest.
 //
 // Set the exported fields before Start (NewOrigin starts at once). The
 // methods are safe for concurrent use.
@@ -101,7 +107,8 @@ type Request struct {
 	// Fault is the fault that answered ("pass" when none did).
 	Fault string
 	// Robots is the version of robots.txt that judged the request: 1 for
-	// the text the Origin was made with, one more after each SetRobots.
+	// the text the Origin was made with, one more after each SetRobots;
+	// 0 when no file did (see RobotsStatus).
 	Robots int
 	// Decision is robots.txt's verdict on the request for its agent:
 	// BasisRobotsTxt for a request for /robots.txt itself. When the
@@ -120,6 +127,15 @@ func (r Request) String() string {
 	return fmt.Sprintf("%s %s %q %d: %s", r.Method, r.URL, r.UserAgent, r.Status, r.verdict())
 }
 
+// failure is the test failure a disallowed request is reported with.
+func (r Request) failure() string {
+	msg := fmt.Sprintf("robotstest: %s %s from %q: %s", r.Method, r.URL, r.UserAgent, r.verdict())
+	if r.Robots > 1 {
+		msg += " in robots.txt version " + strconv.Itoa(r.Robots)
+	}
+	return msg
+}
+
 // verdict says why the request was allowed or not.
 func (r Request) verdict() string {
 	if r.Decision.Basis != 0 {
@@ -134,8 +150,9 @@ func (r Request) verdict() string {
 }
 
 // NewOrigin starts an Origin that serves robots as its robots.txt, and a
-// page for any other path, and closes it when the test ends. To change its
-// fields first, use NewUnstartedOrigin and Start.
+// page for any other path. When the test ends, it closes the Origin and
+// reports the requests robots.txt disallowed, at the line that called
+// NewOrigin. To change its fields first, use NewUnstartedOrigin and Start.
 func NewOrigin(tb testing.TB, robots string) *Origin {
 	tb.Helper()
 	o := NewUnstartedOrigin(tb, robots)
@@ -144,13 +161,17 @@ func NewOrigin(tb testing.TB, robots string) *Origin {
 }
 
 // NewUnstartedOrigin returns an Origin that serves robots as its
-// robots.txt, to be started with Start once its fields are set. It is
-// closed when the test ends.
+// robots.txt, to be started with Start once its fields are set. When the
+// test ends, it is closed, and its failures are reported at the line that
+// called NewUnstartedOrigin.
 func NewUnstartedOrigin(tb testing.TB, robots string) *Origin {
 	tb.Helper()
 	o := &Origin{tb: tb, closing: make(chan struct{})}
 	o.robots = &version{n: 1, text: robots}
-	tb.Cleanup(o.cleanup)
+	tb.Cleanup(func() {
+		tb.Helper()
+		o.cleanup()
+	})
 	return o
 }
 
@@ -183,15 +204,38 @@ func (o *Origin) Close() {
 	})
 }
 
+// cleanup closes the Origin and reports the disallowed requests. It runs
+// as the test's cleanup, which NewUnstartedOrigin registered: marked a
+// helper, it is reported at the line of the test that made the Origin
+// (testing attributes a cleanup's failures to where Cleanup was called,
+// past the helpers above it).
 func (o *Origin) cleanup() {
+	o.tb.Helper()
 	o.Close()
-	if bad := o.Disallowed(); len(bad) > 0 {
-		var b strings.Builder
-		for _, r := range o.Requests() {
-			fmt.Fprintf(&b, "\n\t%s", r)
-		}
-		o.tb.Logf("robotstest: %d of the requests to %s were disallowed; all it received:%s", len(bad), o.URL, b.String())
+	bad := o.Disallowed()
+	if len(bad) == 0 {
+		return
 	}
+	for _, r := range bad {
+		o.tb.Errorf("%s", r.failure())
+	}
+	all := o.Requests()
+	var b strings.Builder
+	b.WriteString("robotstest: ")
+	switch {
+	case len(all) == 1:
+		fmt.Fprintf(&b, "the only request to %s was disallowed:", o.URL)
+	case len(bad) == len(all):
+		fmt.Fprintf(&b, "all %d requests to %s were disallowed, in order:", len(all), o.URL)
+	case len(bad) == 1:
+		fmt.Fprintf(&b, "1 of the %d requests to %s was disallowed; the Origin received, in order:", len(all), o.URL)
+	default:
+		fmt.Fprintf(&b, "%d of the %d requests to %s were disallowed; the Origin received, in order:", len(bad), len(all), o.URL)
+	}
+	for _, r := range all {
+		fmt.Fprintf(&b, "\n\t%s", r)
+	}
+	o.tb.Logf("%s", b.String())
 }
 
 // SetRobots replaces the robots.txt the Origin serves. Requests are judged
@@ -331,11 +375,10 @@ func (o *Origin) serve(w http.ResponseWriter, r *http.Request) {
 	o.mu.Unlock()
 
 	if !d.Allowed {
-		msg := fmt.Sprintf("robotstest: %s %s from %q: %s", r.Method, r.RequestURI, ua, req.verdict())
-		if req.Robots > 1 {
-			msg += " in robots.txt version " + strconv.Itoa(req.Robots)
-		}
-		o.tb.Errorf("%s", msg)
+		// Marked at once, reported at the test's line by cleanup: this
+		// goroutine is the server's, where testing would name a line of
+		// this file.
+		o.tb.Fail()
 	}
 
 	// The answer the path has without a fault.

@@ -2,6 +2,7 @@ package robotstest_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -27,6 +28,14 @@ func TestOriginFlagsDisallowedRequest(t *testing.T) {
 	if _, _, err := get(t, c, o.URL+"/admin/users?page=2", "OtherBot/2.0 (+https://example.com)"); err != nil {
 		t.Fatal(err)
 	}
+	// The test is failed at once, and told why when it ends.
+	if !ftb.Failed() {
+		t.Error("not failed after a disallowed request")
+	}
+	if errs := ftb.Errors(); len(errs) != 0 {
+		t.Errorf("failures = %q before the test ended, want them at its end", errs)
+	}
+	ftb.End()
 	errs := ftb.Errors()
 	want := `robotstest: GET /admin/users?page=2 from "OtherBot/2.0 (+https://example.com)": disallowed by "Disallow: /admin/" (line 3, group "*" at line 1)`
 	if len(errs) != 1 || errs[0] != want {
@@ -46,6 +55,22 @@ func TestOriginFlagsDisallowedRequest(t *testing.T) {
 	}
 }
 
+// A test whose requests are all allowed is neither failed nor told
+// anything.
+func TestOriginAllowedRequestsPass(t *testing.T) {
+	ftb := &fakeTB{TB: t}
+	o := robotstest.NewOrigin(ftb, robotsTxt)
+	for _, path := range []string{"/robots.txt", "/", "/admin/help"} {
+		if _, _, err := get(t, &http.Client{}, o.URL+path, "OtherBot/2.0"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ftb.End()
+	if ftb.Failed() || len(ftb.Errors()) != 0 || len(ftb.Logs()) != 0 {
+		t.Errorf("failed %v, failures %q, logs %q; want none", ftb.Failed(), ftb.Errors(), ftb.Logs())
+	}
+}
+
 func TestOriginJudgesByAgentGroup(t *testing.T) {
 	ftb := &fakeTB{TB: t}
 	o := robotstest.NewOrigin(ftb, robotsTxt)
@@ -61,12 +86,13 @@ func TestOriginJudgesByAgentGroup(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if errs := ftb.Errors(); len(errs) != 0 {
-		t.Fatalf("failures = %q, want none", errs)
+	if ftb.Failed() {
+		t.Fatalf("failed by %v, want no failure", o.Disallowed())
 	}
 	if _, _, err := get(t, c, o.URL+"/foo-only", "Mozilla/5.0 (compatible; FooBot/1.0)"); err != nil {
 		t.Fatal(err)
 	}
+	ftb.End()
 	errs := ftb.Errors()
 	if len(errs) != 1 || !strings.Contains(errs[0], `"Disallow: /foo-only" (line 6, group "foobot" at line 5)`) {
 		t.Fatalf("failures = %q, want the FooBot group's rule", errs)
@@ -93,8 +119,8 @@ func TestOriginNoFailureThroughTransport(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 || !strings.Contains(body, "robotstest page /public") {
 		t.Fatalf("GET /public: %v, %v, %q", resp, err, body)
 	}
-	if errs := ftb.Errors(); len(errs) != 0 {
-		t.Errorf("failures = %q, want none", errs)
+	if ftb.Failed() {
+		t.Errorf("failed by %v, want no failure", o.Disallowed())
 	}
 	if got, want := paths(o.Requests()), "GET /robots.txt, GET /public"; got != want {
 		t.Errorf("requests = %s, want %s", got, want)
@@ -109,32 +135,39 @@ func TestOriginNoFailureThroughTransport(t *testing.T) {
 	}
 }
 
+// When the test ends, a record of every request follows the failures,
+// under a line that counts them.
 func TestOriginLogsRecordAtCleanup(t *testing.T) {
-	ftb := &fakeTB{}
-	t.Run("crawl", func(t *testing.T) {
-		ftb.TB = t
+	for _, tc := range []struct {
+		paths []string
+		head  string // with the Origin's URL for %s; "" for no record
+	}{
+		{[]string{"/a"}, ""},
+		{[]string{"/a", "/admin/"}, "robotstest: 1 of the 2 requests to %s was disallowed; the Origin received, in order:"},
+		{[]string{"/admin/", "/a", "/admin/x"}, "robotstest: 2 of the 3 requests to %s were disallowed; the Origin received, in order:"},
+		{[]string{"/admin/"}, "robotstest: the only request to %s was disallowed:"},
+		{[]string{"/admin/", "/admin/x"}, "robotstest: all 2 requests to %s were disallowed, in order:"},
+	} {
+		ftb := &fakeTB{TB: t}
 		o := robotstest.NewOrigin(ftb, robotsTxt)
-		get(t, &http.Client{}, o.URL+"/a", "FooBot")
-		get(t, &http.Client{}, o.URL+"/admin/", "OtherBot")
-	})
-	logs := ftb.Logs()
-	if len(logs) != 1 {
-		t.Fatalf("logs = %q, want one", logs)
-	}
-	for _, want := range []string{"1 of the requests", `GET /a "FooBot" 200: allowed: no rule of group "foobot" (line 5) matches`, `GET /admin/ "OtherBot" 200: disallowed by "Disallow: /admin/"`} {
-		if !strings.Contains(logs[0], want) {
-			t.Errorf("log %q lacks %q", logs[0], want)
+		for _, path := range tc.paths {
+			get(t, &http.Client{}, o.URL+path, "OtherBot")
 		}
-	}
-
-	ftb = &fakeTB{}
-	t.Run("clean", func(t *testing.T) {
-		ftb.TB = t
-		o := robotstest.NewOrigin(ftb, robotsTxt)
-		get(t, &http.Client{}, o.URL+"/a", "FooBot")
-	})
-	if logs := ftb.Logs(); len(logs) != 0 {
-		t.Errorf("logs = %q, want none when nothing was disallowed", logs)
+		ftb.End()
+		logs := ftb.Logs()
+		if tc.head == "" {
+			if len(logs) != 0 {
+				t.Errorf("%v: logs = %q, want none when nothing was disallowed", tc.paths, logs)
+			}
+			continue
+		}
+		want := fmt.Sprintf(tc.head, o.URL)
+		for _, r := range o.Requests() {
+			want += "\n\t" + r.String()
+		}
+		if len(logs) != 1 || logs[0] != want {
+			t.Errorf("%v: logs = %q, want [%q]", tc.paths, logs, want)
+		}
 	}
 }
 
@@ -150,6 +183,7 @@ func TestOriginDialect(t *testing.T) {
 			o.Parser.Dialect = tc.dialect
 			o.Start()
 			get(t, &http.Client{}, o.URL+"/x", "FooBot")
+			ftb.End()
 			if errs := ftb.Errors(); len(errs) != tc.flagged {
 				t.Errorf("failures = %q, want %d", errs, tc.flagged)
 			}
@@ -166,8 +200,8 @@ func TestSetRobotsJudgesByFetchedCopy(t *testing.T) {
 
 	// FooBot holds the first version: /new is allowed to it.
 	get(t, c, o.URL+"/new", "FooBot/1.0")
-	if errs := ftb.Errors(); len(errs) != 0 {
-		t.Fatalf("failures = %q, want none for a cached copy", errs)
+	if ftb.Failed() {
+		t.Fatalf("failed by %v, want no failure for a cached copy", o.Disallowed())
 	}
 	// BarBot fetched nothing: the current version judges it.
 	get(t, c, o.URL+"/new", "BarBot/1.0")
@@ -177,6 +211,7 @@ func TestSetRobotsJudgesByFetchedCopy(t *testing.T) {
 		t.Errorf("robots.txt = %q", body)
 	}
 	get(t, c, o.URL+"/new", "FooBot/1.0")
+	ftb.End()
 	errs := ftb.Errors()
 	want := `robotstest: GET /new from "BarBot/1.0": disallowed by "Disallow: /new" (line 2, group "*" at line 1) in robots.txt version 2`
 	if len(errs) != 2 || errs[0] != want || !strings.Contains(errs[1], `"FooBot/1.0"`) {
@@ -247,6 +282,7 @@ func TestOriginReadsUserAgentAsTheTransport(t *testing.T) {
 	if _, _, err := get(t, c, o.URL+"/admin", "colly - https://github.com/gocolly/colly"); err != nil {
 		t.Fatal(err)
 	}
+	ftb.End()
 	errs := ftb.Errors()
 	if len(errs) != 1 || !strings.Contains(errs[0], `group "colly"`) {
 		t.Errorf("failures = %q, want /admin flagged by the colly group", errs)
@@ -264,8 +300,8 @@ func TestOriginJudgesByRobotsStatus(t *testing.T) {
 		if _, _, err := get(t, o.Client("FooBot/1.0"), o.URL+"/admin", ""); err != nil {
 			t.Fatal(err)
 		}
-		if errs := ftb.Errors(); len(errs) != 0 {
-			t.Errorf("failures = %q, want none: a 404 allows everything", errs)
+		if ftb.Failed() {
+			t.Errorf("failed by %v, want no failure: a 404 allows everything", o.Disallowed())
 		}
 	})
 	t.Run("503", func(t *testing.T) {
@@ -279,10 +315,14 @@ func TestOriginJudgesByRobotsStatus(t *testing.T) {
 		if _, _, err := get(t, c, o.URL+"/page", "FooBot/1.0"); err != nil {
 			t.Fatal(err)
 		}
+		ftb.End()
 		errs := ftb.Errors()
 		want := `robotstest: GET /page from "FooBot/1.0": disallowed: robots.txt answered 503, which allows nothing, and no earlier copy stands in (RFC 9309 §2.3.1.4)`
 		if len(errs) != 1 || errs[0] != want {
 			t.Errorf("failures = %q, want [%q]", errs, want)
+		}
+		if r := o.Requests()[1]; r.Robots != 0 || r.RobotsStatus != 503 {
+			t.Errorf("/page judged by version %d, after a %d; want 0 (no file), after a 503", r.Robots, r.RobotsStatus)
 		}
 	})
 	t.Run("503 after a copy", func(t *testing.T) {
@@ -295,6 +335,7 @@ func TestOriginJudgesByRobotsStatus(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		ftb.End()
 		errs := ftb.Errors()
 		if len(errs) != 1 || !strings.Contains(errs[0], "GET /admin") {
 			t.Errorf("failures = %q, want /admin flagged by the copy", errs)
