@@ -52,6 +52,7 @@ type Collector struct {
 	fetchDuration *prometheus.HistogramVec
 	refusals      *prometheus.CounterVec
 	waits         *prometheus.HistogramVec
+	capped        prometheus.Counter
 
 	// Read from t.Stats() at each scrape.
 	checks, misses, evictions, entries, size, storeErrors *prometheus.Desc
@@ -92,6 +93,10 @@ func NewCollector(t *robotsguard.Transport, opts *Options) *Collector {
 			Namespace: namespace, Name: "pacing_wait_seconds", ConstLabels: labels, Buckets: waitBuckets,
 			Help: "Pauses requests had to take to pace requests to an origin, by cause (pace or backoff) and result (waited or gave_up).",
 		}, []string{"cause", "result"}),
+		capped: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: namespace, Name: "delays_capped_total", ConstLabels: labels,
+			Help: "Origins whose robots.txt asks for a Crawl-delay or Request-rate above MaxDelay, crawled at MaxDelay (once per origin and file).",
+		}),
 	}
 	for _, r := range reasonLabels {
 		if r != "" {
@@ -137,6 +142,12 @@ func (c *Collector) Observer(next *robotsguard.Observer) *robotsguard.Observer {
 				next.Waited(ev)
 			}
 		},
+		DelayCapped: func(ev robotsguard.DelayEvent) {
+			c.capped.Inc()
+			if next != nil && next.DelayCapped != nil {
+				next.DelayCapped(ev)
+			}
+		},
 	}
 }
 
@@ -165,6 +176,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	c.fetchDuration.Describe(ch)
 	c.refusals.Describe(ch)
 	c.waits.Describe(ch)
+	c.capped.Describe(ch)
 	if c.t != nil {
 		for _, d := range []*prometheus.Desc{c.checks, c.misses, c.evictions, c.entries, c.size, c.storeErrors} {
 			ch <- d
@@ -178,6 +190,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.fetchDuration.Collect(ch)
 	c.refusals.Collect(ch)
 	c.waits.Collect(ch)
+	c.capped.Collect(ch)
 	if c.t == nil {
 		return
 	}

@@ -291,12 +291,24 @@ func TestObserverChains(t *testing.T) {
 	o := c.Observer(&robotsguard.Observer{
 		Fetched: func(robotsguard.FetchEvent) { calls = append(calls, "fetched") },
 		Waited:  func(robotsguard.WaitEvent) { calls = append(calls, "waited") },
+		DelayCapped: func(robotsguard.DelayEvent) {
+			calls = append(calls, "capped")
+		},
 	})
 	o.Fetched(robotsguard.FetchEvent{Outcome: robotsguard.OutcomeFromStore})
 	o.Refused(&robotsguard.DisallowedError{Reason: robotsguard.ReasonStatus})
 	o.Waited(robotsguard.WaitEvent{Wait: time.Second, Err: context.Canceled})
-	if strings.Join(calls, " ") != "fetched waited" {
-		t.Errorf("calls %q, want fetched and waited", calls)
+	o.DelayCapped(robotsguard.DelayEvent{Asked: time.Hour, Applied: 30 * time.Second})
+	if strings.Join(calls, " ") != "fetched waited capped" {
+		t.Errorf("calls %q, want fetched, waited and capped", calls)
+	}
+	const capped = `
+# HELP robotsguard_delays_capped_total Origins whose robots.txt asks for a Crawl-delay or Request-rate above MaxDelay, crawled at MaxDelay (once per origin and file).
+# TYPE robotsguard_delays_capped_total counter
+robotsguard_delays_capped_total 1
+`
+	if err := testutil.CollectAndCompare(c, strings.NewReader(capped), "robotsguard_delays_capped_total"); err != nil {
+		t.Error(err)
 	}
 
 	o = c.Observer(nil)

@@ -22,6 +22,7 @@
 //	robotsguard_robots_fetch_duration_seconds{outcome}         histogram
 //	robotsguard_refusals_total{reason}                         counter
 //	robotsguard_pacing_wait_seconds{cause, result}             histogram
+//	robotsguard_delays_capped_total                            counter
 //
 // From Transport.Stats, read at each scrape, counted from the Transport's
 // creation:
