@@ -148,7 +148,7 @@ func TestBackoffDoubles(t *testing.T) {
 		st, _ := namedState(origin{host: "example.com:80"}, "", nil, false)
 		st.every = every
 		for range 40 {
-			tr.backoff(context.Background(), st, "")
+			tr.throttle(context.Background(), st, "")
 		}
 		for i, got := range pacer.waits {
 			want := tr.MaxThrottle

@@ -1,7 +1,6 @@
 package robotsguard
 
 import (
-	"context"
 	"errors"
 	"hash/maphash"
 	"log/slog"
@@ -411,7 +410,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
-		t.backoff(ctx, st, resp.Header.Get("Retry-After"))
+		t.throttle(ctx, st, resp.Header.Get("Retry-After"))
 	} else if st.strikes.Load() != 0 {
 		st.strikes.Store(0) // only then: the state stays clean in other cores' caches
 	}
@@ -471,31 +470,6 @@ func (t *Transport) maxRequests() int {
 		return 0
 	}
 	return orDefault(t.MaxRequestsPerOrigin, DefaultMaxRequestsPerOrigin)
-}
-
-// backoff holds the requests to st's origin after a 429 or 503 answer:
-// until the Retry-After it gives, or else for twice as long as after the
-// previous one in a row (starting from the interval, at least a second),
-// never more than MaxThrottle.
-func (t *Transport) backoff(ctx context.Context, st *originState, retryAfter string) {
-	now := t.now()
-	strikes := st.strikes.Add(1)
-	limit := orDefault(t.MaxThrottle, DefaultMaxThrottle)
-	wait, ok := parseRetryAfter(retryAfter, now)
-	if !ok {
-		// Doubled no more than 20 times, and never past limit: a
-		// long interval shifted would wrap round to a short wait.
-		wait = limit
-		if base, n := max(st.every, time.Second), min(max(strikes-1, 0), 20); base <= limit>>n {
-			wait = base << n
-		}
-	}
-	if wait > limit || wait < 0 {
-		wait = limit
-	}
-	// The back-off outlives the request: its context's end must not
-	// keep a Pacer from recording it.
-	t.pacerFor().Throttle(context.WithoutCancel(ctx), st.name(), wait)
 }
 
 // Check returns the error RoundTrip would return for req before pacing
