@@ -7,8 +7,15 @@
 //	resp, err := client.Get("https://example.com/private/report")
 //	var d *robotsguard.DisallowedError
 //	if errors.As(err, &d) { // errors.Is(err, robotsguard.ErrDisallowed) too
-//		log.Print(d) // robotsguard: GET https://example.com/private/report disallowed for "FooBot" by https://example.com/robots.txt line 7 "Disallow: /private/" (group "*")
+//		log.Print(d) // robotsguard: disallowed for "FooBot" by https://example.com/robots.txt line 7 "Disallow: /private/" (group "*")
 //	}
+//
+// Three things a crawler does with it: name itself in UserAgent (robots.txt
+// is read for that agent, and every request goes out as it); read or close
+// every response body (an origin's next request waits for the end of the
+// previous response); and requeue a URL whose request fails with a
+// *PacingError (its deadline came before the origin's turn) for its
+// NotBefore, rather than drop it.
 //
 // Because an http.Client calls its Transport for every redirect, redirect
 // targets are checked too. Requests for /robots.txt itself are not checked;
@@ -30,13 +37,17 @@
 //
 // A refusal matches ErrDisallowed and is a *DisallowedError: the URL, the
 // agent, the Reason (a rule, an unreachable robots.txt, a status that
-// disallows all, ACAP, a Crawl-delay above MaxDelay), and the deciding rule with its line. A URL that has
-// no robots.txt (not http or https, no host) matches ErrUnsupportedURL. A
-// robots.txt that cannot be fetched is described by a *FetchError, which
-// holds a *PanicError when Base panicked. When a request's
-// context ends while it waits for its origin's rules, the error wraps the
-// context's (context.Canceled, context.DeadlineExceeded); while it waits
-// for its origin's pace, it is a *PacingError, which does too.
+// disallows all, ACAP, a Crawl-delay above MaxDelay), and the deciding
+// rule with its line. Its message says why, not which request: an
+// http.Client puts the method and URL before it. A URL that has no
+// robots.txt (relative, not http or https, no host) matches
+// ErrUnsupportedURL. A robots.txt that cannot be fetched is described by
+// a *FetchError (errors.As finds it through the refusal), which holds a
+// *PanicError when Base panicked. When a request's context ends while it
+// waits for its origin's rules, the error wraps the context's
+// (context.Canceled, context.DeadlineExceeded); while it waits for its
+// origin's pace, it is a *PacingError, which does too, and says in how
+// long the origin may be asked again.
 //
 // # Fetching
 //
@@ -96,24 +107,27 @@
 // agent has passed, capped at MaxDelay (or refused, with
 // RefuseAboveMaxDelay), or Delay (one second by default). A 429 or 503
 // response holds the origin for its Retry-After, or a doubling pause.
-// NoPacing turns all of it off, for tests and your own sites. The Clock
-// drives these waits and cache freshness alike; tests plug in a fake one,
-// and a Pacer shared through Redis paces a fleet (package robotsredis).
+// NoPacing turns all of it off, for tests and your own sites. MaxRate caps
+// the requests of the whole Transport per second, whatever their origins.
+// The Clock drives these waits and cache freshness alike; tests plug in a
+// fake one, and a Pacer shared through Redis paces a fleet (package
+// robotsredis).
 //
 // The pacing wait runs inside the request, so within its deadline: an
 // http.Client's Timeout (or colly's request timeout) counts it. A request
 // that cannot go before its deadline fails at once, unsent, with a
 // *PacingError that matches context.DeadlineExceeded and says when the
 // origin may next be asked (NotBefore): requeue the URL for then, rather
-// than losing it. RetryPolicy and Backoff fit go-retryablehttp to this.
+// than losing it. Module robotsretry fits go-retryablehttp to this.
 //
 // # Observing
 //
 // An Observer is told of every robots.txt fetch (its outcome, status,
 // duration, size, and the lifetime chosen with the header that set it),
-// every refusal and every pacing wait; Transport.Stats returns counters.
-// Logger, when set, logs refusals and fetches at Debug level and failures
-// at Warn.
+// every refusal, every pacing wait, and every Crawl-delay capped at
+// MaxDelay; Transport.Stats returns counters. Logger, when set, logs
+// refusals and fetches at Debug level, and failures and capped delays at
+// Warn.
 //
 // # ACAP
 //

@@ -40,7 +40,7 @@ const (
 // Transport: the Client calls it for every redirect too, so redirect
 // targets are checked as well.
 //
-// Check asks the same question without pacing or sending, Robots returns an
+// Check asks the same question without pacing or sending, Snapshot returns an
 // origin's rules as the Transport holds them, and Prefetch warms the cache
 // for a list of origins.
 //
