@@ -199,14 +199,14 @@ type robotsSummary struct {
 func cmdCheck(e *env, args []string) (int, error) {
 	fs := newFlags(e, "check")
 	robotsFile := fs.String("robots", "", "read the robots.txt from `FILE` (- for stdin) instead of each URL's origin")
-	agent := fs.String("agent", "*", "the crawler's product token or User-Agent (* follows the \"*\" group)")
-	dialectFlag := fs.String("dialect", "rfc9309", "how to read the file: rfc9309, google or koster1996")
+	agent := fs.String("agent", "*", "decide for the crawler `NAME`, a product token or a whole User-Agent (* follows the \"*\" group)")
+	dialectFlag := fs.String("dialect", "rfc9309", "read the robots.txt as `DIALECT`: rfc9309, google or koster1996")
 	usage := fs.String("acap", "", "decide by the file's ACAP 1.1 records for `USAGE` (crawl, index, present-snippet, …)")
 	category := fs.String("usage", "", "decide a use of each URL by every signal of its site: `CATEGORY` is "+categoryNames())
 	tdmFile := fs.String("tdmrep", "", "with -robots and -usage, read the site's tdmrep.json from `FILE`")
 	jsonOut := fs.Bool("json", false, "write JSON")
 	urlsFile := fs.String("urls", "", "read URLs from `FILE` (- for stdin), one a line, or the first URL of each line of a log")
-	if err := parseFlags(fs, args); err != nil {
+	if err := e.parseFlags(fs, args); err != nil {
 		return 0, err
 	}
 	dialect, err := parseDialect(*dialectFlag)

@@ -29,10 +29,10 @@ type diffOutput struct {
 
 func cmdDiff(e *env, args []string) (int, error) {
 	fs := newFlags(e, "diff")
-	agent := fs.String("agent", "", "compare for this agent only (default: every agent either file names, and *)")
+	agent := fs.String("agent", "", "compare for the crawler `NAME` only (default: every agent either file names, and *)")
 	jsonOut := fs.Bool("json", false, "write JSON")
 	urlsFile := fs.String("urls", "", "read URLs from `FILE` (- for stdin): a URL list, or a crawl log (each line's request target or first http(s) URL)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := e.parseFlags(fs, args); err != nil {
 		return 0, err
 	}
 	if fs.NArg() < 2 {

@@ -10,6 +10,11 @@
 //	robotsguard lint    [-json] FILE|URL
 //	robotsguard fetch   [-agent NAME] [-json] URL
 //	robotsguard diff    [-agent NAME] [-json] [-urls FILE] OLD NEW [URL...]
+//	robotsguard help    [COMMAND]
+//
+// "robotsguard help COMMAND", or "robotsguard COMMAND -h", prints what the
+// command does and its flags on standard output, and exits 0; a flag
+// error prints the usage on standard error, and exits 2.
 //
 // # check
 //

@@ -62,9 +62,9 @@ type acapInfo struct {
 
 func cmdFetch(e *env, args []string) (int, error) {
 	fs := newFlags(e, "fetch")
-	agent := fs.String("agent", "*", "the crawler's product token or User-Agent, sent and used to select the group")
+	agent := fs.String("agent", "*", "fetch as the crawler `NAME`, a product token or a whole User-Agent, and show its group's pause (* follows the \"*\" group)")
 	jsonOut := fs.Bool("json", false, "write JSON")
-	if err := parseFlags(fs, args); err != nil {
+	if err := e.parseFlags(fs, args); err != nil {
 		return 0, err
 	}
 	if fs.NArg() != 1 || !isURL(fs.Arg(0)) {

@@ -52,7 +52,7 @@ type lintOutput struct {
 func cmdLint(e *env, args []string) (int, error) {
 	fs := newFlags(e, "lint")
 	jsonOut := fs.Bool("json", false, "write JSON")
-	if err := parseFlags(fs, args); err != nil {
+	if err := e.parseFlags(fs, args); err != nil {
 		return 0, err
 	}
 	if fs.NArg() != 1 {
