@@ -10,6 +10,7 @@
 //	robotsguard lint    [-json] FILE|URL
 //	robotsguard fetch   [-agent NAME] [-json] URL
 //	robotsguard diff    [-agent NAME] [-json] [-urls FILE] OLD NEW [URL...]
+//	robotsguard version [-json]
 //	robotsguard help    [COMMAND]
 //
 // "robotsguard help COMMAND", or "robotsguard COMMAND -h", prints what the
@@ -105,6 +106,15 @@
 // deciding rule on each side. Site owners run it before they deploy a new
 // file.
 //
+// # version
+//
+// Version ("-version" and "--version" too) prints the version of the
+// command: the module version it was installed at (go install
+// …@v1.2.3), or "(devel)" for a build from a checkout; the Go version and
+// platform it was built with; the VCS revision, its time and whether the
+// tree was modified, when the build recorded them; and the User-Agent the
+// commands send when no -agent names a crawler.
+//
 // # Exit status
 //
 //	0  check: every URL allowed; diff: no verdict changes; lint: no error; fetch: the file was read
@@ -130,6 +140,7 @@
 //	        "agents": [{"agent", "line", "rules", "crawl_delay"?, "request_rate"?}], "sitemaps",
 //	        "acap"?: {"version"?, "references"?, "actions"?, "problems"?}}
 //	diff   {"old", "new", "agents", "urls", "derived", "changes": [{"agent", "url", "old": verdict, "new": verdict}]}
+//	version {"version", "go", "platform", "revision"?, "time"?, "modified"?, "user_agent"}
 //
 // where a verdict is {"url", "allowed", "usage"?, "basis", "rule"?, "line"?, "group"?,
 // "group_line"?, "robots"?, "detail"?, "qualifiers"?} and basis is one of

@@ -42,10 +42,12 @@ const synopsis = `usage:
   robotsguard lint    [-json] FILE|URL
   robotsguard fetch   [-agent NAME] [-json] URL
   robotsguard diff    [-agent NAME] [-json] [-urls FILE] OLD NEW [URL...]
+  robotsguard version [-json]
   robotsguard help    [COMMAND]
 
 Run "robotsguard help COMMAND" (or "robotsguard COMMAND -h") for what a
 command does and its flags.
+"robotsguard -version" is "robotsguard version".
 Exit status: 0 all allowed / nothing to report, 1 a URL disallowed (check),
 a verdict changed (diff) or an error found (lint), 2 usage, 3 a file or
 robots.txt could not be read.
@@ -77,16 +79,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitUsage
 	}
 	cmds := map[string]func(*env, []string) (int, error){
-		"check": cmdCheck,
-		"lint":  cmdLint,
-		"fetch": cmdFetch,
-		"diff":  cmdDiff,
+		"check":   cmdCheck,
+		"lint":    cmdLint,
+		"fetch":   cmdFetch,
+		"diff":    cmdDiff,
+		"version": cmdVersion,
 	}
 	name := args[0]
 	switch name {
 	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, synopsis)
 		return exitOK
+	case "-version", "--version":
+		name = "version"
 	case "help":
 		// "help COMMAND" is "COMMAND -h".
 		switch {
@@ -162,6 +167,10 @@ input, or an http(s) URL whose origin's robots.txt is fetched) over URLs:
 those of -urls and the arguments, or paths derived from both files' rules.
 It lists, per agent, the URLs whose verdict changes and the pauses
 (Crawl-delay, Request-rate) that change. Exit status 1 when something changes.`,
+	"version": `Version prints the version of robotsguard (that of "go install …@VERSION",
+or "(devel)" for a build from a checkout), the Go version and platform it
+was built with, the VCS revision when the build recorded it, and the
+User-Agent the commands send when no -agent names a crawler.`,
 }
 
 // newFlags returns a flag set for a command; parseFlags prints its usage.
