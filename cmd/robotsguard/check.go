@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"strconv"
@@ -199,7 +198,7 @@ type robotsSummary struct {
 func cmdCheck(e *env, args []string) (int, error) {
 	fs := newFlags(e, "check")
 	robotsFile := fs.String("robots", "", "read the robots.txt from `FILE` (- for stdin) instead of each URL's origin")
-	agent := fs.String("agent", "*", "decide for the crawler `NAME`, a product token or a whole User-Agent (* follows the \"*\" group)")
+	agent := fs.String("agent", "*", "decide for the crawler `NAME`, a product token or a whole User-Agent, sent as such (* follows the \"*\" group, and sends robotsguard-cli/VERSION)")
 	dialectFlag := fs.String("dialect", "rfc9309", "read the robots.txt as `DIALECT`: rfc9309, google or koster1996")
 	usage := fs.String("acap", "", "decide by the file's ACAP 1.1 records for `USAGE` (crawl, index, present-snippet, …)")
 	category := fs.String("usage", "", "decide a use of each URL by every signal of its site: `CATEGORY` is "+categoryNames())
@@ -273,7 +272,7 @@ func cmdCheck(e *env, args []string) (int, error) {
 				if err != nil {
 					return 0, usagef("%q: %v", u, err)
 				}
-				if v, err = liveUsage(src.live, e, u, pu, cat, *agent); err != nil {
+				if v, err = liveUsage(src.live, e, u, pu, cat); err != nil {
 					return 0, &failure{err}
 				}
 			} else if site != nil {
@@ -385,7 +384,7 @@ func checkLive(e *env, out *checkOutput, p policy.Parser, urls []string, prog *p
 		var v verdict
 		if out.Usage != "" {
 			var err error
-			if v, err = liveUsage(l, e, urls[i], u, usagecat.Category(out.Usage), out.Agent); err != nil {
+			if v, err = liveUsage(l, e, urls[i], u, usagecat.Category(out.Usage)); err != nil {
 				return &failure{err}
 			}
 		} else if out.ACAP != "" {
@@ -397,7 +396,7 @@ func checkLive(e *env, out *checkOutput, p policy.Parser, urls []string, prog *p
 				v.Robots = snap.URL
 			}
 		} else {
-			req, err := http.NewRequestWithContext(e.ctx, http.MethodGet, u.String(), nil)
+			req, err := l.request(e.ctx, u)
 			if err != nil {
 				return usagef("%v", err)
 			}

@@ -29,7 +29,7 @@ type diffOutput struct {
 
 func cmdDiff(e *env, args []string) (int, error) {
 	fs := newFlags(e, "diff")
-	agent := fs.String("agent", "", "compare for the crawler `NAME` only (default: every agent either file names, and *)")
+	agent := fs.String("agent", "", "compare for the crawler `NAME` only, and fetch a URL's robots.txt as NAME (default: every agent either file names, and *; fetch as robotsguard-cli/VERSION)")
 	jsonOut := fs.Bool("json", false, "write JSON")
 	urlsFile := fs.String("urls", "", "read URLs from `FILE` (- for stdin): a URL list, or a crawl log (each line's request target or first http(s) URL)")
 	if err := e.parseFlags(fs, args); err != nil {
@@ -46,11 +46,17 @@ func cmdDiff(e *env, args []string) (int, error) {
 		return 0, err
 	}
 	p := policy.Parser{}
-	oldSrc, err := e.load(fs.Arg(0), "*", p)
+	// A live side is fetched as -agent: a site may serve each agent its
+	// own file.
+	as := "*"
+	if *agent != "" {
+		as = *agent
+	}
+	oldSrc, err := e.load(fs.Arg(0), as, p)
 	if err != nil {
 		return 0, err
 	}
-	newSrc, err := e.load(fs.Arg(1), "*", p)
+	newSrc, err := e.load(fs.Arg(1), as, p)
 	if err != nil {
 		return 0, err
 	}

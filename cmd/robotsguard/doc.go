@@ -13,6 +13,14 @@
 //	robotsguard version [-json]
 //	robotsguard help    [COMMAND]
 //
+// Every request the commands send (robots.txt files, ACAP permissions
+// references, tdmrep.json files) carries the User-Agent of the crawler
+// -agent names, or, without -agent (or with "*"), robotsguard's own:
+// robotsguard-cli/VERSION (+https://github.com/robotsguard/robotsguard),
+// VERSION being that "robotsguard version" prints. Its product token,
+// robotsguard-cli, does not change: a robots.txt can name it. The "*"
+// agent still follows the "*" group, not a robotsguard-cli one.
+//
 // "robotsguard help COMMAND", or "robotsguard COMMAND -h", prints what the
 // command does and its flags on standard output, and exits 0; a flag
 // error prints the usage on standard error, and exits 2.
@@ -98,10 +106,10 @@
 // # diff
 //
 // Diff compares two versions of a robots.txt (OLD and NEW, each a file,
-// "-", or an http(s) URL whose origin's robots.txt is fetched) over URLs:
-// those of -urls (a URL list or a crawl log, read as check reads it) and
-// the arguments, or, when none is given, paths derived from the patterns
-// of both files' rules. It lists, for each agent (-agent, or every agent
+// "-", or an http(s) URL whose origin's robots.txt is fetched, as -agent
+// when it is given) over URLs: those of -urls (a URL list or a crawl log,
+// read as check reads it) and the arguments, or, when none is given, paths
+// derived from the patterns of both files' rules. It lists, for each agent (-agent, or every agent
 // either file names, and "*"), the URLs whose verdict changes, with the
 // deciding rule on each side. Site owners run it before they deploy a new
 // file.

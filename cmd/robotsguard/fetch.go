@@ -62,7 +62,7 @@ type acapInfo struct {
 
 func cmdFetch(e *env, args []string) (int, error) {
 	fs := newFlags(e, "fetch")
-	agent := fs.String("agent", "*", "fetch as the crawler `NAME`, a product token or a whole User-Agent, and show its group's pause (* follows the \"*\" group)")
+	agent := fs.String("agent", "*", "fetch as the crawler `NAME`, a product token or a whole User-Agent, and show its group's pause (* follows the \"*\" group, and sends robotsguard-cli/VERSION)")
 	jsonOut := fs.Bool("json", false, "write JSON")
 	if err := e.parseFlags(fs, args); err != nil {
 		return 0, err
