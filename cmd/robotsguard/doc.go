@@ -96,9 +96,13 @@
 // # fetch
 //
 // Fetch shows what the Transport does with an origin: the status and what
-// it means, the redirects followed, the cache lifetime and the header that
-// set it (from the Transport's Observer), the validators (ETag,
-// Last-Modified), the pause kept between requests of -agent, the
+// it means, the redirects followed, the cache lifetime and what set it,
+// in words (from the Transport's Observer: "1h (Cache-Control max-age)",
+// "24h (Cache-Control max-age, capped at 24h)"; the lifetime is rounded
+// up to the second, as the Date header's resolution takes up to a second
+// from it, and to the minute from an hour on), the validators (ETag,
+// Last-Modified), the pause kept between requests of -agent (and the one
+// the file asks, when that is more than the Transport keeps), the
 // Crawl-delay and Request-rate of every agent, the sitemaps, and the ACAP
 // records, if any (version, permissions references, action requests for
 // -agent, problems).
@@ -145,7 +149,8 @@
 //	fetch  {"origin", "url", "redirects"?: [{"url", "status", "location"}], "status", "access",
 //	        "meaning", "outcome"?, "error"?, "bytes", "truncated"?, "lifetime_seconds",
 //	        "lifetime_source"?, "fresh_until", "etag"?, "last_modified"?, "agent", "delay_seconds",
-//	        "agents": [{"agent", "line", "rules", "crawl_delay"?, "request_rate"?}], "sitemaps",
+//	        "delay_asked_seconds"?, "agents": [{"agent", "line", "rules", "crawl_delay"?, "request_rate"?}],
+//	        "sitemaps",
 //	        "acap"?: {"version"?, "references"?, "actions"?, "problems"?}}
 //	diff   {"old", "new", "agents", "urls", "derived", "changes": [{"agent", "url", "old": verdict, "new": verdict}]}
 //	version {"version", "go", "platform", "revision"?, "time"?, "modified"?, "user_agent"}

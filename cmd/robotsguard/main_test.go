@@ -94,10 +94,21 @@ func servers(t *testing.T) map[string]string {
 			fmt.Fprintf(w, "Disallow: /%08d/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", i)
 		}
 	}))
-	for _, s := range []*httptest.Server{site, moved, missing, down, page, forbidden, uaCheck, loop, big} {
+	// long asks to be cached a week and crawled slowly; noCache not to
+	// be cached.
+	long := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=604800")
+		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\nCrawl-delay: 120\n\nUser-agent: FooBot\nRequest-rate: 10/1m\n")
+	}))
+	noCache := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-cache")
+		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
+	}))
+	for _, s := range []*httptest.Server{site, moved, missing, down, page, forbidden, uaCheck, loop, big, long, noCache} {
 		t.Cleanup(s.Close)
 	}
-	return map[string]string{"SITE": site.URL, "MOVED": moved.URL, "MISSING": missing.URL, "DOWN": down.URL, "PAGE": page.URL, "FORBIDDEN": forbidden.URL, "UACHECK": uaCheck.URL, "LOOP": loop.URL, "BIG": big.URL}
+	return map[string]string{"SITE": site.URL, "MOVED": moved.URL, "MISSING": missing.URL, "DOWN": down.URL, "PAGE": page.URL, "FORBIDDEN": forbidden.URL, "UACHECK": uaCheck.URL, "LOOP": loop.URL, "BIG": big.URL,
+		"LONG": long.URL, "NOCACHE": noCache.URL}
 }
 
 // agentsRobots is the robots.txt of the $AGENTS origin: each agent
