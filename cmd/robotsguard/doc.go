@@ -115,8 +115,16 @@
 // read as check reads it) and the arguments, or, when none is given, paths
 // derived from the patterns of both files' rules. It lists, for each agent (-agent, or every agent
 // either file names, and "*"), the URLs whose verdict changes, with the
-// deciding rule on each side. Site owners run it before they deploy a new
-// file.
+// deciding rule on each side, and whether the pause the file asks of the
+// agent between requests changes (its group's Crawl-delay, or else the
+// interval of its Request-rate; "Crawl-delay: 1" and "Request-rate: 1/1s"
+// ask the same), with the line on each side:
+//
+//	AGENT   OLD PAUSE                           NEW PAUSE
+//	*       200ms by Crawl-delay: 0.2 (line 3)  1s by Crawl-delay: 1 (line 3)
+//	gptbot  none asked                          10s by Request-rate: 1/10s (line 7)
+//
+// Site owners run it before they deploy a new file.
 //
 // # version
 //
@@ -129,9 +137,9 @@
 //
 // # Exit status
 //
-//	0  check: every URL allowed; diff: no verdict changes; lint: no error; fetch: the file was read
+//	0  check: every URL allowed; diff: no verdict or pause changes; lint: no error; fetch: the file was read
 //	1  check: a URL is disallowed (by a rule, a status, ACAP, or an unreachable robots.txt);
-//	   diff: a verdict changes; lint: a finding of severity error
+//	   diff: a verdict or a pause changes; lint: a finding of severity error
 //	2  usage: an unknown command or flag, a missing argument, a path where a URL is needed
 //	3  failure: a file cannot be read; fetch, lint or diff: the robots.txt is unreachable
 //	   (or, for lint and diff, its status disallows everything)
@@ -152,10 +160,13 @@
 //	        "delay_asked_seconds"?, "agents": [{"agent", "line", "rules", "crawl_delay"?, "request_rate"?}],
 //	        "sitemaps",
 //	        "acap"?: {"version"?, "references"?, "actions"?, "problems"?}}
-//	diff   {"old", "new", "agents", "urls", "derived", "changes": [{"agent", "url", "old": verdict, "new": verdict}]}
+//	diff   {"old", "new", "agents", "urls", "derived", "changes": [{"agent", "url", "old": verdict, "new": verdict}],
+//	        "pauses": [{"agent", "old": pause, "new": pause}]}
 //	version {"version", "go", "platform", "revision"?, "time"?, "modified"?, "user_agent"}
 //
-// where a verdict is {"url", "allowed", "usage"?, "basis", "rule"?, "line"?, "group"?,
+// where a pause is {"seconds", "directive"?, "line"?, "group"?,
+// "group_line"?} (seconds is 0 when the file asks none), a verdict is
+// {"url", "allowed", "usage"?, "basis", "rule"?, "line"?, "group"?,
 // "group_line"?, "robots"?, "detail"?, "qualifiers"?} and basis is one of
 // "rule", "no-match", "no-group", "robots.txt" (always allowed),
 // "unavailable" (no robots.txt: everything allowed), "unreachable",

@@ -14,7 +14,7 @@ import (
 // Exit statuses.
 const (
 	exitOK      = 0 // every URL allowed, no verdict changed, no error finding
-	exitVerdict = 1 // check: a URL is disallowed; diff: a verdict changes; lint: an error finding
+	exitVerdict = 1 // check: a URL is disallowed; diff: a verdict or pause changes; lint: an error finding
 	exitUsage   = 2 // bad flags or arguments
 	exitFailure = 3 // a file or robots.txt could not be read
 )
@@ -49,8 +49,8 @@ Run "robotsguard help COMMAND" (or "robotsguard COMMAND -h") for what a
 command does and its flags.
 "robotsguard -version" is "robotsguard version".
 Exit status: 0 all allowed / nothing to report, 1 a URL disallowed (check),
-a verdict changed (diff) or an error found (lint), 2 usage, 3 a file or
-robots.txt could not be read.
+a verdict or pause changed (diff) or an error found (lint), 2 usage, 3 a
+file or robots.txt could not be read.
 `
 
 // env is what a command reads and writes.

@@ -193,6 +193,7 @@ type source struct {
 	robots *policy.Robots
 	snap   *robotsguard.Snapshot // a live origin's
 	live   *live
+	report []policy.LineReport // of body, read when needed
 }
 
 // load reads src for agent: "-" (stdin), a file, or an http(s) URL whose origin's
