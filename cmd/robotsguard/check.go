@@ -127,7 +127,7 @@ func (v verdict) why() string {
 	case "unavailable":
 		return "no robots.txt: " + v.Detail
 	case "unreachable":
-		return "robots.txt unreachable: " + v.Detail
+		return "robots.txt unreachable: " + strings.TrimPrefix(v.Detail, "robotsguard: ")
 	case "status":
 		return v.Detail
 	case "acap-none":
@@ -207,6 +207,9 @@ func cmdCheck(e *env, args []string) (int, error) {
 	urlsFile := fs.String("urls", "", "read URLs from `FILE` (- for stdin), one a line, or the first URL of each line of a log")
 	if err := e.parseFlags(fs, args); err != nil {
 		return 0, err
+	}
+	if *agent == "" {
+		return 0, usagef("-agent is empty: name a crawler, or * for none")
 	}
 	dialect, err := parseDialect(*dialectFlag)
 	if err != nil {
@@ -311,14 +314,7 @@ func cmdCheck(e *env, args []string) (int, error) {
 	}
 	var pairs []string
 	for _, r := range out.Robots {
-		line := r.Source
-		if r.Status != 0 || r.Access != "" {
-			line += fmt.Sprintf(" (status %d: %s)", r.Status, r.Access)
-		}
-		if r.Error != "" {
-			line += ": " + r.Error
-		}
-		pairs = append(pairs, "robots.txt", line)
+		pairs = append(pairs, "robots.txt", r.describe())
 	}
 	what := fmt.Sprintf("%s, dialect %s", *agent, out.Dialect)
 	if out.ACAP != "" {
@@ -415,6 +411,22 @@ func checkLive(e *env, out *checkOutput, p policy.Parser, urls []string, prog *p
 		prog.step(i + 1)
 	}
 	return nil
+}
+
+// describe is the robots.txt line of check's human output:
+// "https://example.com/robots.txt (status 200: use rules)".
+func (r robotsSummary) describe() string {
+	s := r.Source
+	switch {
+	case r.Status != 0:
+		s += fmt.Sprintf(" (status %d: %s)", r.Status, r.Access)
+	case r.Access != "":
+		s += fmt.Sprintf(" (no response: %s)", r.Access)
+	}
+	if r.Error != "" {
+		s += ": " + strings.TrimPrefix(r.Error, "robotsguard: ")
+	}
+	return s
 }
 
 // summarize describes a live robots.txt: its status is the one it was

@@ -118,9 +118,9 @@ func cmdDiff(e *env, args []string) (int, error) {
 	}
 	kv(e.stdout, "old", out.Old, "new", out.New)
 	if out.Derived {
-		fmt.Fprintf(e.stdout, "%d URLs derived from the rules of both files, %d agents\n\n", out.URLs, len(out.Agents))
+		fmt.Fprintf(e.stdout, "%s derived from the rules of both files, %s\n\n", count(out.URLs, "URL"), count(len(out.Agents), "agent"))
 	} else {
-		fmt.Fprintf(e.stdout, "%d URLs, %d agents\n\n", out.URLs, len(out.Agents))
+		fmt.Fprintf(e.stdout, "%s, %s\n\n", count(out.URLs, "URL"), count(len(out.Agents), "agent"))
 	}
 	if len(out.Changes) > 0 {
 		var t table

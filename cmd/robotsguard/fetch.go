@@ -71,6 +71,12 @@ func cmdFetch(e *env, args []string) (int, error) {
 	if err := e.parseFlags(fs, args); err != nil {
 		return 0, err
 	}
+	if err := flagAfterArgs(fs.Args()); err != nil {
+		return 0, err
+	}
+	if *agent == "" {
+		return 0, usagef("-agent is empty: name a crawler, or * for none")
+	}
 	if fs.NArg() != 1 || !isURL(fs.Arg(0)) {
 		return 0, usagef("fetch takes one http or https URL")
 	}
@@ -155,7 +161,7 @@ func cmdFetch(e *env, args []string) (int, error) {
 	}
 	pairs = append(pairs, "status", status, "meaning", e.paint(statusColor, out.Meaning))
 	if out.Error != "" {
-		pairs = append(pairs, "error", out.Error)
+		pairs = append(pairs, "error", unprefixed(snap.Err))
 	}
 	if out.Outcome != "" {
 		size := fmt.Sprintf("%s, %d bytes", out.Outcome, out.Bytes)

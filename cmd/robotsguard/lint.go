@@ -55,6 +55,9 @@ func cmdLint(e *env, args []string) (int, error) {
 	if err := e.parseFlags(fs, args); err != nil {
 		return 0, err
 	}
+	if err := flagAfterArgs(fs.Args()); err != nil {
+		return 0, err
+	}
 	if fs.NArg() != 1 {
 		return 0, usagef("lint takes one FILE or URL")
 	}
@@ -123,7 +126,7 @@ func cmdLint(e *env, args []string) (int, error) {
 		}
 	}
 	t.write(e, e.stdout)
-	fmt.Fprintf(e.stdout, "%s: %d errors, %d warnings, %d findings\n", src.Name, out.Errors, out.Warnings, len(out.Findings))
+	fmt.Fprintf(e.stdout, "%s: %s, %s, %s\n", src.Name, count(out.Errors, "error"), count(out.Warnings, "warning"), count(len(out.Findings), "finding"))
 	return code, nil
 }
 

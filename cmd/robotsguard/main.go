@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 )
 
@@ -134,6 +135,34 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "robotsguard %s: %v\n", name, err)
 		return exitFailure
 	}
+}
+
+// count writes n things: "1 agent", "2 agents", "0 errors".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
+}
+
+// unprefixed is err's message without the "robotsguard: " it starts
+// with, to follow a message of the command's own.
+func unprefixed(err error) string {
+	if err == nil {
+		return "unknown error"
+	}
+	return strings.TrimPrefix(err.Error(), "robotsguard: ")
+}
+
+// flagAfterArgs rejects flags given after the arguments, which the flag
+// package takes for arguments: "lint robots.txt -json".
+func flagAfterArgs(args []string) error {
+	for _, a := range args {
+		if len(a) > 1 && a[0] == '-' {
+			return usagef("flag %q after the arguments: flags go before arguments", a)
+		}
+	}
+	return nil
 }
 
 // synopsisOf returns the usage line of a command.

@@ -226,7 +226,7 @@ func (e *env) loadSource(src, agent string, p policy.Parser, strict bool) (*sour
 		switch snap.Access {
 		case robotsguard.AccessUnreachable:
 			if strict {
-				return nil, fail("%s is unreachable: %v", snap.URL, snap.Err)
+				return nil, fail("%s is unreachable: %s", snap.URL, unprefixed(snap.Err))
 			}
 		case robotsguard.AccessDisallowAll:
 			if strict {
