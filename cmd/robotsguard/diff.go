@@ -169,7 +169,11 @@ func (p pause) describe(agent string) string {
 	s := duration(time.Duration(p.Seconds * float64(time.Second)))
 	if p.Directive != "" {
 		s += " by " + p.Directive + " (line " + strconv.Itoa(p.Line)
-		if p.Group != strings.ToLower(agent) {
+		tok := policy.ProductToken(agent)
+		if tok == "" {
+			tok = agent // "*"
+		}
+		if p.Group != strings.ToLower(tok) {
 			s += ", group " + strconv.Quote(p.Group)
 		}
 		s += ")"
