@@ -2,6 +2,7 @@ package main
 
 import (
 	"runtime/debug"
+	"strings"
 	"testing"
 )
 
@@ -62,5 +63,19 @@ func TestProductVersion(t *testing.T) {
 		if got := productVersion(in); got != want {
 			t.Errorf("productVersion(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestWriteVersion(t *testing.T) {
+	var out strings.Builder
+	writeVersion(&env{stdout: &out}, buildInfo{Version: "v1.2.3", Go: "go1.25.0", Platform: "linux/amd64",
+		Revision: "0123456789abcdef0123456789abcdef01234567", Time: "2026-01-02T03:04:05Z", Modified: true})
+	want := `robotsguard v1.2.3
+go          go1.25.0 linux/amd64
+revision    0123456789abcdef0123456789abcdef01234567 (2026-01-02T03:04:05Z, modified)
+user-agent  robotsguard-cli/v1.2.3 (+https://github.com/robotsguard/robotsguard)
+`
+	if out.String() != want {
+		t.Errorf("version output:\n%s\nwant:\n%s", out.String(), want)
 	}
 }
