@@ -98,9 +98,10 @@
 // Fetch shows what the Transport does with an origin: the status and what
 // it means, the redirects followed, the cache lifetime and what set it,
 // in words (from the Transport's Observer: "1h (Cache-Control max-age)",
-// "24h (Cache-Control max-age, capped at 24h)"; the lifetime is rounded
-// up to the second, as the Date header's resolution takes up to a second
-// from it, and to the minute from an hour on), the validators (ETag,
+// "24h (Cache-Control max-age, capped at 24h)"; the lifetime, less the
+// age of the response on arrival, which the Date header's resolution and
+// the time the response took make up to seconds more, is rounded up to
+// the second, and to the minute from ten minutes on), the validators (ETag,
 // Last-Modified), the pause kept between requests of -agent (and the one
 // the file asks, when that is more than the Transport keeps), the
 // Crawl-delay and Request-rate of every agent, the sitemaps, and the ACAP

@@ -51,9 +51,11 @@ func wholeSeconds(d time.Duration) time.Duration {
 }
 
 // lifetime rounds a cache lifetime as a person reads it: up to the
-// second, and, from an hour on, to the minute.
+// second, and, from ten minutes on, to the minute, as the age taken from
+// it also counts the time the response took to arrive, which may be
+// seconds (max-age=3600 is then used for 59m57s: "1h").
 func lifetime(d time.Duration) time.Duration {
-	if d = wholeSeconds(d); d >= time.Hour {
+	if d = wholeSeconds(d); d >= 10*time.Minute {
 		d = d.Round(time.Minute)
 	}
 	return d

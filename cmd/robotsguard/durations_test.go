@@ -29,7 +29,8 @@ func TestLifetime(t *testing.T) {
 		want string
 	}{
 		{24*time.Hour - 600*time.Millisecond, "24h"}, {24 * time.Hour, "24h"},
-		{time.Hour - 400*time.Millisecond, "1h"}, {59*time.Minute + 59*time.Second, "59m59s"},
+		{time.Hour - 400*time.Millisecond, "1h"}, {time.Hour - 2500*time.Millisecond, "1h"},
+		{10*time.Minute - 3*time.Second, "9m57s"}, {10*time.Minute + 20*time.Second, "10m"},
 		{2*time.Hour + 29*time.Minute + 40*time.Second, "2h30m"},
 		{90*time.Second - 200*time.Millisecond, "1m30s"}, {time.Minute, "1m"}, {40 * time.Second, "40s"},
 	} {
