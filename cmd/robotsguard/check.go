@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"strconv"
@@ -128,7 +127,7 @@ func (v verdict) why() string {
 	case "unavailable":
 		return "no robots.txt: " + v.Detail
 	case "unreachable":
-		return "robots.txt unreachable: " + v.Detail
+		return "robots.txt unreachable: " + strings.TrimPrefix(v.Detail, "robotsguard: ")
 	case "status":
 		return v.Detail
 	case "acap-none":
@@ -199,15 +198,18 @@ type robotsSummary struct {
 func cmdCheck(e *env, args []string) (int, error) {
 	fs := newFlags(e, "check")
 	robotsFile := fs.String("robots", "", "read the robots.txt from `FILE` (- for stdin) instead of each URL's origin")
-	agent := fs.String("agent", "*", "the crawler's product token or User-Agent (* follows the \"*\" group)")
-	dialectFlag := fs.String("dialect", "rfc9309", "how to read the file: rfc9309, google or koster1996")
+	agent := fs.String("agent", "*", "decide for the crawler `NAME`, a product token or a whole User-Agent, sent as such (* follows the \"*\" group, and sends robotsguard-cli/VERSION)")
+	dialectFlag := fs.String("dialect", "rfc9309", "read the robots.txt as `DIALECT`: rfc9309, google or koster1996")
 	usage := fs.String("acap", "", "decide by the file's ACAP 1.1 records for `USAGE` (crawl, index, present-snippet, …)")
 	category := fs.String("usage", "", "decide a use of each URL by every signal of its site: `CATEGORY` is "+categoryNames())
 	tdmFile := fs.String("tdmrep", "", "with -robots and -usage, read the site's tdmrep.json from `FILE`")
 	jsonOut := fs.Bool("json", false, "write JSON")
 	urlsFile := fs.String("urls", "", "read URLs from `FILE` (- for stdin), one a line, or the first URL of each line of a log")
-	if err := parseFlags(fs, args); err != nil {
+	if err := e.parseFlags(fs, args); err != nil {
 		return 0, err
+	}
+	if *agent == "" {
+		return 0, usagef("-agent is empty: name a crawler, or * for none")
 	}
 	dialect, err := parseDialect(*dialectFlag)
 	if err != nil {
@@ -273,7 +275,7 @@ func cmdCheck(e *env, args []string) (int, error) {
 				if err != nil {
 					return 0, usagef("%q: %v", u, err)
 				}
-				if v, err = liveUsage(src.live, e, u, pu, cat, *agent); err != nil {
+				if v, err = liveUsage(src.live, e, u, pu, cat); err != nil {
 					return 0, &failure{err}
 				}
 			} else if site != nil {
@@ -312,14 +314,7 @@ func cmdCheck(e *env, args []string) (int, error) {
 	}
 	var pairs []string
 	for _, r := range out.Robots {
-		line := r.Source
-		if r.Status != 0 || r.Access != "" {
-			line += fmt.Sprintf(" (status %d: %s)", r.Status, r.Access)
-		}
-		if r.Error != "" {
-			line += ": " + r.Error
-		}
-		pairs = append(pairs, "robots.txt", line)
+		pairs = append(pairs, "robots.txt", r.describe())
 	}
 	what := fmt.Sprintf("%s, dialect %s", *agent, out.Dialect)
 	if out.ACAP != "" {
@@ -385,7 +380,7 @@ func checkLive(e *env, out *checkOutput, p policy.Parser, urls []string, prog *p
 		var v verdict
 		if out.Usage != "" {
 			var err error
-			if v, err = liveUsage(l, e, urls[i], u, usagecat.Category(out.Usage), out.Agent); err != nil {
+			if v, err = liveUsage(l, e, urls[i], u, usagecat.Category(out.Usage)); err != nil {
 				return &failure{err}
 			}
 		} else if out.ACAP != "" {
@@ -397,7 +392,7 @@ func checkLive(e *env, out *checkOutput, p policy.Parser, urls []string, prog *p
 				v.Robots = snap.URL
 			}
 		} else {
-			req, err := http.NewRequestWithContext(e.ctx, http.MethodGet, u.String(), nil)
+			req, err := l.request(e.ctx, u)
 			if err != nil {
 				return usagef("%v", err)
 			}
@@ -416,6 +411,22 @@ func checkLive(e *env, out *checkOutput, p policy.Parser, urls []string, prog *p
 		prog.step(i + 1)
 	}
 	return nil
+}
+
+// describe is the robots.txt line of check's human output:
+// "https://example.com/robots.txt (status 200: use rules)".
+func (r robotsSummary) describe() string {
+	s := r.Source
+	switch {
+	case r.Status != 0:
+		s += fmt.Sprintf(" (status %d: %s)", r.Status, r.Access)
+	case r.Access != "":
+		s += fmt.Sprintf(" (no response: %s)", r.Access)
+	}
+	if r.Error != "" {
+		s += ": " + strings.TrimPrefix(r.Error, "robotsguard: ")
+	}
+	return s
 }
 
 // summarize describes a live robots.txt: its status is the one it was

@@ -2,8 +2,11 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/robotsguard/robotsguard/policy"
 )
@@ -17,22 +20,41 @@ type change struct {
 	New   verdict `json:"new"`
 }
 
+// pauseChange is an agent whose pause between requests differs between
+// the two files.
+type pauseChange struct {
+	Agent string `json:"agent"`
+	Old   pause  `json:"old"`
+	New   pause  `json:"new"`
+}
+
+// pause is the pause a file asks of an agent between requests: its
+// group's Crawl-delay, or else the interval of its Request-rate.
+type pause struct {
+	Seconds   float64 `json:"seconds"`              // 0 when the file asks none
+	Directive string  `json:"directive,omitempty"`  // the line, "Crawl-delay: 0.2"
+	Line      int     `json:"line,omitempty"`       // its line
+	Group     string  `json:"group,omitempty"`      // the group followed
+	GroupLine int     `json:"group_line,omitempty"` // its first user-agent line
+}
+
 // diffOutput is diff's -json output.
 type diffOutput struct {
-	Old     string   `json:"old"`
-	New     string   `json:"new"`
-	Agents  []string `json:"agents"`
-	URLs    int      `json:"urls"`    // URLs compared per agent
-	Derived bool     `json:"derived"` // the URLs were derived from the files' rules
-	Changes []change `json:"changes"`
+	Old     string        `json:"old"`
+	New     string        `json:"new"`
+	Agents  []string      `json:"agents"`
+	URLs    int           `json:"urls"`    // URLs compared per agent
+	Derived bool          `json:"derived"` // the URLs were derived from the files' rules
+	Changes []change      `json:"changes"`
+	Pauses  []pauseChange `json:"pauses"` // agents whose pause changes
 }
 
 func cmdDiff(e *env, args []string) (int, error) {
 	fs := newFlags(e, "diff")
-	agent := fs.String("agent", "", "compare for this agent only (default: every agent either file names, and *)")
+	agent := fs.String("agent", "", "compare for the crawler `NAME` only, and fetch a URL's robots.txt as NAME (default: every agent either file names, and *; fetch as robotsguard-cli/VERSION)")
 	jsonOut := fs.Bool("json", false, "write JSON")
 	urlsFile := fs.String("urls", "", "read URLs from `FILE` (- for stdin): a URL list, or a crawl log (each line's request target or first http(s) URL)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := e.parseFlags(fs, args); err != nil {
 		return 0, err
 	}
 	if fs.NArg() < 2 {
@@ -46,15 +68,21 @@ func cmdDiff(e *env, args []string) (int, error) {
 		return 0, err
 	}
 	p := policy.Parser{}
-	oldSrc, err := e.load(fs.Arg(0), "*", p)
+	// A live side is fetched as -agent: a site may serve each agent its
+	// own file.
+	as := "*"
+	if *agent != "" {
+		as = *agent
+	}
+	oldSrc, err := e.load(fs.Arg(0), as, p)
 	if err != nil {
 		return 0, err
 	}
-	newSrc, err := e.load(fs.Arg(1), "*", p)
+	newSrc, err := e.load(fs.Arg(1), as, p)
 	if err != nil {
 		return 0, err
 	}
-	out := diffOutput{Old: oldSrc.Name, New: newSrc.Name, Changes: []change{}}
+	out := diffOutput{Old: oldSrc.Name, New: newSrc.Name, Changes: []change{}, Pauses: []pauseChange{}}
 	if len(urls) == 0 {
 		urls = derivedURLs(oldSrc.robots, newSrc.robots)
 		out.Derived = true
@@ -75,8 +103,14 @@ func cmdDiff(e *env, args []string) (int, error) {
 			out.Changes = append(out.Changes, change{Agent: a, URL: u, Old: fromDecision(u, d1), New: fromDecision(u, d2)})
 		}
 	}
+	for _, a := range out.Agents {
+		p1, p2 := oldSrc.pause(a), newSrc.pause(a)
+		if p1.Seconds != p2.Seconds {
+			out.Pauses = append(out.Pauses, pauseChange{Agent: a, Old: p1, New: p2})
+		}
+	}
 	code := exitOK
-	if len(out.Changes) > 0 {
+	if len(out.Changes) > 0 || len(out.Pauses) > 0 {
 		code = exitVerdict
 	}
 	if *jsonOut {
@@ -84,9 +118,9 @@ func cmdDiff(e *env, args []string) (int, error) {
 	}
 	kv(e.stdout, "old", out.Old, "new", out.New)
 	if out.Derived {
-		fmt.Fprintf(e.stdout, "%d URLs derived from the rules of both files, %d agents\n\n", out.URLs, len(out.Agents))
+		fmt.Fprintf(e.stdout, "%s derived from the rules of both files, %s\n\n", count(out.URLs, "URL"), count(len(out.Agents), "agent"))
 	} else {
-		fmt.Fprintf(e.stdout, "%d URLs, %d agents\n\n", out.URLs, len(out.Agents))
+		fmt.Fprintf(e.stdout, "%s, %s\n\n", count(out.URLs, "URL"), count(len(out.Agents), "agent"))
 	}
 	if len(out.Changes) > 0 {
 		var t table
@@ -101,8 +135,106 @@ func cmdDiff(e *env, args []string) (int, error) {
 		t.write(e, e.stdout)
 		fmt.Fprintln(e.stdout)
 	}
-	fmt.Fprintf(e.stdout, "%d verdicts change\n", len(out.Changes))
+	if len(out.Pauses) > 0 {
+		var t table
+		t.addc(faint, "AGENT", "OLD PAUSE", "NEW PAUSE")
+		for _, c := range out.Pauses {
+			col := green
+			if c.New.Seconds > c.Old.Seconds {
+				col = yellow // slower
+			}
+			t.addc(col, c.Agent, c.Old.describe(c.Agent), c.New.describe(c.Agent))
+		}
+		t.write(e, e.stdout)
+		fmt.Fprintln(e.stdout)
+	}
+	fmt.Fprintf(e.stdout, "%s, %s\n", changes(len(out.Changes), "verdict"), changes(len(out.Pauses), "pause"))
 	return code, nil
+}
+
+// changes counts n things that change: "1 verdict changes", "0 pauses change".
+func changes(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing + " changes"
+	}
+	return strconv.Itoa(n) + " " + thing + "s change"
+}
+
+// describe is a pause of agent in a few words: "200ms by Crawl-delay: 0.2
+// (line 3)", with the group when it is another agent's ("*").
+func (p pause) describe(agent string) string {
+	if p.Seconds == 0 {
+		return "none asked"
+	}
+	s := duration(time.Duration(p.Seconds * float64(time.Second)))
+	if p.Directive != "" {
+		s += " by " + p.Directive + " (line " + strconv.Itoa(p.Line)
+		tok := policy.ProductToken(agent)
+		if tok == "" {
+			tok = agent // "*"
+		}
+		if p.Group != strings.ToLower(tok) {
+			s += ", group " + strconv.Quote(p.Group)
+		}
+		s += ")"
+	}
+	return s
+}
+
+// pause returns the pause the file asks of agent between requests, with
+// the line that asks it.
+func (s *source) pause(agent string) pause {
+	g := s.robots.Group(agent)
+	var p pause
+	key := "crawl-delay"
+	d, ok := g.CrawlDelay()
+	rate, rok := g.RequestRate()
+	switch {
+	case ok:
+	case rok:
+		key, d = "request-rate", rate.Interval()
+	default:
+		return p
+	}
+	p.Seconds, p.Group, p.GroupLine = d.Seconds(), g.Agent(), g.Line()
+	if s.report == nil {
+		s.report = policy.Parser{}.Report(s.body)
+	}
+	// The line is in a record of the group, below the agent's
+	// user-agent line: the first there with the group's value.
+	recs := s.robots.Records()
+	for i, rec := range recs {
+		end := math.MaxInt
+		if i+1 < len(recs) {
+			end = recs[i+1].Line
+		}
+		for _, a := range rec.Agents {
+			if a.Token != g.Agent() {
+				continue
+			}
+			for _, l := range s.report {
+				if l.Line < a.Line || l.Line >= end || strings.ToLower(l.Key) != key {
+					continue
+				}
+				same := parseRate(l.Value) == rate
+				if key == "crawl-delay" {
+					v, ok := policy.ParseCrawlDelay(l.Value)
+					same = ok && v == d
+				}
+				if same {
+					p.Directive, p.Line = l.Key+": "+l.Value, l.Line
+					return p
+				}
+			}
+		}
+	}
+	return p
+}
+
+// parseRate reads a Request-rate value, the zero Rate when it does not parse.
+func parseRate(v string) policy.Rate {
+	r, _ := policy.ParseRequestRate(v)
+	return r
 }
 
 // describe is a verdict in a few words: "disallowed by Disallow: /a (line 3)".

@@ -10,6 +10,20 @@
 //	robotsguard lint    [-json] FILE|URL
 //	robotsguard fetch   [-agent NAME] [-json] URL
 //	robotsguard diff    [-agent NAME] [-json] [-urls FILE] OLD NEW [URL...]
+//	robotsguard version [-json]
+//	robotsguard help    [COMMAND]
+//
+// Every request the commands send (robots.txt files, ACAP permissions
+// references, tdmrep.json files) carries the User-Agent of the crawler
+// -agent names, or, without -agent (or with "*"), robotsguard's own:
+// robotsguard-cli/VERSION (+https://github.com/robotsguard/robotsguard),
+// VERSION being that "robotsguard version" prints. Its product token,
+// robotsguard-cli, does not change: a robots.txt can name it. The "*"
+// agent still follows the "*" group, not a robotsguard-cli one.
+//
+// "robotsguard help COMMAND", or "robotsguard COMMAND -h", prints what the
+// command does and its flags on standard output, and exits 0; a flag
+// error prints the usage on standard error, and exits 2.
 //
 // # check
 //
@@ -82,9 +96,14 @@
 // # fetch
 //
 // Fetch shows what the Transport does with an origin: the status and what
-// it means, the redirects followed, the cache lifetime and the header that
-// set it (from the Transport's Observer), the validators (ETag,
-// Last-Modified), the pause kept between requests of -agent, the
+// it means, the redirects followed, the cache lifetime and what set it,
+// in words (from the Transport's Observer: "1h (Cache-Control max-age)",
+// "24h (Cache-Control max-age, capped at 24h)"; the lifetime, less the
+// age of the response on arrival, which the Date header's resolution and
+// the time the response took make up to seconds more, is rounded up to
+// the second, and to the minute from ten minutes on), the validators (ETag,
+// Last-Modified), the pause kept between requests of -agent (and the one
+// the file asks, when that is more than the Transport keeps), the
 // Crawl-delay and Request-rate of every agent, the sitemaps, and the ACAP
 // records, if any (version, permissions references, action requests for
 // -agent, problems).
@@ -92,19 +111,36 @@
 // # diff
 //
 // Diff compares two versions of a robots.txt (OLD and NEW, each a file,
-// "-", or an http(s) URL whose origin's robots.txt is fetched) over URLs:
-// those of -urls (a URL list or a crawl log, read as check reads it) and
-// the arguments, or, when none is given, paths derived from the patterns
-// of both files' rules. It lists, for each agent (-agent, or every agent
+// "-", or an http(s) URL whose origin's robots.txt is fetched, as -agent
+// when it is given) over URLs: those of -urls (a URL list or a crawl log,
+// read as check reads it) and the arguments, or, when none is given, paths
+// derived from the patterns of both files' rules. It lists, for each agent (-agent, or every agent
 // either file names, and "*"), the URLs whose verdict changes, with the
-// deciding rule on each side. Site owners run it before they deploy a new
-// file.
+// deciding rule on each side, and whether the pause the file asks of the
+// agent between requests changes (its group's Crawl-delay, or else the
+// interval of its Request-rate; "Crawl-delay: 1" and "Request-rate: 1/1s"
+// ask the same), with the line on each side:
+//
+//	AGENT   OLD PAUSE                           NEW PAUSE
+//	*       200ms by Crawl-delay: 0.2 (line 3)  1s by Crawl-delay: 1 (line 3)
+//	gptbot  none asked                          10s by Request-rate: 1/10s (line 7)
+//
+// Site owners run it before they deploy a new file.
+//
+// # version
+//
+// Version ("-version" and "--version" too) prints the version of the
+// command: the module version it was installed at (go install
+// …@v1.2.3), or "(devel)" for a build from a checkout; the Go version and
+// platform it was built with; the VCS revision, its time and whether the
+// tree was modified, when the build recorded them; and the User-Agent the
+// commands send when no -agent names a crawler.
 //
 // # Exit status
 //
-//	0  check: every URL allowed; diff: no verdict changes; lint: no error; fetch: the file was read
+//	0  check: every URL allowed; diff: no verdict or pause changes; lint: no error; fetch: the file was read
 //	1  check: a URL is disallowed (by a rule, a status, ACAP, or an unreachable robots.txt);
-//	   diff: a verdict changes; lint: a finding of severity error
+//	   diff: a verdict or a pause changes; lint: a finding of severity error
 //	2  usage: an unknown command or flag, a missing argument, a path where a URL is needed
 //	3  failure: a file cannot be read; fetch, lint or diff: the robots.txt is unreachable
 //	   (or, for lint and diff, its status disallows everything)
@@ -122,11 +158,16 @@
 //	fetch  {"origin", "url", "redirects"?: [{"url", "status", "location"}], "status", "access",
 //	        "meaning", "outcome"?, "error"?, "bytes", "truncated"?, "lifetime_seconds",
 //	        "lifetime_source"?, "fresh_until", "etag"?, "last_modified"?, "agent", "delay_seconds",
-//	        "agents": [{"agent", "line", "rules", "crawl_delay"?, "request_rate"?}], "sitemaps",
+//	        "delay_asked_seconds"?, "agents": [{"agent", "line", "rules", "crawl_delay"?, "request_rate"?}],
+//	        "sitemaps",
 //	        "acap"?: {"version"?, "references"?, "actions"?, "problems"?}}
-//	diff   {"old", "new", "agents", "urls", "derived", "changes": [{"agent", "url", "old": verdict, "new": verdict}]}
+//	diff   {"old", "new", "agents", "urls", "derived", "changes": [{"agent", "url", "old": verdict, "new": verdict}],
+//	        "pauses": [{"agent", "old": pause, "new": pause}]}
+//	version {"version", "go", "platform", "revision"?, "time"?, "modified"?, "user_agent"}
 //
-// where a verdict is {"url", "allowed", "usage"?, "basis", "rule"?, "line"?, "group"?,
+// where a pause is {"seconds", "directive"?, "line"?, "group"?,
+// "group_line"?} (seconds is 0 when the file asks none), a verdict is
+// {"url", "allowed", "usage"?, "basis", "rule"?, "line"?, "group"?,
 // "group_line"?, "robots"?, "detail"?, "qualifiers"?} and basis is one of
 // "rule", "no-match", "no-group", "robots.txt" (always allowed),
 // "unavailable" (no robots.txt: everything allowed), "unreachable",

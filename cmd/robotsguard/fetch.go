@@ -23,19 +23,23 @@ type fetchOutput struct {
 	Error     string     `json:"error,omitempty"`
 	Bytes     int        `json:"bytes"`
 	Truncated bool       `json:"truncated,omitempty"` // past 500 KiB, the rest was not read
-	// Lifetime is how long the Transport uses the file (seconds), and
-	// LifetimeSource the header that set it.
+	// Lifetime is how long the Transport uses the file (seconds, rounded
+	// up: see wholeSeconds), and
+	// LifetimeSource what set it, as the Transport's Observer names it.
 	Lifetime       float64   `json:"lifetime_seconds"`
 	LifetimeSource string    `json:"lifetime_source,omitempty"`
 	FreshUntil     time.Time `json:"fresh_until"` // when the Transport fetches the file again
 	ETag           string    `json:"etag,omitempty"`
 	LastModified   string    `json:"last_modified,omitempty"`
-	// Delay is the pause kept between requests of -agent (seconds).
-	Agent    string      `json:"agent"`
-	Delay    float64     `json:"delay_seconds"`
-	Agents   []agentInfo `json:"agents"`
-	Sitemaps []string    `json:"sitemaps"`
-	ACAP     *acapInfo   `json:"acap,omitempty"`
+	// Delay is the pause kept between requests of -agent (seconds), and
+	// DelayAsked the one the file asks of it (its Crawl-delay or the
+	// interval of its Request-rate), when it asks for one.
+	Agent      string      `json:"agent"`
+	Delay      float64     `json:"delay_seconds"`
+	DelayAsked float64     `json:"delay_asked_seconds,omitempty"`
+	Agents     []agentInfo `json:"agents"`
+	Sitemaps   []string    `json:"sitemaps"`
+	ACAP       *acapInfo   `json:"acap,omitempty"`
 }
 
 type redirect struct {
@@ -62,10 +66,16 @@ type acapInfo struct {
 
 func cmdFetch(e *env, args []string) (int, error) {
 	fs := newFlags(e, "fetch")
-	agent := fs.String("agent", "*", "the crawler's product token or User-Agent, sent and used to select the group")
+	agent := fs.String("agent", "*", "fetch as the crawler `NAME`, a product token or a whole User-Agent, and show its group's pause (* follows the \"*\" group, and sends robotsguard-cli/VERSION)")
 	jsonOut := fs.Bool("json", false, "write JSON")
-	if err := parseFlags(fs, args); err != nil {
+	if err := e.parseFlags(fs, args); err != nil {
 		return 0, err
+	}
+	if err := flagAfterArgs(fs.Args()); err != nil {
+		return 0, err
+	}
+	if *agent == "" {
+		return 0, usagef("-agent is empty: name a crawler, or * for none")
 	}
 	if fs.NArg() != 1 || !isURL(fs.Arg(0)) {
 		return 0, usagef("fetch takes one http or https URL")
@@ -77,12 +87,12 @@ func cmdFetch(e *env, args []string) (int, error) {
 	}
 	out := fetchOutput{Origin: snap.Origin, URL: snap.URL, Status: snap.Status, Access: snap.Access.String(),
 		Meaning: meaning(snap), FreshUntil: snap.FreshUntil.UTC().Truncate(time.Second), Agent: *agent,
-		Delay: snap.Delay.Seconds(), Agents: []agentInfo{}, Sitemaps: []string{}}
+		Delay: snap.Delay.Seconds(), DelayAsked: snap.DelayAsked.Seconds(), Agents: []agentInfo{}, Sitemaps: []string{}}
 	if snap.Err != nil {
 		out.Error = snap.Err.Error()
 	}
 	if ev, ok := l.event(snap.URL); ok {
-		out.Outcome, out.Lifetime, out.LifetimeSource = ev.Outcome.String(), ev.Lifetime.Round(time.Second).Seconds(), ev.LifetimeSource
+		out.Outcome, out.Lifetime, out.LifetimeSource = ev.Outcome.String(), wholeSeconds(ev.Lifetime).Seconds(), ev.LifetimeSource
 		out.Bytes = ev.Bytes
 		if ev.Status != 0 {
 			out.Status = ev.Status // the last response, even one the Transport could not use
@@ -107,7 +117,7 @@ func cmdFetch(e *env, args []string) (int, error) {
 			for _, a := range rec.Agents {
 				ai := agentInfo{Agent: a.Token, Line: a.Line, Rules: len(rec.Rules), CrawlDelay: a.CrawlDelay.Seconds()}
 				if a.RequestRate.Requests > 0 {
-					ai.RequestRate = strconv.Itoa(a.RequestRate.Requests) + "/" + a.RequestRate.Per.String()
+					ai.RequestRate = strconv.Itoa(a.RequestRate.Requests) + "/" + duration(a.RequestRate.Per)
 				}
 				out.Agents = append(out.Agents, ai)
 			}
@@ -151,7 +161,7 @@ func cmdFetch(e *env, args []string) (int, error) {
 	}
 	pairs = append(pairs, "status", status, "meaning", e.paint(statusColor, out.Meaning))
 	if out.Error != "" {
-		pairs = append(pairs, "error", out.Error)
+		pairs = append(pairs, "error", unprefixed(snap.Err))
 	}
 	if out.Outcome != "" {
 		size := fmt.Sprintf("%s, %d bytes", out.Outcome, out.Bytes)
@@ -162,7 +172,8 @@ func cmdFetch(e *env, args []string) (int, error) {
 	}
 	life := "-"
 	if out.Lifetime > 0 {
-		life = fmt.Sprintf("%v (%s)", time.Duration(out.Lifetime*float64(time.Second)), out.LifetimeSource)
+		d := lifetime(time.Duration(out.Lifetime * float64(time.Second)))
+		life = fmt.Sprintf("%s (%s)", duration(d), lifetimeWords(out.LifetimeSource, d))
 	}
 	pairs = append(pairs, "cache lifetime", life, "next fetch", out.FreshUntil.Format(time.RFC3339))
 	var vals []string
@@ -176,7 +187,7 @@ func cmdFetch(e *env, args []string) (int, error) {
 		vals = append(vals, "none")
 	}
 	pairs = append(pairs, "validators", strings.Join(vals, ", "))
-	pairs = append(pairs, "pace", fmt.Sprintf("%v between requests of %s", snap.Delay, *agent))
+	pairs = append(pairs, "pace", pace(snap, *agent))
 	kv(e.stdout, pairs...)
 	if len(out.Agents) > 0 {
 		fmt.Fprintln(e.stdout)
@@ -185,7 +196,7 @@ func cmdFetch(e *env, args []string) (int, error) {
 		for _, a := range out.Agents {
 			cd, rr := "-", "-"
 			if a.CrawlDelay > 0 {
-				cd = time.Duration(a.CrawlDelay * float64(time.Second)).String()
+				cd = duration(time.Duration(a.CrawlDelay * float64(time.Second)))
 			}
 			if a.RequestRate != "" {
 				rr = a.RequestRate
@@ -237,4 +248,21 @@ func meaning(s *robotsguard.Snapshot) string {
 		return "unreachable: every request is refused until it can be fetched"
 	}
 	return s.Access.String()
+}
+
+// pace says what pause the Transport keeps between requests of agent,
+// and why.
+func pace(s *robotsguard.Snapshot, agent string) string {
+	switch s.Access {
+	case robotsguard.AccessDisallowAll, robotsguard.AccessUnreachable:
+		return "none: no request is sent"
+	}
+	p := duration(s.Delay) + " between requests of " + agent
+	switch {
+	case s.DelayAsked == 0:
+		p += " (the default: the file asks for no pause)"
+	case s.DelayAsked > s.Delay:
+		p += " (the file asks " + duration(s.DelayAsked) + ", capped at " + duration(s.Delay) + ")"
+	}
+	return p
 }

@@ -52,7 +52,10 @@ type lintOutput struct {
 func cmdLint(e *env, args []string) (int, error) {
 	fs := newFlags(e, "lint")
 	jsonOut := fs.Bool("json", false, "write JSON")
-	if err := parseFlags(fs, args); err != nil {
+	if err := e.parseFlags(fs, args); err != nil {
+		return 0, err
+	}
+	if err := flagAfterArgs(fs.Args()); err != nil {
 		return 0, err
 	}
 	if fs.NArg() != 1 {
@@ -123,7 +126,7 @@ func cmdLint(e *env, args []string) (int, error) {
 		}
 	}
 	t.write(e, e.stdout)
-	fmt.Fprintf(e.stdout, "%s: %d errors, %d warnings, %d findings\n", src.Name, out.Errors, out.Warnings, len(out.Findings))
+	fmt.Fprintf(e.stdout, "%s: %s, %s, %s\n", src.Name, count(out.Errors, "error"), count(out.Warnings, "warning"), count(len(out.Findings), "finding"))
 	return code, nil
 }
 

@@ -8,13 +8,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 )
 
 // Exit statuses.
 const (
 	exitOK      = 0 // every URL allowed, no verdict changed, no error finding
-	exitVerdict = 1 // check: a URL is disallowed; diff: a verdict changes; lint: an error finding
+	exitVerdict = 1 // check: a URL is disallowed; diff: a verdict or pause changes; lint: an error finding
 	exitUsage   = 2 // bad flags or arguments
 	exitFailure = 3 // a file or robots.txt could not be read
 )
@@ -42,11 +43,15 @@ const synopsis = `usage:
   robotsguard lint    [-json] FILE|URL
   robotsguard fetch   [-agent NAME] [-json] URL
   robotsguard diff    [-agent NAME] [-json] [-urls FILE] OLD NEW [URL...]
+  robotsguard version [-json]
+  robotsguard help    [COMMAND]
 
-Run "robotsguard COMMAND -h" for a command's flags.
+Run "robotsguard help COMMAND" (or "robotsguard COMMAND -h") for what a
+command does and its flags.
+"robotsguard -version" is "robotsguard version".
 Exit status: 0 all allowed / nothing to report, 1 a URL disallowed (check),
-a verdict changed (diff) or an error found (lint), 2 usage, 3 a file or
-robots.txt could not be read.
+a verdict or pause changed (diff) or an error found (lint), 2 usage, 3 a
+file or robots.txt could not be read.
 `
 
 // env is what a command reads and writes.
@@ -75,15 +80,34 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitUsage
 	}
 	cmds := map[string]func(*env, []string) (int, error){
-		"check": cmdCheck,
-		"lint":  cmdLint,
-		"fetch": cmdFetch,
-		"diff":  cmdDiff,
+		"check":   cmdCheck,
+		"lint":    cmdLint,
+		"fetch":   cmdFetch,
+		"diff":    cmdDiff,
+		"version": cmdVersion,
 	}
 	name := args[0]
-	if name == "help" || name == "-h" || name == "-help" || name == "--help" {
+	switch name {
+	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, synopsis)
 		return exitOK
+	case "-version", "--version":
+		name = "version"
+	case "help":
+		// "help COMMAND" is "COMMAND -h".
+		switch {
+		case len(args) == 1 || args[1] == "help":
+			fmt.Fprint(stdout, synopsis)
+			return exitOK
+		case len(args) > 2:
+			fmt.Fprintf(stderr, "robotsguard help: help takes one COMMAND\n%s", synopsisOf("help"))
+			return exitUsage
+		}
+		name, args = args[1], []string{args[1], "-h"}
+		if _, ok := cmds[name]; !ok {
+			fmt.Fprintf(stderr, "robotsguard help: unknown command %q\n%s", name, synopsis)
+			return exitUsage
+		}
 	}
 	cmd, ok := cmds[name]
 	if !ok {
@@ -113,35 +137,113 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 }
 
+// count writes n things: "1 agent", "2 agents", "0 errors".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
+}
+
+// unprefixed is err's message without the "robotsguard: " it starts
+// with, to follow a message of the command's own.
+func unprefixed(err error) string {
+	if err == nil {
+		return "unknown error"
+	}
+	return strings.TrimPrefix(err.Error(), "robotsguard: ")
+}
+
+// flagAfterArgs rejects flags given after the arguments, which the flag
+// package takes for arguments: "lint robots.txt -json".
+func flagAfterArgs(args []string) error {
+	for _, a := range args {
+		if len(a) > 1 && a[0] == '-' {
+			return usagef("flag %q after the arguments: flags go before arguments", a)
+		}
+	}
+	return nil
+}
+
 // synopsisOf returns the usage line of a command.
 func synopsisOf(name string) string {
 	for _, l := range strings.Split(synopsis, "\n") {
 		if strings.HasPrefix(strings.TrimSpace(l), "robotsguard "+name+" ") {
-			return "usage: " + strings.TrimSpace(l) + "\n"
+			return "usage: " + strings.Join(strings.Fields(l), " ") + "\n"
 		}
 	}
 	return synopsis
 }
 
-// newFlags returns a flag set for a command that prints its usage to
-// stderr and returns its errors.
+// summaries say what each command does, in "robotsguard help COMMAND".
+var summaries = map[string]string{
+	"check": `Check decides URLs for an agent as a crawler using robotsguard's Transport
+would: by the robots.txt of each URL's origin, fetched live as the Transport
+fetches it, or by the file -robots names (then URLs may be paths). Each URL
+gets its verdict, the deciding rule and its line, and the group followed.
+Exit status 1 when a URL is disallowed.`,
+	"lint": `Lint reads a robots.txt file, or the robots.txt of an origin as the
+Transport fetches it, and lists what its owner should fix: each finding with
+its line, severity (error, warning, info), code and a fix hint.
+Exit status 1 when a finding is an error.`,
+	"fetch": `Fetch shows what the Transport does with an origin's robots.txt: the status
+and what it means, the redirects followed, how long the file is cached and
+why, the validators, the pause kept between requests of -agent, every
+agent's Crawl-delay and Request-rate, the sitemaps and the ACAP records.
+Exit status 3 when the robots.txt is unreachable.`,
+	"diff": `Diff compares two versions of a robots.txt (each a file, "-" for standard
+input, or an http(s) URL whose origin's robots.txt is fetched) over URLs:
+those of -urls and the arguments, or paths derived from both files' rules.
+It lists, per agent, the URLs whose verdict changes and the pauses
+(Crawl-delay, Request-rate) that change. Exit status 1 when something changes.`,
+	"version": `Version prints the version of robotsguard (that of "go install …@VERSION",
+or "(devel)" for a build from a checkout), the Go version and platform it
+was built with, the VCS revision when the build recorded it, and the
+User-Agent the commands send when no -agent names a crawler.`,
+}
+
+// newFlags returns a flag set for a command; parseFlags prints its usage.
 func newFlags(e *env, name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprint(e.stderr, synopsisOf(name))
-		fs.PrintDefaults()
-	}
+	fs.SetOutput(e.stderr) // the flag package's error messages
+	fs.Usage = func() {}   // parseFlags prints the usage where it belongs
 	return fs
 }
 
-// parseFlags parses args into fs, mapping its errors to exit statuses.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+// parseFlags parses args into fs, mapping its errors to exit statuses:
+// help asked for (-h) is printed on standard output, with what the
+// command does, and the usage after a flag error on standard error.
+func (e *env) parseFlags(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(e.stdout, synopsisOf(fs.Name()))
+		if s := summaries[fs.Name()]; s != "" {
+			fmt.Fprintf(e.stdout, "\n%s\n", s)
 		}
-		return errUsage
+		if hasFlags(fs) {
+			fmt.Fprint(e.stdout, "\nFlags (before the arguments):\n")
+			printFlags(fs, e.stdout)
+		}
+		return err
 	}
-	return nil
+	fmt.Fprint(e.stderr, synopsisOf(fs.Name()))
+	printFlags(fs, e.stderr)
+	return errUsage
+}
+
+func hasFlags(fs *flag.FlagSet) bool {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	return n > 0
+}
+
+// printFlags writes the flags of fs and their defaults to w.
+func printFlags(fs *flag.FlagSet, w io.Writer) {
+	out := fs.Output()
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(out)
 }

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -92,11 +94,78 @@ func servers(t *testing.T) map[string]string {
 			fmt.Fprintf(w, "Disallow: /%08d/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", i)
 		}
 	}))
-	for _, s := range []*httptest.Server{site, moved, missing, down, page, forbidden, uaCheck, loop, big} {
+	// long asks to be cached a week and crawled slowly; noCache not to
+	// be cached.
+	long := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=604800")
+		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\nCrawl-delay: 120\n\nUser-agent: FooBot\nRequest-rate: 10/1m\n")
+	}))
+	noCache := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-cache")
+		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
+	}))
+	for _, s := range []*httptest.Server{site, moved, missing, down, page, forbidden, uaCheck, loop, big, long, noCache} {
 		t.Cleanup(s.Close)
 	}
-	return map[string]string{"SITE": site.URL, "MOVED": moved.URL, "MISSING": missing.URL, "DOWN": down.URL, "PAGE": page.URL, "FORBIDDEN": forbidden.URL, "UACHECK": uaCheck.URL, "LOOP": loop.URL, "BIG": big.URL}
+	return map[string]string{"SITE": site.URL, "MOVED": moved.URL, "MISSING": missing.URL, "DOWN": down.URL, "PAGE": page.URL, "FORBIDDEN": forbidden.URL, "UACHECK": uaCheck.URL, "LOOP": loop.URL, "BIG": big.URL,
+		"LONG": long.URL, "NOCACHE": noCache.URL}
 }
+
+// agentsRobots is the robots.txt of the $AGENTS origin: each agent
+// that follows a group of its own is disallowed a directory of its own,
+// so that a verdict shows the group followed.
+const agentsRobots = `User-agent: *
+Disallow: /private/
+
+User-agent: Go-http-client
+Disallow: /go/
+
+User-agent: robotsguard-cli
+Disallow: /cli/
+
+User-agent: FooBot
+Disallow: /foo/
+
+ACAP-crawler: *
+ACAP-disallow-crawl: /drafts/
+`
+
+// agentLog records the requests an origin receives: "GET /robots.txt
+// User-Agent", one a line, in order.
+type agentLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *agentLog) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ua := "(none)"
+	if v := r.Header.Values("User-Agent"); len(v) > 0 {
+		ua = strings.Join(v, ", ")
+	}
+	l.mu.Lock()
+	l.lines = append(l.lines, r.Method+" "+r.URL.RequestURI()+" "+ua)
+	l.mu.Unlock()
+	switch r.URL.Path {
+	case "/robots.txt":
+		fmt.Fprint(w, agentsRobots)
+	case "/.well-known/tdmrep.json":
+		fmt.Fprint(w, `[{"location": "/", "tdm-reservation": 1}]`)
+	default:
+		fmt.Fprint(w, "a page")
+	}
+}
+
+// take returns the requests recorded, and forgets them.
+func (l *agentLog) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.lines
+	l.lines = nil
+	return out
+}
+
+// agentLogKey holds a script's agentLog in its Values.
+type agentLogKey struct{}
 
 func TestScripts(t *testing.T) {
 	urls := servers(t)
@@ -108,7 +177,25 @@ func TestScripts(t *testing.T) {
 			for k, v := range urls {
 				env.Setenv(k, v)
 			}
+			// $AGENTS records the requests of this script alone.
+			log := new(agentLog)
+			s := httptest.NewServer(log)
+			env.Defer(s.Close)
+			env.Values[agentLogKey{}] = log
+			env.Setenv("AGENTS", s.URL)
 			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// requests prints the requests $AGENTS received since the
+			// last call, "GET /robots.txt User-Agent" one a line.
+			"requests": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 0 {
+					ts.Fatalf("usage: requests")
+				}
+				for _, l := range ts.Value(agentLogKey{}).(*agentLog).take() {
+					fmt.Fprintln(ts.Stdout(), l)
+				}
+			},
 		},
 	})
 }

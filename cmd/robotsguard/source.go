@@ -34,14 +34,22 @@ type hop struct {
 // recorder is the Base of the Transports the command builds: it sends
 // through a clone of http.DefaultTransport and keeps every response it passes on,
 // with the part of the body the Transport read, so that the command can
-// show redirects, validators and the bytes the Transport parsed.
+// show redirects, validators and the bytes the Transport parsed. A
+// request that names no agent is sent with the command's own
+// User-Agent, not Go's default.
 type recorder struct {
-	base http.RoundTripper
-	mu   sync.Mutex
-	hops []*hop
+	base      http.RoundTripper
+	userAgent string
+	mu        sync.Mutex
+	hops      []*hop
 }
 
 func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Header.Get("User-Agent") == "" {
+		// A RoundTripper changes nothing of the request it is given.
+		req = req.Clone(req.Context())
+		req.Header.Set("User-Agent", r.userAgent)
+	}
 	resp, err := r.base.RoundTrip(req)
 	if err != nil {
 		return resp, err
@@ -96,17 +104,19 @@ type live struct {
 	events []robotsguard.FetchEvent
 }
 
-// newLive returns a live fetcher for agent ("*" for no product token:
-// the Transport then follows the "*" group and the robots.txt requests
-// carry Base's own User-Agent; the requests the command checks carry
-// none, so that they select the same group).
+// newLive returns a live fetcher for agent, which it sends. For "*", no
+// crawler in particular, the Transport has no UserAgent: it follows the
+// "*" group, and its fetches carry the command's own User-Agent
+// (robotsguard-cli/VERSION), which the recorder adds; the requests the
+// command decides carry an empty User-Agent (see request), so that they
+// select the same group and file, not those of Go's default User-Agent.
 func newLive(agent string, p policy.Parser, acapOn bool) *live {
 	// The recorder hides the *http.Transport from the robotsguard
 	// Transport, which would bound the response header of its fetches:
 	// bound it here.
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.MaxResponseHeaderBytes = robotsguard.MaxFetchHeaderBytes
-	l := &live{rec: &recorder{base: base}}
+	l := &live{rec: &recorder{base: base, userAgent: readBuildInfo().userAgent()}}
 	if agent == "*" {
 		agent = ""
 	}
@@ -124,6 +134,20 @@ func newLive(agent string, p policy.Parser, acapOn bool) *live {
 		l.t.ACAP = &robotsguard.ACAPOptions{}
 	}
 	return l
+}
+
+// request returns a request for u to ask the Transport about, as the
+// agent of l: the Transport's UserAgent, or, for "*", an empty
+// User-Agent, which follows the "*" group (without one, the Transport
+// would decide for Go's default User-Agent, Go-http-client/1.1, and fetch
+// the robots.txt again as that agent).
+func (l *live) request(ctx context.Context, u *url.URL) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header["User-Agent"] = []string{l.t.UserAgent}
+	return req, nil
 }
 
 // event returns the last fetch event of robotsURL.
@@ -169,6 +193,7 @@ type source struct {
 	robots *policy.Robots
 	snap   *robotsguard.Snapshot // a live origin's
 	live   *live
+	report []policy.LineReport // of body, read when needed
 }
 
 // load reads src for agent: "-" (stdin), a file, or an http(s) URL whose origin's
@@ -201,7 +226,7 @@ func (e *env) loadSource(src, agent string, p policy.Parser, strict bool) (*sour
 		switch snap.Access {
 		case robotsguard.AccessUnreachable:
 			if strict {
-				return nil, fail("%s is unreachable: %v", snap.URL, snap.Err)
+				return nil, fail("%s is unreachable: %s", snap.URL, unprefixed(snap.Err))
 			}
 		case robotsguard.AccessDisallowAll:
 			if strict {

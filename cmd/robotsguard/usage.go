@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net/http"
 	"net/url"
 	"strings"
 
@@ -72,13 +71,10 @@ func fileSite(name string, body []byte, rules *policy.Robots, tdm []byte, tdmNam
 }
 
 // liveUsage decides u's use for c as a robotsguard.Transport does.
-func liveUsage(l *live, e *env, raw string, u *url.URL, c usage.Category, agent string) (verdict, error) {
-	req, err := http.NewRequestWithContext(e.ctx, http.MethodGet, u.String(), nil)
+func liveUsage(l *live, e *env, raw string, u *url.URL, c usage.Category) (verdict, error) {
+	req, err := l.request(e.ctx, u)
 	if err != nil {
 		return verdict{}, usagef("%v", err)
-	}
-	if agent != "*" {
-		req.Header.Set("User-Agent", agent)
 	}
 	d, err := l.t.Usage(req, c, nil)
 	if err != nil {
