@@ -41,6 +41,9 @@
 // slot back when no later one was taken. 429 and 503 answers set a
 // fleet-wide "not before" on the same key, and the origin's places
 // (Transport.MaxRequestsPerOrigin) are leases that expire, held fleet-wide.
+// A place whose reservation's answer was lost (slower than CallTimeout),
+// or whose cancel or release failed, is given back in the background as
+// soon as Redis answers, rather than left to expire.
 //
 // # When Redis fails
 //

@@ -95,6 +95,7 @@ type Fleet struct {
 	once     sync.Once
 	breaker  breaker
 	notify   notifier
+	giver    giver // places to give back (see giveBack)
 	fallback robotsguard.Pacer
 }
 
@@ -108,6 +109,7 @@ func (f *Fleet) init() {
 			f.call(context.Background(), "probe", func(ctx context.Context) error { return f.Client.Ping(ctx).Err() })
 		}
 		f.notify.client = f.Client
+		f.giver.kick = make(chan struct{}, 1)
 		f.fallback = f.Fallback
 		if f.fallback == nil {
 			f.fallback = &robotsguard.LocalPacer{}
@@ -125,11 +127,13 @@ func orDefault[T int | time.Duration](v, def T) T {
 func (f *Fleet) size() int { return max(f.Size, 1) }
 
 // Close ends the Fleet's Redis subscription (the one that wakes requests
-// waiting for another process's fetch or place). It does not close
-// Client.
+// waiting for another process's fetch or place). Places the Fleet could
+// not give back yet (see Acquire) are tried once more, within CallTimeout.
+// It does not close Client.
 func (f *Fleet) Close() error {
 	f.init()
 	f.breaker.stopped.Store(true)
+	f.closeGiver()
 	return f.notify.close()
 }
 
@@ -179,6 +183,9 @@ func (f *Fleet) stateChanged(s State, err error) {
 	}
 	if f.OnState != nil {
 		f.OnState(s, err)
+	}
+	if s == Closed {
+		f.giver.poke() // Redis answers again: give back what is kept
 	}
 }
 

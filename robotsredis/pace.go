@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -163,10 +164,17 @@ func token() string { return tokens.prefix + strconv.FormatUint(tokens.n.Add(1),
 // it back to take a new slot.
 //
 // When Redis cannot be reached, Acquire paces through Fallback, with the
-// interval multiplied by Size.
+// interval multiplied by Size. A reservation whose answer is lost (it came
+// after CallTimeout, or the connection failed) may have taken a place in
+// Redis all the same; so may one whose cancel or release failed. The Fleet
+// gives such places back in the background, by their tokens, as soon as
+// Redis answers (at most 1,024 kept while it does not, each until its
+// lease would have expired anyway), so that they do not hold the fleet's
+// requests to the origin until LeaseTTL.
 func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsguard.Lease, error) {
 	f.init()
 	r.Interval = max(r.Interval, 0)
+	ttl := orDefault(f.LeaseTTL, DefaultLeaseTTL)
 	start := time.Now()
 	var backoff bool
 	var placed <-chan struct{} // releases of the origin's places
@@ -181,9 +189,10 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 			tok = token()
 		}
 		var res []any
+		called := time.Now()
 		err := f.call(ctx, "pace", func(ctx context.Context) (err error) {
 			res, err = reserveScript.Run(ctx, f.Client, []string{paceKey(r.Origin), leaseKey(r.Origin)},
-				r.Interval.Microseconds(), r.Limit, orDefault(f.LeaseTTL, DefaultLeaseTTL).Microseconds(), tok, maxDelay.Microseconds()).Slice()
+				r.Interval.Microseconds(), r.Limit, ttl.Microseconds(), tok, maxDelay.Microseconds()).Slice()
 			return err
 		})
 		var delayµs, backoffFlag, leaseµs int64
@@ -192,6 +201,12 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 			delayµs, backoffFlag, leaseµs, next, err = reservation(res)
 		}
 		if err != nil {
+			if tok != "" && !errors.Is(err, ErrUnavailable) {
+				// Redis may have run the script though its answer
+				// is lost: the place it took, if it took one, is no
+				// request's. Its lease ends ttl after its slot.
+				f.giveBack(giveBack{origin: r.Origin, token: tok, until: called.Add(ttl + slotBound(r))})
+			}
 			if ctx.Err() != nil {
 				return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: ctx.Err()}
 			}
@@ -206,9 +221,9 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 		delay := time.Duration(delayµs) * time.Microsecond
 		backoff = backoff || backoffFlag == 1
 		if delay <= 0 {
-			return f.turn(r, tok, time.Since(start), backoff), nil
+			return f.turn(r, tok, ttl, time.Since(start), backoff), nil
 		}
-		slot := reserved{origin: r.Origin, token: tok, next: next, interval: r.Interval}
+		slot := reserved{origin: r.Origin, token: tok, next: next, interval: r.Interval, expires: called.Add(delay + ttl)}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < delay {
 			f.cancel(slot)
 			return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), NotBefore: time.Now().Add(delay), Throttled: backoff, Err: context.DeadlineExceeded}
@@ -219,7 +234,7 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 			return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: err}
 		}
 		if !again {
-			return f.turn(r, tok, time.Since(start), backoff), nil
+			return f.turn(r, tok, ttl, time.Since(start), backoff), nil
 		}
 		// A back-off was set meanwhile: take a slot after it.
 		f.cancel(slot)
@@ -248,6 +263,20 @@ func reservation(res []any) (delay, backoff, lease int64, next string, err error
 	return 0, 0, 0, "", fmt.Errorf("robotsredis: pace: the reservation script answered %v, not a reservation", res)
 }
 
+// slotBound returns how long after a reservation its slot comes at the
+// latest, unless a throttle puts it later: the origin's places were
+// reserved an interval apart, the last one an interval before it. Never
+// more than maxDelay.
+func slotBound(r robotsguard.PaceRequest) time.Duration {
+	if r.Interval <= 0 {
+		return 0
+	}
+	if n := maxDelay / r.Interval; int64(r.Limit) >= int64(n) {
+		return maxDelay
+	}
+	return time.Duration(r.Limit+1) * r.Interval
+}
+
 // maxDelay bounds the delay Redis may impose: pace state that asks for
 // more is corrupt, and the process paces alone (the reservation script
 // deletes such state, so the next request shares the pace again).
@@ -258,15 +287,21 @@ type reserved struct {
 	origin, token string
 	next          string // the "next" the reservation set
 	interval      time.Duration
+	expires       time.Time // when its lease expires, if it took a place
 }
 
 // cancel gives back a slot, if no later one was reserved, and its place.
+// Should the call fail, the place is given back later (see giveBack), and
+// the slot is not.
 func (f *Fleet) cancel(s reserved) {
 	ctx, cancel := context.WithTimeout(context.Background(), orDefault(f.CallTimeout, DefaultCallTimeout))
 	defer cancel()
-	f.call(ctx, "cancel", func(ctx context.Context) error {
+	err := f.call(ctx, "cancel", func(ctx context.Context) error {
 		return cancelScript.Run(ctx, f.Client, []string{paceKey(s.origin), leaseKey(s.origin)}, s.next, s.interval.Microseconds(), s.token, releasedChannel).Err()
 	})
+	if err != nil && s.token != "" {
+		f.giveBack(giveBack{origin: s.origin, token: s.token, until: s.expires})
+	}
 }
 
 // sleep waits for d, or until ctx ends (with its error), or until a
@@ -316,12 +351,14 @@ func waitPlace(ctx context.Context, wake <-chan struct{}, d, interval time.Durat
 }
 
 // turn returns the robotsguard.Lease of a request that may go, holding the
-// place of token, if any.
-func (f *Fleet) turn(r robotsguard.PaceRequest, tok string, waited time.Duration, backoff bool) robotsguard.Lease {
+// place of token, if any, whose lease lasts ttl. A release that fails is
+// tried again later (see giveBack).
+func (f *Fleet) turn(r robotsguard.PaceRequest, tok string, ttl, waited time.Duration, backoff bool) robotsguard.Lease {
 	t := robotsguard.Lease{Waited: waited, Throttled: backoff}
 	if tok == "" {
 		return t
 	}
+	expires := time.Now().Add(ttl)
 	var once atomic.Bool
 	t.OnRelease = func() {
 		if once.Swap(true) {
@@ -329,9 +366,12 @@ func (f *Fleet) turn(r robotsguard.PaceRequest, tok string, waited time.Duration
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), orDefault(f.CallTimeout, DefaultCallTimeout))
 		defer cancel()
-		f.call(ctx, "release", func(ctx context.Context) error {
+		err := f.call(ctx, "release", func(ctx context.Context) error {
 			return releaseScript.Run(ctx, f.Client, []string{leaseKey(r.Origin), paceKey(r.Origin)}, tok, releasedChannel, r.Interval.Microseconds()).Err()
 		})
+		if err != nil {
+			f.giveBack(giveBack{origin: r.Origin, token: tok, interval: r.Interval, until: expires})
+		}
 	}
 	return t
 }
