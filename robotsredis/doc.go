@@ -50,8 +50,10 @@
 // Every call goes through a circuit breaker (see Fleet). While it is open
 // each process works alone, and stays safe: the cache in memory, a Store
 // error costs a fetch, the fetch lock is the process's own, and requests
-// are paced locally with the interval multiplied by Fleet.Size. No request
-// that robots.txt refuses is sent, whether Redis answers or not.
+// are paced locally with the interval multiplied by Fleet.Size, the first
+// one to an origin once the process's fleet-paced requests to it have
+// ended, and Size intervals after the last one was sent or ended. No
+// request that robots.txt refuses is sent, whether Redis answers or not.
 //
 // # Routing instead
 //

@@ -95,7 +95,8 @@ type Fleet struct {
 	once     sync.Once
 	breaker  breaker
 	notify   notifier
-	giver    giver // places to give back (see giveBack)
+	giver    giver    // places to give back (see giveBack)
+	sent     lastSent // the last fleet-paced request to each origin (see acquireAlone)
 	fallback robotsguard.Pacer
 }
 

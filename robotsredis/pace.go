@@ -164,7 +164,11 @@ func token() string { return tokens.prefix + strconv.FormatUint(tokens.n.Add(1),
 // it back to take a new slot.
 //
 // When Redis cannot be reached, Acquire paces through Fallback, with the
-// interval multiplied by Size. A reservation whose answer is lost (it came
+// interval multiplied by Size; the first request to an origin paced so
+// waits for the process's fleet-paced requests to it under way to end
+// (for LeaseTTL at most), then until Size intervals after the last one was
+// sent or ended (the Fleet remembers those of 16,384 origins; see
+// maxSent). A reservation whose answer is lost (it came
 // after CallTimeout, or the connection failed) may have taken a place in
 // Redis all the same; so may one whose cancel or release failed. The Fleet
 // gives such places back in the background, by their tokens, as soon as
@@ -355,15 +359,20 @@ func waitPlace(ctx context.Context, wake <-chan struct{}, d, interval time.Durat
 // tried again later (see giveBack).
 func (f *Fleet) turn(r robotsguard.PaceRequest, tok string, ttl, waited time.Duration, backoff bool) robotsguard.Lease {
 	t := robotsguard.Lease{Waited: waited, Throttled: backoff}
+	hold := f.hold(r.Interval)
+	now := time.Now()
 	if tok == "" {
+		f.sent.mark(r.Origin, now, hold, 0)
 		return t
 	}
-	expires := time.Now().Add(ttl)
+	f.sent.mark(r.Origin, now, hold, 1)
+	expires := now.Add(ttl)
 	var once atomic.Bool
 	t.OnRelease = func() {
 		if once.Swap(true) {
 			return
 		}
+		f.sent.mark(r.Origin, time.Now(), hold, -1)
 		ctx, cancel := context.WithTimeout(context.Background(), orDefault(f.CallTimeout, DefaultCallTimeout))
 		defer cancel()
 		err := f.call(ctx, "release", func(ctx context.Context) error {
@@ -374,16 +383,6 @@ func (f *Fleet) turn(r robotsguard.PaceRequest, tok string, ttl, waited time.Dur
 		}
 	}
 	return t
-}
-
-// acquireAlone paces a request through Fallback, with its interval
-// multiplied by Size: Redis is out of reach. waited is the time already
-// spent.
-func (f *Fleet) acquireAlone(ctx context.Context, r robotsguard.PaceRequest, waited time.Duration) (robotsguard.Lease, error) {
-	r.Interval *= time.Duration(f.size())
-	t, err := f.fallback.Acquire(ctx, r)
-	t.Waited += waited
-	return t, err
 }
 
 // Throttle holds the fleet's requests to origin for d (a 429 or 503
