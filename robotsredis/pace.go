@@ -386,13 +386,16 @@ func (f *Fleet) turn(r robotsguard.PaceRequest, tok string, ttl, waited time.Dur
 }
 
 // Throttle holds the fleet's requests to origin for d (a 429 or 503
-// answer): "not before" d after Redis's now, on Redis's clock. Requests
-// waiting for their slots, in every process, take new ones after it. The
-// Fallback pacer is told too, in case Redis fails before the throttle ends.
+// answer): "not before" d after Redis's now, on Redis's clock, whatever
+// the clocks of the process and of its Transport say. Requests waiting for
+// their slots, in every process, take new ones after it. A d over a day
+// holds the fleet for a day: Redis state that asks for more is taken for
+// corrupt. The Fallback pacer is told too, in case Redis fails before the
+// throttle ends.
 func (f *Fleet) Throttle(ctx context.Context, origin string, d time.Duration) {
 	f.init()
 	f.fallback.Throttle(ctx, origin, d)
-	wait := d
+	wait := min(d, maxDelay)
 	if wait <= 0 {
 		return
 	}
