@@ -146,9 +146,9 @@ func (h *sentHeap) Pop() any {
 	return s
 }
 
-// hold returns the hold of a request paced alone: interval times Size,
+// holdAlone returns the hold of a request paced alone: interval times Size,
 // saturated.
-func (f *Fleet) hold(interval time.Duration) time.Duration {
+func (f *Fleet) holdAlone(interval time.Duration) time.Duration {
 	n := time.Duration(f.size())
 	if interval > math.MaxInt64/n {
 		return math.MaxInt64
@@ -162,7 +162,7 @@ func (f *Fleet) hold(interval time.Duration) time.Duration {
 // end, then until Size intervals after the last one was sent or ended.
 // waited is the time already spent.
 func (f *Fleet) acquireAlone(ctx context.Context, r robotsguard.PaceRequest, waited time.Duration) (robotsguard.Lease, error) {
-	r.Interval = f.hold(r.Interval)
+	r.Interval = f.holdAlone(r.Interval)
 	ttl := orDefault(f.LeaseTTL, DefaultLeaseTTL)
 	start := time.Now()
 	for now := start; ; now = time.Now() {

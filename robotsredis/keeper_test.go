@@ -151,6 +151,7 @@ func TestPaceLostReservation(t *testing.T) {
 			}
 			l2.Release()
 			lost.Release()
+			f2.Close() // sends the releases it has queued
 			if n := leases(t, s.client(t), r.Origin); n != 0 {
 				t.Errorf("%d places held in Redis with no request under way", n)
 			}
@@ -163,6 +164,7 @@ func TestPaceLostReservation(t *testing.T) {
 // disarmed: Redis answers one call, then is out of reach.
 type failAfter struct {
 	armed, failing atomic.Bool
+	refused        chan struct{} // if not nil, receives a value for each command failed (without blocking)
 }
 
 func (h *failAfter) DialHook(next redis.DialHook) redis.DialHook { return next }
@@ -171,6 +173,10 @@ func (h *failAfter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		if h.failing.Load() {
 			err := errors.New("unreachable (test)")
 			cmd.SetErr(err)
+			select {
+			case h.refused <- struct{}{}:
+			default:
+			}
 			return err
 		}
 		err := next(ctx, cmd)
@@ -181,7 +187,20 @@ func (h *failAfter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	}
 }
 func (h *failAfter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if h.failing.Load() {
+			err := errors.New("unreachable (test)")
+			for _, cmd := range cmds {
+				cmd.SetErr(err)
+			}
+			select {
+			case h.refused <- struct{}{}:
+			default:
+			}
+			return err
+		}
+		return next(ctx, cmds)
+	}
 }
 
 // TestPaceLostCancel: a request that gives up before its slot gives its
@@ -226,6 +245,7 @@ func TestPaceLostCancel(t *testing.T) {
 			err, time.Since(start).Round(time.Millisecond), robotsredis.DefaultLeaseTTL, leases(t, c, r.Origin))
 	}
 	l2.Release()
+	f2.Close() // sends the releases it has queued
 	if n := leases(t, c, r.Origin); n != 0 {
 		t.Errorf("%d places held in Redis with no request under way", n)
 	}
@@ -237,7 +257,7 @@ func TestPaceLostCancel(t *testing.T) {
 func TestPaceLostRelease(t *testing.T) {
 	s := startRedis(t)
 	c := s.client(t)
-	h := &failAfter{}
+	h := &failAfter{refused: make(chan struct{}, 1)}
 	c.AddHook(h)
 	f1 := &robotsredis.Fleet{Client: c, Cooldown: 10 * time.Millisecond, MaxCooldown: 20 * time.Millisecond}
 	defer f1.Close()
@@ -251,6 +271,11 @@ func TestPaceLostRelease(t *testing.T) {
 	}
 	h.failing.Store(true)
 	l.Release()
+	select { // the release was tried, and failed
+	case <-h.refused:
+	case <-ctx.Done():
+		t.Fatal("the release was never sent")
+	}
 	h.failing.Store(false)
 
 	ctx2, cancel2 := context.WithTimeout(ctx, 5*time.Second)
@@ -262,6 +287,7 @@ func TestPaceLostRelease(t *testing.T) {
 			err, time.Since(start).Round(time.Millisecond), robotsredis.DefaultLeaseTTL)
 	}
 	l2.Release()
+	f2.Close() // sends the releases it has queued
 	if n := leases(t, c, r.Origin); n != 0 {
 		t.Errorf("%d places held in Redis with no request under way", n)
 	}
