@@ -20,6 +20,7 @@ const (
 	DefaultCooldown    = time.Second
 	DefaultMaxCooldown = 30 * time.Second
 	DefaultLeaseTTL    = 10 * time.Second
+	DefaultMaxHold     = 10 * time.Minute
 )
 
 // A Fleet shares a robotsguard.Transport's robots.txt cache, fetch lock and
@@ -75,9 +76,18 @@ type Fleet struct {
 	// process that dies frees its places LeaseTTL after it last renewed
 	// them at the latest. The Fleet renews the leases of its requests
 	// under way every third of LeaseTTL, so that none expires under a
-	// live response, however slow, while Redis answers. Zero means
-	// DefaultLeaseTTL.
+	// live response, however slow (up to MaxHold), while Redis answers.
+	// Zero means DefaultLeaseTTL.
 	LeaseTTL time.Duration
+
+	// MaxHold bounds how long the Fleet renews a request's lease: a
+	// response body that is neither read to its end nor closed, with a
+	// context that never ends, holds its origin's place for the fleet
+	// for MaxHold and LeaseTTL at most; a live response that lasts
+	// longer may lose its place to another request. Zero means
+	// DefaultMaxHold. (The Transport's own LocalPacer lets requests that
+	// wait take a place held for ten seconds.)
+	MaxHold time.Duration
 
 	// Fallback paces requests while Redis is out of reach, with intervals
 	// multiplied by Size. Nil means a robotsguard.LocalPacer of the

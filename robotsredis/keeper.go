@@ -26,7 +26,7 @@ import (
 //   - renewing the leases of the requests under way, every third of
 //     LeaseTTL, so that leases can be short (a process that dies holds its
 //     origins' places for LeaseTTL at most) and yet do not expire under a
-//     live response, however slow.
+//     live response, however slow, up to MaxHold.
 //
 // A give-back removes the lease alone, never the slot: the "next" a lost
 // reservation set is not known (its answer carried it), and a cancel that
@@ -60,10 +60,16 @@ type keeper struct {
 	mu      sync.Mutex            // guards the fields below
 	pending map[string][]giveBack // places to release or give back, by origin, oldest first
 	n       int                   // the number of places in pending
-	held    map[string]string     // the leases of the requests under way: origin by token
+	held    map[string]held       // the leases of the requests under way, by token
 	running bool                  // the goroutine is under way
 	done    chan struct{}         // closed when the goroutine ends
 	closed  bool                  // Close was called: nothing more is queued or renewed
+}
+
+// held is the lease of a request under way.
+type held struct {
+	origin string
+	until  time.Time // when its renewals stop (MaxHold after it was taken)
 }
 
 // poke wakes the goroutine, if it waits.
@@ -208,9 +214,9 @@ func (f *Fleet) hold(token, origin string) {
 		return
 	}
 	if k.held == nil {
-		k.held = map[string]string{}
+		k.held = map[string]held{}
 	}
-	k.held[token] = strings.Clone(origin)
+	k.held[token] = held{origin: strings.Clone(origin), until: time.Now().Add(orDefault(f.MaxHold, DefaultMaxHold))}
 	f.run()
 }
 
@@ -245,7 +251,7 @@ func (f *Fleet) keep(done chan struct{}) {
 		}
 		batch := k.pending
 		k.pending, k.n = nil, 0
-		held := len(k.held) > 0
+		holding := len(k.held) > 0
 		k.mu.Unlock()
 
 		if closed {
@@ -264,7 +270,7 @@ func (f *Fleet) keep(done chan struct{}) {
 				wait = retry
 			}
 		}
-		if held {
+		if holding {
 			if now := time.Now(); !now.Before(renewAt) {
 				f.renew(context.Background())
 				renewAt = now.Add(every)
@@ -338,20 +344,28 @@ func (f *Fleet) releaseAll(ctx context.Context, batch map[string][]giveBack) (fa
 }
 
 // renew renews the leases held, one script call per origin, in one
-// pipeline. A failure is left to the next renewal, a third of LeaseTTL
-// later.
+// pipeline; those held for MaxHold are no longer renewed. A failure is
+// left to the next renewal, a third of LeaseTTL later.
 func (f *Fleet) renew(ctx context.Context) {
 	k := &f.keeper
+	now := time.Now()
 	k.mu.Lock()
 	byOrigin := make(map[string][]any, len(k.held))
 	ttl := orDefault(f.LeaseTTL, DefaultLeaseTTL).Microseconds()
-	for tok, o := range k.held {
-		if byOrigin[o] == nil {
-			byOrigin[o] = []any{ttl}
+	for tok, h := range k.held {
+		if !now.Before(h.until) {
+			delete(k.held, tok)
+			continue
 		}
-		byOrigin[o] = append(byOrigin[o], tok)
+		if byOrigin[h.origin] == nil {
+			byOrigin[h.origin] = []any{ttl}
+		}
+		byOrigin[h.origin] = append(byOrigin[h.origin], tok)
 	}
 	k.mu.Unlock()
+	if len(byOrigin) == 0 {
+		return
+	}
 	calls := make([]scriptCall, 0, len(byOrigin))
 	for o, args := range byOrigin {
 		calls = append(calls, scriptCall{keys: []string{leaseKey(o)}, args: args})

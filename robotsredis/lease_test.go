@@ -45,7 +45,7 @@ func TestLeaseDeadProcess(t *testing.T) {
 // the Fleet renews its lease until it is released.
 func TestLeaseRenewed(t *testing.T) {
 	s := startRedis(t)
-	const ttl = 300 * time.Millisecond
+	const ttl = 600 * time.Millisecond
 	f1 := &robotsredis.Fleet{Client: s.client(t), LeaseTTL: ttl}
 	defer f1.Close()
 	f2, _ := newFleet(t, s)
@@ -56,9 +56,9 @@ func TestLeaseRenewed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The response lasts 5 TTLs, during which another process waits.
+	// The response lasts 3 TTLs, during which another process waits.
 	sent := time.Now()
-	wait, cancelWait := context.WithTimeout(ctx, 5*ttl)
+	wait, cancelWait := context.WithTimeout(ctx, 3*ttl)
 	l2, err := f2.Acquire(wait, r)
 	cancelWait()
 	if err == nil {
@@ -107,4 +107,32 @@ func TestReleaseAsync(t *testing.T) {
 	}
 	l.Release()
 	p.setDelay(0)
+}
+
+// TestLeaseMaxHold: a response body left open for good (neither read to
+// its end nor closed, its context never ending) holds its origin's place
+// for MaxHold and LeaseTTL at most, not for as long as its process lives.
+func TestLeaseMaxHold(t *testing.T) {
+	s := startRedis(t)
+	const ttl, maxHold = 300 * time.Millisecond, 900 * time.Millisecond
+	f1 := &robotsredis.Fleet{Client: s.client(t), LeaseTTL: ttl, MaxHold: maxHold}
+	defer f1.Close()
+	f2, _ := newFleet(t, s)
+	r := robotsguard.PaceRequest{Origin: "https://open.example", Limit: 1}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sent := time.Now()
+	if _, err := f1.Acquire(ctx, r); err != nil { // never released
+		t.Fatal(err)
+	}
+	l, err := f2.Acquire(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Release()
+	held := time.Since(sent)
+	t.Logf("a place never released was held for %v (MaxHold %v, LeaseTTL %v)", held.Round(time.Millisecond), maxHold, ttl)
+	if held < maxHold || held > maxHold+ttl+500*time.Millisecond {
+		t.Errorf("a place never released was held for %v, want MaxHold (%v) to MaxHold and LeaseTTL (%v)", held, maxHold, maxHold+ttl)
+	}
 }
