@@ -69,6 +69,24 @@ func awaitState(t *testing.T, states chan robotsredis.State, want robotsredis.St
 	}
 }
 
+// warm has f load its scripts and subscribe, with a place of an origin of
+// its own taken and released; it returns once the release is through
+// (other, another process, has taken the place after it), so that f has
+// nothing left to send.
+func warm(t *testing.T, ctx context.Context, f, other *robotsredis.Fleet) {
+	t.Helper()
+	r := robotsguard.PaceRequest{Origin: "https://warm.example", Limit: 1}
+	l, err := f.Acquire(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Release()
+	if l, err = other.Acquire(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	l.Release()
+}
+
 // TestPaceLostReservation (issue 27): a reservation whose answer is lost
 // (it came after CallTimeout, or its connection broke) took its place in
 // Redis all the same. The request goes on, paced alone; the place is
@@ -122,13 +140,8 @@ func TestPaceLostReservation(t *testing.T) {
 			r := robotsguard.PaceRequest{Origin: "https://lost.example", Limit: 1}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			// The scripts loaded, f1 subscribed.
-			l, err := f1.Acquire(ctx, r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			l.Release()
-
+			warm(t, ctx, f1, f2)
+			var err error
 			var lost robotsguard.Lease
 			tc.lose(t, p, f1, states, func() {
 				if lost, err = f1.Acquire(ctx, r); err != nil {
@@ -217,15 +230,15 @@ func TestPaceLostCancel(t *testing.T) {
 	r := robotsguard.PaceRequest{Origin: "https://cancel.example", Limit: 1, Interval: 200 * time.Millisecond}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	l, err := f1.Acquire(ctx, r)
-	if err != nil {
+	warm(t, ctx, f1, f2)
+	// The next slot is an interval away.
+	if _, err := f1.Acquire(ctx, robotsguard.PaceRequest{Origin: r.Origin, Interval: r.Interval}); err != nil {
 		t.Fatal(err)
 	}
-	l.Release() // the next slot is an interval away
 
 	h.armed.Store(true)
 	short, cancelShort := context.WithTimeout(ctx, r.Interval/4)
-	_, err = f1.Acquire(short, r)
+	_, err := f1.Acquire(short, r)
 	cancelShort()
 	var pe *robotsguard.PacingError
 	if !errors.As(err, &pe) {
