@@ -40,15 +40,23 @@
 // the request then waits in its process. A request that gives up gives its
 // slot back when no later one was taken. 429 and 503 answers set a
 // fleet-wide "not before" on the same key, and the origin's places
-// (Transport.MaxRequestsPerOrigin) are leases that expire, held fleet-wide.
+// (Transport.MaxRequestsPerOrigin) are leases held fleet-wide, short (ten
+// seconds by default, so that a process that dies holds its origins no
+// longer) and renewed while the response is under way. A place is released
+// in the background when the response ends: closing a body costs no round
+// trip. A place whose reservation's answer was lost (slower than
+// CallTimeout), or whose cancel or release failed, is given back in the
+// background as soon as Redis answers, rather than left to expire.
 //
 // # When Redis fails
 //
 // Every call goes through a circuit breaker (see Fleet). While it is open
 // each process works alone, and stays safe: the cache in memory, a Store
 // error costs a fetch, the fetch lock is the process's own, and requests
-// are paced locally with the interval multiplied by Fleet.Size. No request
-// that robots.txt refuses is sent, whether Redis answers or not.
+// are paced locally with the interval multiplied by Fleet.Size, the first
+// one to an origin once the process's fleet-paced requests to it have
+// ended, and Size intervals after the last one was sent or ended. No
+// request that robots.txt refuses is sent, whether Redis answers or not.
 //
 // # Routing instead
 //

@@ -19,7 +19,8 @@ const (
 	DefaultFailures    = 3
 	DefaultCooldown    = time.Second
 	DefaultMaxCooldown = 30 * time.Second
-	DefaultLeaseTTL    = time.Minute
+	DefaultLeaseTTL    = 10 * time.Second
+	DefaultMaxHold     = 10 * time.Minute
 )
 
 // A Fleet shares a robotsguard.Transport's robots.txt cache, fetch lock and
@@ -72,9 +73,21 @@ type Fleet struct {
 
 	// LeaseTTL bounds how long a request holds one of its origin's
 	// places (PaceRequest.Limit) when its process does not end it: a
-	// process that dies frees its places after LeaseTTL. Zero means
-	// DefaultLeaseTTL.
+	// process that dies frees its places LeaseTTL after it last renewed
+	// them at the latest. The Fleet renews the leases of its requests
+	// under way every third of LeaseTTL, so that none expires under a
+	// live response, however slow (up to MaxHold), while Redis answers.
+	// Zero means DefaultLeaseTTL.
 	LeaseTTL time.Duration
+
+	// MaxHold bounds how long the Fleet renews a request's lease: a
+	// response body that is neither read to its end nor closed, with a
+	// context that never ends, holds its origin's place for the fleet
+	// for MaxHold and LeaseTTL at most; a live response that lasts
+	// longer may lose its place to another request. Zero means
+	// DefaultMaxHold. (The Transport's own LocalPacer lets requests that
+	// wait take a place held for ten seconds.)
+	MaxHold time.Duration
 
 	// Fallback paces requests while Redis is out of reach, with intervals
 	// multiplied by Size. Nil means a robotsguard.LocalPacer of the
@@ -95,6 +108,8 @@ type Fleet struct {
 	once     sync.Once
 	breaker  breaker
 	notify   notifier
+	keeper   keeper   // releases, give-backs and renewals, in the background (see keep)
+	sent     lastSent // the last fleet-paced request to each origin (see acquireAlone)
 	fallback robotsguard.Pacer
 }
 
@@ -108,6 +123,7 @@ func (f *Fleet) init() {
 			f.call(context.Background(), "probe", func(ctx context.Context) error { return f.Client.Ping(ctx).Err() })
 		}
 		f.notify.client = f.Client
+		f.keeper.kick = make(chan struct{}, 1)
 		f.fallback = f.Fallback
 		if f.fallback == nil {
 			f.fallback = &robotsguard.LocalPacer{}
@@ -125,11 +141,16 @@ func orDefault[T int | time.Duration](v, def T) T {
 func (f *Fleet) size() int { return max(f.Size, 1) }
 
 // Close ends the Fleet's Redis subscription (the one that wakes requests
-// waiting for another process's fetch or place). It does not close
-// Client.
+// waiting for another process's fetch or place), and its work in the
+// background: the places of ended requests not released yet, and those it
+// could not give back yet (see Acquire), are tried once more, within
+// CallTimeout; the leases of requests still under way are no longer
+// renewed, and expire after LeaseTTL. It does not close Client. A request
+// that ends after Close releases its place on its own goroutine.
 func (f *Fleet) Close() error {
 	f.init()
 	f.breaker.stopped.Store(true)
+	f.closeKeeper()
 	return f.notify.close()
 }
 
@@ -179,6 +200,9 @@ func (f *Fleet) stateChanged(s State, err error) {
 	}
 	if f.OnState != nil {
 		f.OnState(s, err)
+	}
+	if s == Closed {
+		f.keeper.poke() // Redis answers again: give back what is kept
 	}
 }
 

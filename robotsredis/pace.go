@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -32,6 +33,31 @@ func leaseKey(origin string) string { return paceKey(origin) + "#leases" }
 // wake the requests that wait for their slots.
 func backoffName(origin string) string { return paceKey(origin) + "#backoff" }
 
+// releaseLua defines release(leases, pace, first, now), which ends the
+// leases of the tokens in ARGV from first on, each followed by its
+// request's interval in µs: the origin's next slot is then that interval
+// after now at the earliest (the interval counts from the end of a
+// response too). It returns whether it ended any.
+const releaseLua = `
+local function release(leases, pace, first, now)
+	local released, interval = false, 0
+	for i = first, #ARGV - 1, 2 do
+		if redis.call('ZREM', leases, ARGV[i]) == 1 then
+			released = true
+			interval = math.max(interval, tonumber(ARGV[i + 1]) or 0)
+		end
+	end
+	if interval > 0 then
+		local after = now + interval
+		if after > (tonumber(redis.call('HGET', pace, 'next')) or 0) then
+			redis.call('HSET', pace, 'next', string.format('%.0f', after))
+			redis.call('PEXPIRE', pace, math.max(redis.call('PTTL', pace), math.ceil(interval / 1000) + 60000))
+		end
+	end
+	return released
+end
+`
+
 // reserveScript reserves a slot: the later of now, "next" and "nb"; "next"
 // becomes that slot plus the interval. With a limit, it first takes a
 // place, or answers busy. It returns {delay µs (-1 when busy), backoff
@@ -39,15 +65,26 @@ func backoffName(origin string) string { return paceKey(origin) + "#backoff" }
 // "next" it set}. Times are integers written with %.0f: Lua's default
 // format would round them.
 //
+// Ahead of the reservation, it releases the places of the process's
+// requests to the origin that have ended since its last call (see keep),
+// and tells those waiting for a place when one is left free.
+//
 // State that asks for a delay over ARGV[5] is corrupt: it is deleted, and
 // the answer is -2.
 //
 // KEYS: pace, leases. ARGV: interval µs, limit, lease TTL µs, token, the
-// longest delay µs.
-var reserveScript = redis.NewScript(`
+// longest delay µs, channel, then the token and interval µs of each place
+// to release.
+var reserveScript = redis.NewScript(releaseLua + `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local interval, limit, lease = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local released = release(KEYS[2], KEYS[1], 7, now)
+local function wake()
+	if released and (limit <= 0 or redis.call('ZCARD', KEYS[2]) < limit) then
+		redis.call('PUBLISH', ARGV[6], KEYS[2])
+	end
+end
 if limit > 0 then
 	redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', string.format('%.0f', now))
 	if redis.call('ZCARD', KEYS[2]) >= limit then
@@ -59,6 +96,7 @@ local v = redis.call('HMGET', KEYS[1], 'next', 'nb')
 local nxt, nb = tonumber(v[1]) or 0, tonumber(v[2]) or 0
 if nxt > now + tonumber(ARGV[5]) or nb > now + tonumber(ARGV[5]) then
 	redis.call('DEL', KEYS[1])
+	wake()
 	return {-2, 0, 0, 0}
 end
 local slot = math.max(now, nxt, nb)
@@ -67,8 +105,9 @@ redis.call('HSET', KEYS[1], 'next', next)
 redis.call('PEXPIRE', KEYS[1], math.ceil((math.max(slot + interval, nb) - now) / 1000) + 60000)
 if limit > 0 then
 	redis.call('ZADD', KEYS[2], string.format('%.0f', slot + lease), ARGV[4])
-	redis.call('PEXPIRE', KEYS[2], math.ceil((slot + lease - now) / 1000) + 1000)
+	redis.call('PEXPIRE', KEYS[2], math.max(redis.call('PTTL', KEYS[2]), math.ceil((slot + lease - now) / 1000) + 1000))
 end
+wake()
 local backoff = 0
 if nb > now and nb >= nxt then backoff = 1 end
 return {slot - now, backoff, 0, next}`)
@@ -88,23 +127,37 @@ if ARGV[3] ~= '' and redis.call('ZREM', KEYS[2], ARGV[3]) == 1 then
 end
 return 0`)
 
-// releaseScript ends a request's lease: the next request's slot is an
-// interval after now at the earliest (the interval counts from the end of
-// a response too), and those waiting for a place are told.
+// releaseScript ends requests' leases (see releaseLua), and tells those
+// waiting for a place.
 //
-// KEYS: leases, pace. ARGV: token, channel, interval µs.
-var releaseScript = redis.NewScript(`
-if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
-	local interval = tonumber(ARGV[3])
-	if interval > 0 then
-		local t = redis.call('TIME')
-		local after = tonumber(t[1]) * 1000000 + tonumber(t[2]) + interval
-		if after > (tonumber(redis.call('HGET', KEYS[2], 'next')) or 0) then
-			redis.call('HSET', KEYS[2], 'next', string.format('%.0f', after))
-			redis.call('PEXPIRE', KEYS[2], math.max(redis.call('PTTL', KEYS[2]), math.ceil(interval / 1000) + 60000))
-		end
+// KEYS: leases, pace. ARGV: channel, then the token and interval µs of
+// each place.
+var releaseScript = redis.NewScript(releaseLua + `
+local t = redis.call('TIME')
+if release(KEYS[1], KEYS[2], 2, tonumber(t[1]) * 1000000 + tonumber(t[2])) then
+	redis.call('PUBLISH', ARGV[1], KEYS[1])
+end
+return 0`)
+
+// renewScript renews leases: each that is still in the set expires the
+// lease TTL after now, unless it expires later already. (A lease past its
+// expiry that is still in the set kept its place: a reservation drops
+// those that have expired before it counts the places taken.)
+//
+// KEYS: leases. ARGV: lease TTL µs, then the tokens.
+var renewScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local upto = now + tonumber(ARGV[1])
+for i = 2, #ARGV do
+	local s = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[i]))
+	if s and s < upto then
+		redis.call('ZADD', KEYS[1], 'XX', string.format('%.0f', upto), ARGV[i])
 	end
-	redis.call('PUBLISH', ARGV[2], KEYS[1])
+end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 then
+	redis.call('PEXPIRE', KEYS[1], math.max(ttl, math.ceil(tonumber(ARGV[1]) / 1000) + 1000))
 end
 return 0`)
 
@@ -148,25 +201,40 @@ func token() string { return tokens.prefix + strconv.FormatUint(tokens.n.Add(1),
 // slot back if no later one was reserved, and the place, and fails with a
 // *robotsguard.PacingError.
 //
-// With a Limit, the request holds a place (a lease that expires after
-// LeaseTTL, should its process die) until its Lease is released, which
-// gives it back
-// it in a second round trip and, as a LocalPacer does, starts the next
-// interval from then: the interval counts from the end of each response
-// as well as from its start. Requests that find every place taken wait
-// for a place to be released (a notice on the Fleet's subscription) or to
-// expire, and try again, in no particular order. Without a Limit, the
-// release does nothing and the interval counts from the slots, that is from the
-// times requests are sent: one round trip per request.
+// With a Limit, the request holds a place until its Lease is released: a
+// lease that expires after LeaseTTL, renewed by the Fleet every third of
+// it while the request is under way, so that a process that dies frees its
+// places within LeaseTTL and a live response keeps its place however long
+// it lasts. The release returns at once: the Fleet gives the place back in
+// the background (in one pipeline with the other releases queued, or in
+// the round trip of the process's next request to the origin, ahead of its
+// reservation) and, as a LocalPacer does, starts the next interval from
+// then: the interval counts from the end of each response as well as from
+// its start. Requests that find every place taken wait for a place to be
+// released (a notice on the Fleet's subscription) or to expire, and try
+// again, in no particular order. Without a Limit, the release does nothing
+// and the interval counts from the slots, that is from the times requests
+// are sent: one round trip per request.
 //
 // A throttle set while a request waits (Throttle, from any process) sends
 // it back to take a new slot.
 //
 // When Redis cannot be reached, Acquire paces through Fallback, with the
-// interval multiplied by Size.
+// interval multiplied by Size; the first request to an origin paced so
+// waits for the process's fleet-paced requests to it under way to end
+// (for LeaseTTL at most), then until Size intervals after the last one was
+// sent or ended (the Fleet remembers those of 16,384 origins; see
+// maxSent). A reservation whose answer is lost (it came after CallTimeout,
+// or the connection failed) may have taken a place in Redis all the same;
+// so may one whose cancel or release failed. The Fleet gives such places
+// back in the background, by their tokens, as soon as Redis answers (at
+// most 4,096 kept while it does not, each until its lease would have
+// expired anyway), so that they do not hold the fleet's requests to the
+// origin until LeaseTTL.
 func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsguard.Lease, error) {
 	f.init()
 	r.Interval = max(r.Interval, 0)
+	ttl := orDefault(f.LeaseTTL, DefaultLeaseTTL)
 	start := time.Now()
 	var backoff bool
 	var placed <-chan struct{} // releases of the origin's places
@@ -181,9 +249,11 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 			tok = token()
 		}
 		var res []any
+		called := time.Now()
+		ended := f.keeper.take(r.Origin) // released ahead of the reservation
 		err := f.call(ctx, "pace", func(ctx context.Context) (err error) {
 			res, err = reserveScript.Run(ctx, f.Client, []string{paceKey(r.Origin), leaseKey(r.Origin)},
-				r.Interval.Microseconds(), r.Limit, orDefault(f.LeaseTTL, DefaultLeaseTTL).Microseconds(), tok, maxDelay.Microseconds()).Slice()
+				releaseArgs([]any{r.Interval.Microseconds(), r.Limit, ttl.Microseconds(), tok, maxDelay.Microseconds(), releasedChannel}, ended)...).Slice()
 			return err
 		})
 		var delayµs, backoffFlag, leaseµs int64
@@ -192,6 +262,15 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 			delayµs, backoffFlag, leaseµs, next, err = reservation(res)
 		}
 		if err != nil {
+			for _, b := range ended {
+				f.giveBack(b) // releasing again is harmless: by token
+			}
+			if tok != "" && !errors.Is(err, ErrUnavailable) {
+				// Redis may have run the script though its answer
+				// is lost: the place it took, if it took one, is no
+				// request's. Its lease ends ttl after its slot.
+				f.giveBack(giveBack{origin: r.Origin, token: tok, until: called.Add(ttl + slotBound(r))})
+			}
 			if ctx.Err() != nil {
 				return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: ctx.Err()}
 			}
@@ -206,9 +285,9 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 		delay := time.Duration(delayµs) * time.Microsecond
 		backoff = backoff || backoffFlag == 1
 		if delay <= 0 {
-			return f.turn(r, tok, time.Since(start), backoff), nil
+			return f.turn(r, tok, ttl, time.Since(start), backoff), nil
 		}
-		slot := reserved{origin: r.Origin, token: tok, next: next, interval: r.Interval}
+		slot := reserved{origin: r.Origin, token: tok, next: next, interval: r.Interval, expires: called.Add(delay + ttl)}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < delay {
 			f.cancel(slot)
 			return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), NotBefore: time.Now().Add(delay), Throttled: backoff, Err: context.DeadlineExceeded}
@@ -219,7 +298,7 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 			return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: err}
 		}
 		if !again {
-			return f.turn(r, tok, time.Since(start), backoff), nil
+			return f.turn(r, tok, ttl, time.Since(start), backoff), nil
 		}
 		// A back-off was set meanwhile: take a slot after it.
 		f.cancel(slot)
@@ -248,6 +327,20 @@ func reservation(res []any) (delay, backoff, lease int64, next string, err error
 	return 0, 0, 0, "", fmt.Errorf("robotsredis: pace: the reservation script answered %v, not a reservation", res)
 }
 
+// slotBound returns how long after a reservation its slot comes at the
+// latest, unless a throttle puts it later: the origin's places were
+// reserved an interval apart, the last one an interval before it. Never
+// more than maxDelay.
+func slotBound(r robotsguard.PaceRequest) time.Duration {
+	if r.Interval <= 0 {
+		return 0
+	}
+	if n := maxDelay / r.Interval; int64(r.Limit) >= int64(n) {
+		return maxDelay
+	}
+	return time.Duration(r.Limit+1) * r.Interval
+}
+
 // maxDelay bounds the delay Redis may impose: pace state that asks for
 // more is corrupt, and the process paces alone (the reservation script
 // deletes such state, so the next request shares the pace again).
@@ -258,15 +351,21 @@ type reserved struct {
 	origin, token string
 	next          string // the "next" the reservation set
 	interval      time.Duration
+	expires       time.Time // when its lease expires, if it took a place
 }
 
 // cancel gives back a slot, if no later one was reserved, and its place.
+// Should the call fail, the place is given back later (see giveBack), and
+// the slot is not.
 func (f *Fleet) cancel(s reserved) {
 	ctx, cancel := context.WithTimeout(context.Background(), orDefault(f.CallTimeout, DefaultCallTimeout))
 	defer cancel()
-	f.call(ctx, "cancel", func(ctx context.Context) error {
+	err := f.call(ctx, "cancel", func(ctx context.Context) error {
 		return cancelScript.Run(ctx, f.Client, []string{paceKey(s.origin), leaseKey(s.origin)}, s.next, s.interval.Microseconds(), s.token, releasedChannel).Err()
 	})
+	if err != nil && s.token != "" {
+		f.giveBack(giveBack{origin: s.origin, token: s.token, until: s.expires})
+	}
 }
 
 // sleep waits for d, or until ctx ends (with its error), or until a
@@ -316,44 +415,56 @@ func waitPlace(ctx context.Context, wake <-chan struct{}, d, interval time.Durat
 }
 
 // turn returns the robotsguard.Lease of a request that may go, holding the
-// place of token, if any.
-func (f *Fleet) turn(r robotsguard.PaceRequest, tok string, waited time.Duration, backoff bool) robotsguard.Lease {
+// place of token, if any, whose lease lasts ttl. A release that fails is
+// tried again later (see giveBack).
+func (f *Fleet) turn(r robotsguard.PaceRequest, tok string, ttl, waited time.Duration, backoff bool) robotsguard.Lease {
 	t := robotsguard.Lease{Waited: waited, Throttled: backoff}
+	hold := f.holdAlone(r.Interval)
+	now := time.Now()
 	if tok == "" {
+		f.sent.mark(r.Origin, now, hold, 0)
 		return t
 	}
+	f.sent.mark(r.Origin, now, hold, 1)
+	f.hold(tok, r.Origin)
 	var once atomic.Bool
 	t.OnRelease = func() {
 		if once.Swap(true) {
 			return
 		}
+		now := time.Now()
+		f.sent.mark(r.Origin, now, hold, -1)
+		f.keeper.unhold(tok)
+		// Renewed while held, the lease expires ttl after now at
+		// the latest.
+		b := giveBack{origin: r.Origin, token: tok, interval: r.Interval, until: now.Add(ttl)}
+		if f.queue(b, false) {
+			return
+		}
+		// The queue is full, or the Fleet closed: released here.
 		ctx, cancel := context.WithTimeout(context.Background(), orDefault(f.CallTimeout, DefaultCallTimeout))
 		defer cancel()
-		f.call(ctx, "release", func(ctx context.Context) error {
-			return releaseScript.Run(ctx, f.Client, []string{leaseKey(r.Origin), paceKey(r.Origin)}, tok, releasedChannel, r.Interval.Microseconds()).Err()
+		err := f.call(ctx, "release", func(ctx context.Context) error {
+			return releaseScript.Run(ctx, f.Client, []string{leaseKey(r.Origin), paceKey(r.Origin)}, releaseArgs([]any{releasedChannel}, []giveBack{b})...).Err()
 		})
+		if err != nil {
+			f.giveBack(b)
+		}
 	}
 	return t
 }
 
-// acquireAlone paces a request through Fallback, with its interval
-// multiplied by Size: Redis is out of reach. waited is the time already
-// spent.
-func (f *Fleet) acquireAlone(ctx context.Context, r robotsguard.PaceRequest, waited time.Duration) (robotsguard.Lease, error) {
-	r.Interval *= time.Duration(f.size())
-	t, err := f.fallback.Acquire(ctx, r)
-	t.Waited += waited
-	return t, err
-}
-
 // Throttle holds the fleet's requests to origin for d (a 429 or 503
-// answer): "not before" d after Redis's now, on Redis's clock. Requests
-// waiting for their slots, in every process, take new ones after it. The
-// Fallback pacer is told too, in case Redis fails before the throttle ends.
+// answer): "not before" d after Redis's now, on Redis's clock, whatever
+// the clocks of the process and of its Transport say. Requests waiting for
+// their slots, in every process, take new ones after it. A d over a day
+// holds the fleet for a day: Redis state that asks for more is taken for
+// corrupt. The Fallback pacer is told too, in case Redis fails before the
+// throttle ends.
 func (f *Fleet) Throttle(ctx context.Context, origin string, d time.Duration) {
 	f.init()
 	f.fallback.Throttle(ctx, origin, d)
-	wait := d
+	wait := min(d, maxDelay)
 	if wait <= 0 {
 		return
 	}
