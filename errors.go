@@ -3,6 +3,7 @@ package robotsguard
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -180,13 +181,19 @@ func (e *FetchError) Error() string {
 	return "robotsguard: fetching " + e.URL + ": " + e.cause()
 }
 
-// cause says why the fetch failed.
+// cause says why the fetch failed, without naming the URL again: the
+// *url.Error of a request for it ("Get \"URL\": EOF") says only its error.
 func (e *FetchError) cause() string {
+	err := e.Err
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.URL == e.URL {
+		err = ue.Err
+	}
 	switch {
-	case e.Err != nil && e.Status != 0:
-		return fmt.Sprintf("status %d: %s", e.Status, unprefixed(e.Err))
-	case e.Err != nil:
-		return unprefixed(e.Err)
+	case err != nil && e.Status != 0:
+		return fmt.Sprintf("status %d: %s", e.Status, unprefixed(err))
+	case err != nil:
+		return unprefixed(err)
 	}
 	return fmt.Sprintf("status %d", e.Status)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -45,13 +46,25 @@ func TestUnreachableFetchError(t *testing.T) {
 		t.Errorf("error %v\nwant  %s", err, want)
 	}
 
+	// A connection that ends before an answer: the message names the
+	// robots.txt once, not again in the http.Client's "Get" error.
+	closing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, _, _ := w.(http.Hijacker).Hijack()
+		conn.Close()
+	}))
+	defer closing.Close()
+	err = (&robotsguard.Transport{UserAgent: "FooBot/1.0", NoPacing: true, RetryMax: -1}).Check(httptestRequest(t, closing.URL+"/a"))
+	if want := closing.URL + "/robots.txt"; !errors.As(err, &fe) || strings.Count(err.Error(), want) != 1 {
+		t.Errorf("error %v: want a *FetchError naming %s once", err, want)
+	}
+
 	// A fetch that times out: the refusal holds the time-out, but is no
 	// time-out of the request's.
 	slow := robotstest.NewOrigin(t, "User-agent: *\nDisallow:\n")
 	gate := make(chan struct{})
 	defer close(gate)
 	slow.Fault("/robots.txt", robotstest.SlowBody(gate))
-	tr = &robotsguard.Transport{UserAgent: "FooBot/1.0", NoPacing: true, RetryMax: -1, FetchTimeout: 50 * time.Millisecond}
+	tr = &robotsguard.Transport{UserAgent: "FooBot/1.0", NoPacing: true, RetryMax: -1, FetchTimeout: 400 * time.Millisecond} // a budget of 500ms: room for a loaded machine to return the time-out
 	err = tr.Check(httptestRequest(t, slow.URL+"/a"))
 	if !errors.As(err, &fe) || !errors.Is(fe, context.DeadlineExceeded) {
 		t.Fatalf("err %v: want a *FetchError of a time-out", err)

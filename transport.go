@@ -74,7 +74,8 @@ type Transport struct {
 	// (net/http's default, Go-http-client/1.1, for a request without
 	// one): the robots.txt is fetched with it, and cached for its product
 	// token, so that a site that answers each agent with its own file is
-	// obeyed for each.
+	// obeyed for each. A request whose User-Agent is set and empty follows
+	// the "*" group.
 	UserAgent string
 
 	// Clock tells the time for cache freshness, fetch back-off and
