@@ -28,9 +28,10 @@
 //
 // # Time
 //
-// Clock is a fake robotsguard.Clock: Advance moves it, and Sleep never
-// waits for real time. An Origin stamps its answers' Date headers and its
-// record with its Clock, and the Transports it makes (Origin.Transport,
-// Origin.Client) keep time with it, so a test advances one clock to make a
-// cached robots.txt stale.
+// Clock is a fake robotsguard.Clock: Advance moves it, Sleep never waits
+// for real time, and Sleeps tells the pauses taken. An Origin stamps its
+// answers' Date headers and its record with its Clock, and the Transports
+// it makes (Origin.Transport, Origin.Client) keep time with it, so a test
+// advances one clock to make a cached robots.txt stale. Origins that share
+// a Transport share its Clock too: set Origin.Clock before Start.
 package robotstest
