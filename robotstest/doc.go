@@ -23,8 +23,11 @@
 //
 // Origin.Fault makes a path, or /robots.txt, misbehave: Status (5xx, 429
 // with Retry-After, any header), Redirect (chains, loops, redirects into
-// disallowed paths), SlowBody (held until the test opens a gate) and
-// HugeBody. Origin.SetRobots changes the robots.txt between fetches.
+// disallowed paths), SlowBody (held until the test opens a gate),
+// HugeBody, and Handler (any answer of the test's own: a robots.txt per
+// User-Agent, a 304 to a conditional request, a coded or truncated body).
+// Origin.SetRobots changes the robots.txt between fetches. Each Request
+// the Origin records holds the header fields it came with.
 //
 // # Time
 //
