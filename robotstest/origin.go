@@ -31,7 +31,8 @@ import (
 // Origin (a crawler may use a cached copy; see SetRobots), or by the
 // current one when the agent has fetched none. When that fetch got a 4xx
 // (429 aside), everything is allowed; a 5xx or 429 allows nothing, unless
-// an earlier copy stands in (RFC 9309 §2.3.1.3-4). GET and HEAD requests for
+// an earlier copy stands in (RFC 9309 §2.3.1.3-4), or the fetches have
+// failed for UnreachableLimit. GET and HEAD requests for
 // /robots.txt are never flagged. Disallowed requests are answered as any
 // other: the Origin fails the test, it does not hide the page.
 //
@@ -67,6 +68,16 @@ type Origin struct {
 	// Request. Nil means a Clock reading 2025-01-01 00:00:00 UTC with
 	// auto-advance on; Transport and Client share it.
 	Clock *Clock
+
+	// UnreachableLimit, when positive, is how long an agent's robots.txt
+	// fetches may fail (5xx or 429) before it may take the file for
+	// unavailable, as RFC 9309 §2.3.1.4 permits once it has been
+	// unreachable for "a reasonably long period of time (for example, 30
+	// days)": its requests are then all allowed, as after a 4xx. The time
+	// counts, by Clock, from the first failed fetch since the agent's last
+	// answer of another kind. Zero means never: however long its fetches
+	// fail, an agent may fetch only what an earlier copy allows.
+	UnreachableLimit time.Duration
 
 	tb        testing.TB
 	srv       *httptest.Server
@@ -149,6 +160,8 @@ func (r Request) verdict() string {
 	switch s := r.RobotsStatus; {
 	case s >= 400 && s < 500 && s != http.StatusTooManyRequests:
 		return fmt.Sprintf("allowed: robots.txt answered %d, which allows everything (RFC 9309 §2.3.1.3)", s)
+	case r.Decision.Allowed:
+		return fmt.Sprintf("allowed: robots.txt answered %d, and has failed for UnreachableLimit or longer: it may be taken for unavailable (RFC 9309 §2.3.1.4)", s)
 	default:
 		return fmt.Sprintf("disallowed: robots.txt answered %d, which allows nothing, and no earlier copy stands in (RFC 9309 §2.3.1.4)", s)
 	}
@@ -308,10 +321,12 @@ func (o *Origin) RobotsFetches() int {
 }
 
 // fetched is what an agent got from its robots.txt fetches: the last file
-// (a 2xx), and the status of the last fetch.
+// (a 2xx), the status of the last fetch, and since when its fetches have
+// failed (5xx or 429), if they have.
 type fetched struct {
-	copy   *version
-	status int
+	copy         *version
+	status       int
+	failingSince time.Time
 }
 
 // agentKey is the key of an agent in Origin.fetched.
@@ -354,6 +369,9 @@ func (o *Origin) serve(w http.ResponseWriter, r *http.Request) {
 		case held.status >= 200 && held.status < 300:
 			v = held.copy
 		case held.status >= 400 && held.status < 500 && held.status != http.StatusTooManyRequests:
+			v = nil
+			d = policy.Decision{Allowed: true}
+		case o.UnreachableLimit > 0 && now.Sub(held.failingSince) >= o.UnreachableLimit:
 			v = nil
 			d = policy.Decision{Allowed: true}
 		case held.copy != nil: // unreachable, but a copy stands in
@@ -427,8 +445,14 @@ func (o *Origin) serve(w http.ResponseWriter, r *http.Request) {
 			o.fetched[agentKey(ua)] = held
 		}
 		held.status = status
-		if status >= 200 && status < 300 {
+		switch {
+		case status >= 200 && status < 300:
 			held.copy = v
+			held.failingSince = time.Time{}
+		case status < 500 && status != http.StatusTooManyRequests:
+			held.failingSince = time.Time{}
+		case held.failingSince.IsZero():
+			held.failingSince = now
 		}
 	}
 	o.mu.Unlock()
