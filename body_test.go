@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/robotsguard/robotsguard"
+	"github.com/robotsguard/robotsguard/robotstest"
 )
 
 const codedRules = "User-agent: *\nDisallow: /private\n"
@@ -69,13 +70,14 @@ func TestContentCodings(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newSite(t, tc.robots)
 			h := newHarness(t, func(tr *robotsguard.Transport) {
 				tr.Base = &http.Transport{DisableCompression: true}
 				tr.RetryMax = -1
 			})
+			s := h.origin("")
+			s.Fault("/robots.txt", robotstest.Handler(tc.robots))
 			h.refused(s.URL+"/private", tc.refused)
-			if n := s.count("/private"); n != 0 {
+			if n := count(s, "/private"); n != 0 {
 				t.Errorf("origin got %d disallowed requests", n)
 			}
 		})
@@ -94,8 +96,9 @@ func TestGzipBomb(t *testing.T) {
 	}
 	io.WriteString(w, "\nDisallow: /late\n")
 	w.Close()
-	s := newSite(t, coded("gzip", b.Bytes()))
 	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Base = &http.Transport{DisableCompression: true} })
+	s := h.origin("")
+	s.Fault("/robots.txt", robotstest.Handler(coded("gzip", b.Bytes())))
 	h.refused(s.URL+"/early", robotsguard.ReasonRule)
 	h.allowed(s.URL + "/late")
 	snap := robotsOf(t, h, s.URL)
@@ -107,13 +110,14 @@ func TestGzipBomb(t *testing.T) {
 // TestTransparentGzip: with compression on (the default), net/http
 // decodes a gzip body itself, and the rules apply.
 func TestTransparentGzip(t *testing.T) {
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+	h := newHarness(t)
+	s := h.origin("")
+	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
 			io.WriteString(w, codedRules)
 			return
 		}
 		coded("gzip", gzipped(codedRules))(w, r)
-	})
-	h := newHarness(t)
+	}))
 	h.refused(s.URL+"/private", robotsguard.ReasonRule)
 }

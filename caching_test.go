@@ -14,6 +14,7 @@ import (
 
 	"github.com/robotsguard/robotsguard"
 	"github.com/robotsguard/robotsguard/cache"
+	"github.com/robotsguard/robotsguard/robotstest"
 )
 
 // These tests drive the cache through the Transport with a manual clock,
@@ -21,13 +22,13 @@ import (
 
 // fetchesAt returns the number of robots.txt requests the site has seen
 // after a request for /page at each offset from the start.
-func fetchesAt(h *harness, s *site, offsets ...time.Duration) []int {
+func fetchesAt(h *harness, s *robotstest.Origin, offsets ...time.Duration) []int {
 	start := h.clock.Now()
 	var out []int
 	for _, off := range offsets {
 		h.clock.Advance(start.Add(off).Sub(h.clock.Now()))
 		h.get(s.URL + "/page")
-		out = append(out, s.count("/robots.txt"))
+		out = append(out, count(s, "/robots.txt"))
 	}
 	return out
 }
@@ -88,9 +89,9 @@ func TestFreshness(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, func(tr *robotsguard.Transport) { tr.CachePolicy = tc.policy })
-			s := newSite(t, nil)
+			s := h.origin("User-agent: *\nDisallow: /private\n")
 			fields := tc.fields(h)
-			s.robots = robotsTxt("User-agent: *\nDisallow: /private\n", fields...)
+			s.Fault("/robots.txt", robotstest.Status(200, fields...))
 			if got := fetchesAt(h, s, tc.offsets...); !slices.Equal(got, tc.want) {
 				t.Errorf("robots.txt requests seen after each page request: %v, want %v (fields %q)", got, tc.want, fields)
 			}
@@ -103,7 +104,8 @@ func TestFreshness(t *testing.T) {
 func TestRevalidation(t *testing.T) {
 	h := newHarness(t)
 	var served atomic.Int32
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+	s := h.origin("")
+	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("If-None-Match") == `"v1"` {
 			w.Header().Set("Cache-Control", "max-age=7200")
 			w.WriteHeader(http.StatusNotModified)
@@ -114,23 +116,23 @@ func TestRevalidation(t *testing.T) {
 		w.Header().Set("Last-Modified", "Mon, 02 Jan 2006 15:04:05 GMT")
 		w.Header().Set("Cache-Control", "max-age=600")
 		io.WriteString(w, "User-agent: *\nDisallow: /private\n")
-	})
+	}))
 	h.refused(s.URL+"/private", robotsguard.ReasonRule)
 	h.clock.Advance(11 * time.Minute)
 	h.refused(s.URL+"/private", robotsguard.ReasonRule)
-	r := s.lastRobotsRequest()
+	r := lastRobots(t, s)
 	if r.Header.Get("If-None-Match") != `"v1"` || r.Header.Get("If-Modified-Since") != "Mon, 02 Jan 2006 15:04:05 GMT" {
 		t.Errorf("revalidation sent %v", r.Header)
 	}
 	// The 304's max-age=7200 now applies.
 	h.clock.Advance(119 * time.Minute)
 	h.refused(s.URL+"/private", robotsguard.ReasonRule)
-	if n := s.count("/robots.txt"); n != 2 || served.Load() != 1 {
+	if n := count(s, "/robots.txt"); n != 2 || served.Load() != 1 {
 		t.Errorf("%d robots.txt requests, %d full responses; want 2 and 1", n, served.Load())
 	}
 	h.clock.Advance(2 * time.Minute)
 	h.allowed(s.URL + "/public")
-	if n := s.count("/robots.txt"); n != 3 {
+	if n := count(s, "/robots.txt"); n != 3 {
 		t.Errorf("%d robots.txt requests, want a third past the 304's lifetime", n)
 	}
 }
@@ -138,11 +140,13 @@ func TestRevalidation(t *testing.T) {
 // TestUnavailableCached: a 4xx outcome is cached like a 2xx one.
 func TestUnavailableCached(t *testing.T) {
 	h := newHarness(t)
-	s := newSite(t, status(404))
+	s := h.origin("")
+	s.Fault("/robots.txt", robotstest.Status(404))
 	if got := fetchesAt(h, s, 0, time.Hour, 23*time.Hour, 24*time.Hour+time.Second); !slices.Equal(got, []int{1, 1, 1, 2}) {
 		t.Errorf("robots.txt requests %v, want one per 24 hours", got)
 	}
-	s2 := newSite(t, status(403, "Cache-Control: max-age=600"))
+	s2 := h.origin("")
+	s2.Fault("/robots.txt", robotstest.Status(403, "Cache-Control: max-age=600"))
 	if got := fetchesAt(h, s2, 0, 9*time.Minute, 11*time.Minute); !slices.Equal(got, []int{1, 1, 2}) {
 		t.Errorf("robots.txt requests %v for a 403 with max-age=600", got)
 	}
@@ -154,34 +158,40 @@ func TestUnavailableCached(t *testing.T) {
 // 30 days, when it is treated as unavailable.
 func TestStaleCopyWhileUnreachable(t *testing.T) {
 	var failing atomic.Bool
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.RetryMax = -1 })
+	day := 24 * time.Hour
+	// The Origin lets the Transport take a file unreachable for 30 days
+	// for unavailable, as RFC 9309 permits.
+	s := robotstest.NewUnstartedOrigin(t, "")
+	s.Clock = h.clock
+	s.UnreachableLimit = 30 * day
+	s.Start()
+	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
 		if failing.Load() {
 			w.WriteHeader(http.StatusInternalServerError)
 			return
 		}
 		w.Header().Set("Cache-Control", "max-age=3600")
 		io.WriteString(w, "User-agent: *\nDisallow: /private\n")
-	})
-	h := newHarness(t, func(tr *robotsguard.Transport) { tr.RetryMax = -1 })
-	day := 24 * time.Hour
+	}))
 
 	h.allowed(s.URL + "/page")
 	failing.Store(true)
 	h.clock.Advance(2 * time.Hour) // stale: the fetch fails, the copy stands in
 	h.allowed(s.URL + "/page")
 	h.refused(s.URL+"/private", robotsguard.ReasonRule)
-	if n := s.count("/robots.txt"); n != 2 {
+	if n := count(s, "/robots.txt"); n != 2 {
 		t.Fatalf("%d robots.txt requests, want 2", n)
 	}
 	// Failed fetches back off: a minute, doubling, up to an hour.
 	h.clock.Advance(30 * time.Second)
 	h.allowed(s.URL + "/page")
-	if n := s.count("/robots.txt"); n != 2 {
+	if n := count(s, "/robots.txt"); n != 2 {
 		t.Errorf("%d robots.txt requests within the back-off, want 2", n)
 	}
 	h.clock.Advance(31 * time.Second)
 	h.allowed(s.URL + "/page")
-	if n := s.count("/robots.txt"); n != 3 {
+	if n := count(s, "/robots.txt"); n != 3 {
 		t.Errorf("%d robots.txt requests after the back-off, want 3", n)
 	}
 	// 30 days after the last success, the copy is dropped.
@@ -204,19 +214,20 @@ func TestStaleCopyWhileUnreachable(t *testing.T) {
 // TestNoCopyWhileUnreachable: with no copy, an unreachable robots.txt
 // disallows everything, and fetches back off.
 func TestNoCopyWhileUnreachable(t *testing.T) {
-	s := newSite(t, status(503))
 	h := newHarness(t, func(tr *robotsguard.Transport) { tr.RetryMax = -1 })
+	s := h.origin("") // a failure's Date is not read: h2 may fetch from it too
+	s.Fault("/robots.txt", robotstest.Status(503))
 	got := []int{}
 	for _, step := range []time.Duration{0, 30 * time.Second, 31 * time.Second, time.Minute, 61 * time.Second, 2 * time.Minute} {
 		h.clock.Advance(step)
 		h.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
-		got = append(got, s.count("/robots.txt"))
+		got = append(got, count(s, "/robots.txt"))
 	}
 	// Back-offs of 1, 2 and 4 minutes after the 1st, 2nd and 3rd failure.
 	if want := []int{1, 1, 2, 2, 3, 3}; !slices.Equal(got, want) {
 		t.Errorf("robots.txt requests %v, want %v", got, want)
 	}
-	if n := s.count("/page"); n != 0 {
+	if n := count(s, "/page"); n != 0 {
 		t.Errorf("origin got %d page requests", n)
 	}
 	// DisallowWhileUnreachable: still refused after 30 days.
@@ -229,17 +240,18 @@ func TestNoCopyWhileUnreachable(t *testing.T) {
 // TestRetryAfterOnRobots: a 503 with Retry-After holds off the next fetch
 // until then.
 func TestRetryAfterOnRobots(t *testing.T) {
-	s := newSite(t, status(503, "Retry-After: 7200"))
 	h := newHarness(t)
+	s := h.origin("")
+	s.Fault("/robots.txt", robotstest.Status(503, "Retry-After: 7200"))
 	h.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
 	h.clock.Advance(119 * time.Minute)
 	h.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
-	if n := s.count("/robots.txt"); n != 1 {
+	if n := count(s, "/robots.txt"); n != 1 {
 		t.Errorf("%d robots.txt requests before Retry-After, want 1", n)
 	}
 	h.clock.Advance(2 * time.Minute)
 	h.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
-	if n := s.count("/robots.txt"); n != 2 {
+	if n := count(s, "/robots.txt"); n != 2 {
 		t.Errorf("%d robots.txt requests after Retry-After, want 2", n)
 	}
 }
@@ -269,32 +281,6 @@ func TestCacheSizeBound(t *testing.T) {
 	}
 }
 
-// countingRoundTripper is a staticRoundTripper that counts robots.txt
-// requests by host.
-type countingRoundTripper struct {
-	robots string
-	mu     sync.Mutex
-	counts map[string]int
-}
-
-func (c *countingRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.URL.Path == "/robots.txt" {
-		c.mu.Lock()
-		if c.counts == nil {
-			c.counts = map[string]int{}
-		}
-		c.counts[req.URL.Host]++
-		c.mu.Unlock()
-	}
-	return staticRoundTripper{c.robots}.RoundTrip(req)
-}
-
-func (c *countingRoundTripper) robotsFetches(host string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.counts[host]
-}
-
 // TestObserverFetched: the Observer is told how each fetch ended, with the
 // lifetime given to the file and what set it; Stats count fetches and
 // failures once each, however many requests waited.
@@ -302,7 +288,7 @@ func TestObserverFetched(t *testing.T) {
 	const body = "User-agent: *\nDisallow: /private\n"
 	var failing atomic.Bool
 	var h *harness
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+	robots := robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
 		if failing.Load() {
 			w.WriteHeader(http.StatusInternalServerError)
 			return
@@ -328,6 +314,8 @@ func TestObserverFetched(t *testing.T) {
 		}}
 	}
 	h = newHarness(t, observe)
+	s := h.origin("")
+	s.Fault("/robots.txt", robots)
 	last := func() robotsguard.FetchEvent {
 		mu.Lock()
 		defer mu.Unlock()
@@ -369,7 +357,8 @@ func TestObserverFetched(t *testing.T) {
 		t.Errorf("stats %+v, want 3 fetches, 1 failure, 3 misses, 3 checks, 1 refusal", st)
 	}
 
-	down := newSite(t, status(503))
+	down := h.origin("")
+	down.Fault("/robots.txt", robotstest.Status(503))
 	h.allowed(s.URL + "/a") // nothing fetched: the copy stands in during the back-off
 	h.refused(down.URL+"/a", robotsguard.ReasonUnreachable)
 	if ev := last(); ev.Outcome != robotsguard.OutcomeFailed || ev.Status != 503 || ev.Err == nil || ev.Lifetime != 0 {

@@ -11,21 +11,8 @@ import (
 
 	"github.com/robotsguard/robotsguard"
 	"github.com/robotsguard/robotsguard/policy"
+	"github.com/robotsguard/robotsguard/robotstest"
 )
-
-// robotsOf returns the Snapshot of the origin at rawURL.
-func robotsOf(t *testing.T, h *harness, rawURL string) *robotsguard.Snapshot {
-	t.Helper()
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := h.tr.Snapshot(context.Background(), u)
-	if err != nil {
-		t.Fatalf("Robots(%s): %v", rawURL, err)
-	}
-	return s
-}
 
 // TestUnsupportedURLError: URLs that have no robots.txt fail with
 // ErrUnsupportedURL, unsent.
@@ -84,10 +71,6 @@ func TestPrefetchBounded(t *testing.T) {
 	}
 }
 
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
-
 // TestBasePanics: a panic in Base while it fetches a robots.txt fails the
 // fetch: the requests waiting on it are refused, and the process lives.
 func TestBasePanics(t *testing.T) {
@@ -112,8 +95,9 @@ func TestBasePanics(t *testing.T) {
 // TestDialectTable: the dialect picks the Transport's status and cache
 // defaults, and explicit settings win.
 func TestDialectTable(t *testing.T) {
-	s := newSite(t, status(401))
 	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Parser.Dialect = policy.Google })
+	s := h.origin("")
+	s.Fault("/robots.txt", robotstest.Status(401))
 	h.allowed(s.URL + "/page")
 	h2 := newHarness(t, func(tr *robotsguard.Transport) {
 		tr.Parser.Dialect = policy.Koster1996
@@ -125,8 +109,9 @@ func TestDialectTable(t *testing.T) {
 // TestACAPStateCached: a file with ACAP records is read once while
 // fresh, with or without permissions references.
 func TestACAPStateCached(t *testing.T) {
-	s := newSite(t, robotsTxt(acapRules, "Cache-Control: max-age=600"))
 	h := newHarness(t, acapOn)
+	s := h.origin(acapRules)
+	s.Fault("/robots.txt", robotstest.Status(200, "Cache-Control: max-age=600"))
 	for i := range 5 {
 		h.allowed(fmt.Sprintf("%s/p%d", s.URL, i))
 	}

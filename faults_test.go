@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/robotsguard/robotsguard"
 	"github.com/robotsguard/robotsguard/cache"
+	"github.com/robotsguard/robotsguard/robotstest"
 )
 
 // panicReader is a body that panics when read.
@@ -65,10 +67,10 @@ func TestPanicDuringRefreshKeepsRules(t *testing.T) {
 // every request waiting on a fetch, neither kills the process nor the
 // fetch.
 func TestObserverPanics(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n"))
 	h := newHarness(t, func(tr *robotsguard.Transport) {
 		tr.Observer = &robotsguard.Observer{Fetched: func(robotsguard.FetchEvent) { panic("observer bug") }}
 	})
+	s := h.origin("User-agent: *\nDisallow: /no\n")
 	h.allowed(s.URL + "/yes")
 	h.refused(s.URL+"/no", robotsguard.ReasonRule)
 }
@@ -129,21 +131,22 @@ func TestHangingStoreBounded(t *testing.T) {
 // TestStoredFailureHonoured: a failure another process stored, with its
 // back-off, holds this process's fetches back too.
 func TestStoredFailureHonoured(t *testing.T) {
-	s := newSite(t, status(503))
 	store := cache.NewMemoryStore(1 << 20)
 	h1 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store; tr.RetryMax = -1 })
+	s := h1.origin("") // a failure's Date is not read: h2 may fetch from it too
+	s.Fault("/robots.txt", robotstest.Status(503))
 	h1.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
 	h2 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store; tr.RetryMax = -1 })
 	d := h2.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
 	if !strings.Contains(d.Error(), "503") {
 		t.Errorf("refusal %v does not say why", d)
 	}
-	if n := s.count("/robots.txt"); n != 1 {
+	if n := count(s, "/robots.txt"); n != 1 {
 		t.Errorf("robots.txt fetched %d times, want once: the second process backs off too", n)
 	}
 	h2.clock.Advance(2 * time.Minute)
 	h2.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
-	if n := s.count("/robots.txt"); n != 2 {
+	if n := count(s, "/robots.txt"); n != 2 {
 		t.Errorf("robots.txt fetched %d times, want again after the back-off", n)
 	}
 }
@@ -153,18 +156,21 @@ func TestStoredFailureHonoured(t *testing.T) {
 func TestStoredSuccessOverFailure(t *testing.T) {
 	store := cache.NewMemoryStore(1 << 20)
 	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store; tr.RetryMax = -1 })
-	s := newSite(t, nil)
-	s.robots = func(w http.ResponseWriter, r *http.Request) {
+	s := newOrigin(overruled{t}, h.clock, "", nil) // it sees no other process's fetch
+	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
 		// Another process's fetch succeeds meanwhile, and stores it.
 		now := h.clock.Now()
 		e := &cache.Entry{Status: 200, Body: []byte("User-agent: *\nDisallow: /no\n"), Requested: now, Received: now}
 		b, _ := e.MarshalBinary()
 		store.Set(r.Context(), cache.Key(s.URL+"/robots.txt"), b, time.Hour)
 		w.WriteHeader(http.StatusBadGateway)
-	}
+	}))
 	h.refused(s.URL+"/no", robotsguard.ReasonRule)
 	h.allowed(s.URL + "/yes")
-	if n := s.count("/robots.txt"); n != 1 {
+	if n := count(s, "/robots.txt"); n != 1 {
 		t.Errorf("robots.txt fetched %d times", n)
+	}
+	if got := uris(s.Disallowed()); !slices.Equal(got, []string{"/yes"}) {
+		t.Errorf("the Origin disallows %q of what it got, want only /yes, which the stored file allows", got)
 	}
 }

@@ -3,6 +3,7 @@ package robotsguard_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/robotsguard/robotsguard"
 	"github.com/robotsguard/robotsguard/cache"
+	"github.com/robotsguard/robotsguard/robotstest"
 )
 
 // lockStore is a fakeStore that is also a cache.Locker, in memory: what a
@@ -88,10 +90,6 @@ func (l *lockStore) Wait(ctx context.Context, key string) error {
 func TestLockerOneFetch(t *testing.T) {
 	const n = 6
 	gate := make(chan struct{})
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
-		<-gate
-		robotsTxt("User-agent: *\nDisallow: /private\n")(w, r)
-	})
 	store := newLockStore()
 	store.waits = make(chan string, n)
 	type results struct{ page, private error }
@@ -100,6 +98,11 @@ func TestLockerOneFetch(t *testing.T) {
 	for range n {
 		tops = append(tops, newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store }))
 	}
+	s := tops[0].origin("User-agent: *\nDisallow: /private\n") // no clock moves
+	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
+		<-gate
+		io.WriteString(w, "User-agent: *\nDisallow: /private\n")
+	}))
 	for _, h := range tops {
 		go func() {
 			var r results
@@ -121,10 +124,10 @@ func TestLockerOneFetch(t *testing.T) {
 			t.Fatalf("disallowed page: %v, want ErrDisallowed", r.private)
 		}
 	}
-	if got := s.count("/robots.txt"); got != 1 {
+	if got := count(s, "/robots.txt"); got != 1 {
 		t.Errorf("%d robots.txt fetches for %d Transports, want 1", got, n)
 	}
-	if got := s.count("/private/x"); got != 0 {
+	if got := count(s, "/private/x"); got != 0 {
 		t.Errorf("%d disallowed requests received", got)
 	}
 }
@@ -133,13 +136,13 @@ func TestLockerOneFetch(t *testing.T) {
 // hangs) costs a quarter of FetchTimeout, then the Transport fetches the
 // file itself; it does not fail open.
 func TestLockerHolderSilent(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\n"))
 	store := newLockStore()
 	store.neverOwn = true
 	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store; tr.FetchTimeout = 200 * time.Millisecond })
+	s := h.origin("User-agent: *\nDisallow: /private\n")
 	h.allowed(s.URL + "/page")
 	h.refused(s.URL+"/private/x", robotsguard.ReasonRule)
-	if got := s.count("/robots.txt"); got != 1 {
+	if got := count(s, "/robots.txt"); got != 1 {
 		t.Errorf("%d robots.txt fetches, want 1", got)
 	}
 }
@@ -147,13 +150,13 @@ func TestLockerHolderSilent(t *testing.T) {
 // TestLockerFails: a Locker that fails costs a fetch, counted as a Store
 // error, never a refused request sent.
 func TestLockerFails(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\n"))
 	store := newLockStore()
 	store.lockErr = errors.New("lock service down")
 	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
+	s := h.origin("User-agent: *\nDisallow: /private\n")
 	h.allowed(s.URL + "/page")
 	h.refused(s.URL+"/private/x", robotsguard.ReasonRule)
-	if got := s.count("/robots.txt"); got != 1 {
+	if got := count(s, "/robots.txt"); got != 1 {
 		t.Errorf("%d robots.txt fetches, want 1", got)
 	}
 	if got := h.tr.Stats().StoreErrors; got != 1 {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/robotsguard/robotsguard"
+	"github.com/robotsguard/robotsguard/robotstest"
 )
 
 // recorder is an Observer that keeps what it is told.
@@ -48,7 +49,10 @@ func TestObserver(t *testing.T) {
 	var failing bool
 	var mu sync.Mutex
 	body := "User-agent: *\nDisallow: /no\nCrawl-delay: 2\n"
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+	rec := &recorder{}
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Observer = rec.observer(); tr.RetryMax = -1 })
+	s := h.origin("")
+	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch {
@@ -61,9 +65,7 @@ func TestObserver(t *testing.T) {
 			w.Header().Set("Cache-Control", "max-age=300")
 			w.Write([]byte(body))
 		}
-	})
-	rec := &recorder{}
-	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Observer = rec.observer(); tr.RetryMax = -1 })
+	}))
 	h.allowed(s.URL + "/a")
 	h.allowed(s.URL + "/b")
 	h.refused(s.URL+"/no", robotsguard.ReasonRule)
@@ -107,9 +109,9 @@ func TestObserver(t *testing.T) {
 
 // TestObserverPacingGivenUp: a wait given up is reported with its error.
 func TestObserverPacingGivenUp(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 10\n"))
 	rec := &recorder{}
 	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Observer = rec.observer() })
+	s := h.origin("User-agent: *\nCrawl-delay: 10\n")
 	h.allowed(s.URL + "/1")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -126,10 +128,10 @@ func TestObserverPacingGivenUp(t *testing.T) {
 
 // TestRefusalLogged: refusals are logged at Debug level.
 func TestRefusalLogged(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n"))
 	var buf bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Logger = logger })
+	s := h.origin("User-agent: *\nDisallow: /no\n")
 	h.refused(s.URL+"/no", robotsguard.ReasonRule)
 	if out := buf.String(); !strings.Contains(out, "request refused") || !strings.Contains(out, "/no") {
 		t.Errorf("log:\n%s", out)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/robotsguard/robotsguard"
+	"github.com/robotsguard/robotsguard/robotstest"
 )
 
 // The harness records pauses instead of sleeping, and moves its clock by
@@ -42,12 +43,12 @@ func TestPacing(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newSite(t, robotsTxt(tc.robots))
 			var cfg []func(*robotsguard.Transport)
 			if tc.configure != nil {
 				cfg = append(cfg, tc.configure)
 			}
 			h := newHarness(t, cfg...)
+			s := h.origin(tc.robots)
 			for i := range 3 {
 				h.allowed(fmt.Sprintf("%s/p%d", s.URL, i))
 			}
@@ -60,9 +61,9 @@ func TestPacing(t *testing.T) {
 
 // TestPacingPerOrigin: origins are paced independently.
 func TestPacingPerOrigin(t *testing.T) {
-	a := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 4\n"))
-	b := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 4\n"))
 	h := newHarness(t)
+	a := h.origin("User-agent: *\nCrawl-delay: 4\n")
+	b := h.origin("User-agent: *\nCrawl-delay: 4\n")
 	h.allowed(a.URL + "/1")
 	h.allowed(b.URL + "/1")
 	h.clock.Advance(time.Second)
@@ -75,16 +76,17 @@ func TestPacingPerOrigin(t *testing.T) {
 // TestConcurrentRequestsSpaced: requests to one origin sent at once leave
 // one interval apart.
 func TestConcurrentRequestsSpaced(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 2\n"))
-	h := newHarness(t)
 	var mu sync.Mutex
 	var pauses []time.Duration
-	h.clock.setSleep(func(ctx context.Context, d time.Duration) error {
-		mu.Lock()
-		pauses = append(pauses, d)
-		mu.Unlock()
-		return nil // the clock stands still: every request is scheduled at the same instant
+	h := newHarness(t, func(tr *robotsguard.Transport) {
+		tr.Clock = sleepClock{tr.Clock.(*robotstest.Clock), func(ctx context.Context, d time.Duration) error {
+			mu.Lock()
+			pauses = append(pauses, d)
+			mu.Unlock()
+			return nil // the clock stands still: every request is scheduled at the same instant
+		}}
 	})
+	s := h.origin("User-agent: *\nCrawl-delay: 2\n")
 	h.allowed(s.URL + "/warm")
 	var wg sync.WaitGroup
 	for i := range 4 {
@@ -102,11 +104,11 @@ func TestConcurrentRequestsSpaced(t *testing.T) {
 }
 
 func TestBackoffAfter429And503(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 1\n"))
 	var answer []int // statuses to answer, in order; then 200
 	var retryAfter string
 	var mu sync.Mutex
-	s.pages = func(w http.ResponseWriter, r *http.Request) {
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.MaxThrottle = time.Minute })
+	s := newOrigin(t, h.clock, "User-agent: *\nCrawl-delay: 1\n", func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		defer mu.Unlock()
 		if len(answer) > 0 {
@@ -116,8 +118,7 @@ func TestBackoffAfter429And503(t *testing.T) {
 			w.WriteHeader(answer[0])
 			answer = answer[1:]
 		}
-	}
-	h := newHarness(t, func(tr *robotsguard.Transport) { tr.MaxThrottle = time.Minute })
+	})
 	set := func(ra string, codes ...int) {
 		mu.Lock()
 		retryAfter, answer = ra, codes
@@ -156,8 +157,8 @@ func TestBackoffAfter429And503(t *testing.T) {
 // TestPacingDeadline: a request whose deadline comes before its turn
 // fails at once, without sleeping, and gives its turn back.
 func TestPacingDeadline(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 10\n"))
 	h := newHarness(t)
+	s := h.origin("User-agent: *\nCrawl-delay: 10\n")
 	h.allowed(s.URL + "/1")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -172,7 +173,7 @@ func TestPacingDeadline(t *testing.T) {
 	if got := h.sleeps(); !slices.Equal(got, []time.Duration{10 * time.Second}) {
 		t.Errorf("pauses %v: the failed request's turn was not given back", got)
 	}
-	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/1", "/3"}) {
+	if got := seen(s); !slices.Equal(got, []string{"/robots.txt", "/1", "/3"}) {
 		t.Errorf("origin saw %q", got)
 	}
 }
@@ -180,18 +181,24 @@ func TestPacingDeadline(t *testing.T) {
 // TestPacingCancelled: a request cancelled during its pause returns the
 // context's error, unsent.
 func TestPacingCancelled(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 10\n"))
 	h := newHarness(t)
+	s := h.origin("User-agent: *\nCrawl-delay: 10\n")
 	h.allowed(s.URL + "/1")
+	h.clock.SetAutoAdvance(false) // the pause holds the request until cancelled
 	ctx, cancel := context.WithCancel(context.Background())
-	h.clock.setSleep(func(context.Context, time.Duration) error {
-		cancel()
-		return ctx.Err()
-	})
-	if _, err := h.do(ctx, s.URL+"/2"); !errors.Is(err, context.Canceled) {
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.do(ctx, s.URL+"/2")
+		done <- err
+	}()
+	if err := h.clock.WaitForSleepers(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v, want context.Canceled", err)
 	}
-	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/1"}) {
+	if got := seen(s); !slices.Equal(got, []string{"/robots.txt", "/1"}) {
 		t.Errorf("origin saw %q", got)
 	}
 }
@@ -225,33 +232,37 @@ func TestPacersEvicted(t *testing.T) {
 // requests wait for their turn pushes those back too.
 func TestBackoffHoldsWaitingRequests(t *testing.T) {
 	// Two requests under way at once: a waits for its pause while b goes.
-	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 1\n"))
-	s.pages = func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/b" {
-			w.Header().Set("Retry-After", "10")
-			w.WriteHeader(http.StatusServiceUnavailable)
-		}
-	}
-	h := newHarness(t, func(tr *robotsguard.Transport) { tr.MaxRequestsPerOrigin = 2 })
-	h.allowed(s.URL + "/warm")
-	start := h.clock.Now()
 	var calls atomic.Int32
 	sleeping := make(chan struct{}) // closed when a starts its pause
 	release := make(chan struct{})
 	free := sync.OnceFunc(func() { close(release) })
 	t.Cleanup(free)
-	h.clock.setSleep(func(ctx context.Context, d time.Duration) error {
-		h.mu.Lock()
-		h.slept = append(h.slept, d)
-		h.mu.Unlock()
-		if calls.Add(1) == 1 {
-			close(sleeping)
-			<-release // request a waits here while b goes out
+	var mu sync.Mutex
+	var pauses []time.Duration
+	h := newHarness(t, func(tr *robotsguard.Transport) {
+		tr.MaxRequestsPerOrigin = 2
+		clock := tr.Clock.(*robotstest.Clock)
+		tr.Clock = sleepClock{clock, func(ctx context.Context, d time.Duration) error {
+			mu.Lock()
+			pauses = append(pauses, d)
+			mu.Unlock()
+			if calls.Add(1) == 1 {
+				close(sleeping)
+				<-release // request a waits here while b goes out
+				return nil
+			}
+			clock.Advance(d)
 			return nil
-		}
-		h.clock.Advance(d)
-		return nil
+		}}
 	})
+	s := newOrigin(t, h.clock, "User-agent: *\nCrawl-delay: 1\n", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/b" {
+			w.Header().Set("Retry-After", "10")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	})
+	h.allowed(s.URL + "/warm")
+	start := h.clock.Now()
 	done := make(chan error, 1)
 	go func() {
 		_, err := h.get(s.URL + "/a")
@@ -267,10 +278,13 @@ func TestBackoffHoldsWaitingRequests(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if got := h.sleeps(); !slices.Equal(got, []time.Duration{time.Second, 2 * time.Second, 10 * time.Second}) {
+	mu.Lock()
+	got := pauses
+	mu.Unlock()
+	if !slices.Equal(got, []time.Duration{time.Second, 2 * time.Second, 10 * time.Second}) {
 		t.Errorf("pauses %v, want a's 1s, b's 2s, then a held for the 10s back-off", got)
 	}
-	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/warm", "/b", "/a"}) {
+	if got := seen(s); !slices.Equal(got, []string{"/robots.txt", "/warm", "/b", "/a"}) {
 		t.Errorf("origin saw %q", got)
 	}
 	if at := h.clock.Now().Sub(start); at != 12*time.Second {
@@ -282,13 +296,6 @@ func TestBackoffHoldsWaitingRequests(t *testing.T) {
 // back-off set it, and of the request that gave up; Stats count the
 // pauses taken.
 func TestObserverWaited(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 2\n"))
-	s.pages = func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/busy" {
-			w.Header().Set("Retry-After", "10")
-			w.WriteHeader(http.StatusTooManyRequests)
-		}
-	}
 	var mu sync.Mutex
 	var events []robotsguard.WaitEvent
 	h := newHarness(t, func(tr *robotsguard.Transport) {
@@ -297,6 +304,12 @@ func TestObserverWaited(t *testing.T) {
 			events = append(events, ev)
 			mu.Unlock()
 		}}
+	})
+	s := newOrigin(t, h.clock, "User-agent: *\nCrawl-delay: 2\n", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/busy" {
+			w.Header().Set("Retry-After", "10")
+			w.WriteHeader(http.StatusTooManyRequests)
+		}
 	})
 	h.allowed(s.URL + "/1")
 	h.allowed(s.URL + "/busy")
@@ -328,7 +341,7 @@ func TestObserverWaited(t *testing.T) {
 // (none wraps round to go at once), and a Clock that goes back before
 // its first reading still paces.
 func TestPacerFarTimes(t *testing.T) {
-	c := newClock()
+	c := &rewoundClock{Clock: newAutoClock()}
 	lp := &robotsguard.LocalPacer{Clock: c}
 	r := robotsguard.PaceRequest{Origin: "https://example.com", Interval: time.Second, Limit: 1}
 	lp.Throttle(context.Background(), r.Origin, math.MaxInt64)
@@ -342,7 +355,7 @@ func TestPacerFarTimes(t *testing.T) {
 		}
 	}
 
-	c = newClock()
+	c = &rewoundClock{Clock: newAutoClock()}
 	lp = &robotsguard.LocalPacer{Clock: c}
 	r.Origin = "https://example.org"
 	turn, err := lp.Acquire(ctx, r)
@@ -350,11 +363,31 @@ func TestPacerFarTimes(t *testing.T) {
 		t.Fatalf("first request: waited %v, %v", turn.Waited, err)
 	}
 	turn.Release()
-	c.Advance(-100 * 365 * 24 * time.Hour) // a century before the pacer's first reading
+	c.back.Store(int64(100 * 365 * 24 * time.Hour)) // a century before the pacer's first reading
 	if turn, err = lp.Acquire(context.Background(), r); err != nil || turn.Waited < 100*365*24*time.Hour {
 		t.Fatalf("a request a century before the previous one waited %v, %v", turn.Waited, err)
 	}
 }
+
+// rewoundClock is a robotstest.Clock read as far back as back says: a
+// robotstest.Clock never goes back, as a clock should not, and
+// TestPacerFarTimes shows what the pacer does with one that does.
+type rewoundClock struct {
+	*robotstest.Clock
+	back atomic.Int64 // a time.Duration
+}
+
+func (c *rewoundClock) Now() time.Time { return c.Clock.Now().Add(-time.Duration(c.back.Load())) }
+
+// sleepClock is a robotstest.Clock whose Sleep is the test's own, for the
+// pauses that a fake clock does not take by itself: a pause that leaves
+// the clock where it is, or one held while another request goes out.
+type sleepClock struct {
+	*robotstest.Clock
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+func (c sleepClock) Sleep(ctx context.Context, d time.Duration) error { return c.sleep(ctx, d) }
 
 // TestPacedRequestAllocs: a cached, allowed request paced by the
 // Transport's own pacer allocates once more than the bare transport (its
@@ -388,7 +421,7 @@ func TestPacedRequestAllocs(t *testing.T) {
 		{"paced", &robotsguard.Transport{Base: base, UserAgent: "TestBot/1.0", Delay: -1}, req, 1},
 		{"unpaced", &robotsguard.Transport{Base: base, UserAgent: "TestBot/1.0", NoPacing: true}, req, 0},
 		// Each request waits its turn, a second on the clock.
-		{"waited", &robotsguard.Transport{Base: base, UserAgent: "TestBot/1.0", Delay: time.Second, Clock: newClock()}, req, 1},
+		{"waited", &robotsguard.Transport{Base: base, UserAgent: "TestBot/1.0", Delay: time.Second, Clock: newAutoClock()}, req, 1},
 		{"without a User-Agent", &robotsguard.Transport{Base: base, UserAgent: "TestBot/1.0", NoPacing: true}, anonymous, 2},
 	} {
 		send(tc.tr, tc.req) // fetch the robots.txt

@@ -23,16 +23,16 @@ import (
 	"github.com/robotsguard/robotsguard/robotstest"
 )
 
-// blockingPages makes s hold every request for a path under /p until the
-// test lets it answer: each one is announced on the returned channel, and
-// answers when a value is sent on gate. It also counts the requests under
-// way at once, at most.
-func blockingPages(s *site) (arrived <-chan string, gate chan<- struct{}, most *atomic.Int32) {
+// blockingPages returns pages that hold every request for a path under /p
+// until the test lets it answer: each one is announced on the returned
+// channel, and answers when a value is sent on gate. It also counts the
+// requests under way at once, at most.
+func blockingPages() (pages http.HandlerFunc, arrived <-chan string, gate chan<- struct{}, most *atomic.Int32) {
 	arr := make(chan string, 100)
 	g := make(chan struct{})
 	var inflight atomic.Int32
 	most = new(atomic.Int32)
-	s.pages = func(w http.ResponseWriter, r *http.Request) {
+	pages = func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasPrefix(r.URL.Path, "/p") {
 			return
 		}
@@ -46,13 +46,13 @@ func blockingPages(s *site) (arrived <-chan string, gate chan<- struct{}, most *
 		case <-r.Context().Done():
 		}
 	}
-	return arr, g, most
+	return pages, arr, g, most
 }
 
 // holdPlace sends a request for path (under /p) to s in the background,
 // and returns once s holds it: the origin's one place is taken until
 // release is called, which waits for the request to end.
-func holdPlace(t *testing.T, h *harness, s *site, arrived <-chan string, gate chan<- struct{}, path string) (release func()) {
+func holdPlace(t *testing.T, h *harness, s *robotstest.Origin, arrived <-chan string, gate chan<- struct{}, path string) (release func()) {
 	t.Helper()
 	errs := make(chan error, 1)
 	go func() {
@@ -72,9 +72,9 @@ func holdPlace(t *testing.T, h *harness, s *site, arrived <-chan string, gate ch
 // whose server takes 3 s to answer: one request is under way at a time,
 // and each waits the Crawl-delay after the previous response ended.
 func TestOneRequestAtATimePerOrigin(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 0.5\n"))
-	arrived, gate, most := blockingPages(s)
+	pages, arrived, gate, most := blockingPages()
 	h := newHarness(t)
+	s := newOrigin(t, h.clock, "User-agent: *\nCrawl-delay: 0.5\n", pages)
 	h.allowed(s.URL + "/warm")
 	h.sleeps()
 	errs := make(chan error, 8)
@@ -108,9 +108,9 @@ func TestOneRequestAtATimePerOrigin(t *testing.T) {
 func TestMaxRequestsPerOrigin(t *testing.T) {
 	for _, tc := range []struct{ limit, want int32 }{{3, 3}, {-1, 6}} {
 		t.Run(fmt.Sprint(tc.limit), func(t *testing.T) {
-			s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 1\n"))
-			arrived, gate, most := blockingPages(s)
+			pages, arrived, gate, most := blockingPages()
 			h := newHarness(t, func(tr *robotsguard.Transport) { tr.MaxRequestsPerOrigin = int(tc.limit) })
+			s := newOrigin(t, h.clock, "User-agent: *\nCrawl-delay: 1\n", pages)
 			errs := make(chan error, 6)
 			for i := range 6 {
 				go func() {
@@ -142,8 +142,8 @@ func TestMaxRequestsPerOrigin(t *testing.T) {
 // matches context.DeadlineExceeded, not ErrDisallowed: a scheduler can
 // requeue the URL for then.
 func TestPacingError(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 15\n"))
 	h := newHarness(t)
+	s := h.origin("User-agent: *\nCrawl-delay: 15\n")
 	client := &http.Client{Transport: h.tr, Timeout: 10 * time.Second}
 	resp, err := client.Get(s.URL + "/1")
 	if err != nil {
@@ -169,7 +169,7 @@ func TestPacingError(t *testing.T) {
 	if got := h.sleeps(); len(got) != 0 {
 		t.Errorf("slept %v before failing", got)
 	}
-	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/1"}) {
+	if got := seen(s); !slices.Equal(got, []string{"/robots.txt", "/1"}) {
 		t.Errorf("origin saw %q", got)
 	}
 }
@@ -177,9 +177,9 @@ func TestPacingError(t *testing.T) {
 // TestPacingErrorWhileQueued: a request queued behind one under way fails
 // at once when no place can come before its deadline.
 func TestPacingErrorWhileQueued(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 2\n"))
-	arrived, gate, _ := blockingPages(s)
+	pages, arrived, gate, _ := blockingPages()
 	h := newHarness(t)
+	s := newOrigin(t, h.clock, "User-agent: *\nCrawl-delay: 2\n", pages)
 	h.allowed(s.URL + "/warm")
 	release := holdPlace(t, h, s, arrived, gate, "/p1")
 	now := h.clock.Now()
@@ -200,8 +200,8 @@ func TestPacingErrorWhileQueued(t *testing.T) {
 // TestTurnEndsWithContext: a response whose body is never read nor
 // closed ends its turn when its request's context ends.
 func TestTurnEndsWithContext(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 1\n"))
 	h := newHarness(t)
+	s := h.origin("User-agent: *\nCrawl-delay: 1\n")
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/1", nil)
 	resp, err := h.client.Do(req)
@@ -211,7 +211,7 @@ func TestTurnEndsWithContext(t *testing.T) {
 	_ = resp // body left open
 	cancel()
 	h.allowed(s.URL + "/2")
-	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/1", "/2"}) {
+	if got := seen(s); !slices.Equal(got, []string{"/robots.txt", "/1", "/2"}) {
 		t.Errorf("origin saw %q", got)
 	}
 }
@@ -243,20 +243,18 @@ func TestMaxHold(t *testing.T) {
 // TestNoPacing: one setting turns pacing off: no pause for a Crawl-delay
 // or Delay, none after a 429, no limit on requests under way.
 func TestNoPacing(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 5\nDisallow: /private\n"))
-	arrived, gate, most := blockingPages(s)
-	blocking := s.pages
-	s.pages = func(w http.ResponseWriter, r *http.Request) {
+	blocking, arrived, gate, most := blockingPages()
+	h := newHarness(t, func(tr *robotsguard.Transport) {
+		tr.NoPacing = true
+		tr.Delay = time.Minute
+	})
+	s := newOrigin(t, h.clock, "User-agent: *\nCrawl-delay: 5\nDisallow: /private\n", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/busy" {
 			w.Header().Set("Retry-After", "100")
 			w.WriteHeader(http.StatusTooManyRequests)
 			return
 		}
 		blocking(w, r)
-	}
-	h := newHarness(t, func(tr *robotsguard.Transport) {
-		tr.NoPacing = true
-		tr.Delay = time.Minute
 	})
 	for i := range 3 {
 		h.allowed(fmt.Sprintf("%s/%d", s.URL, i))
@@ -299,8 +297,8 @@ func TestRefuseAboveMaxDelay(t *testing.T) {
 		{"User-agent: *\nCrawl-delay: 3600\n", time.Hour},
 		{"User-agent: *\nRequest-rate: 1/2h\n", 2 * time.Hour},
 	} {
-		s := newSite(t, robotsTxt(tc.robots))
 		h := newHarness(t, func(tr *robotsguard.Transport) { tr.RefuseAboveMaxDelay = true })
+		s := h.origin(tc.robots)
 		d := h.refused(s.URL+"/page", robotsguard.ReasonDelay)
 		if d.Delay != tc.want {
 			t.Errorf("%q: Delay %v, want %v", tc.robots, d.Delay, tc.want)
@@ -309,8 +307,8 @@ func TestRefuseAboveMaxDelay(t *testing.T) {
 			t.Errorf("message %q, want it to say %q", d.Error(), want)
 		}
 	}
-	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 20\n"))
 	h := newHarness(t, func(tr *robotsguard.Transport) { tr.RefuseAboveMaxDelay = true })
+	s := h.origin("User-agent: *\nCrawl-delay: 20\n")
 	h.allowed(s.URL + "/page") // within the default MaxDelay of 30 s
 }
 
@@ -325,8 +323,8 @@ func TestUserAgentSent(t *testing.T) {
 		{"Go-http-client/1.1", "TestBot/1.0 (+https://example.com/bot)"},
 		{"testbot/2.0 (mobile)", "testbot/2.0 (mobile)"},
 	} {
-		s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\n"))
 		h := newHarness(t)
+		s := h.origin("User-agent: *\nDisallow: /private\n")
 		req, _ := http.NewRequest(http.MethodGet, s.URL+"/page", nil)
 		if tc.carried != "" {
 			req.Header.Set("User-Agent", tc.carried)
@@ -336,9 +334,8 @@ func TestUserAgentSent(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		s.mu.Lock()
-		got := s.requests[len(s.requests)-1].Header.Get("User-Agent")
-		s.mu.Unlock()
+		rs := s.Requests()
+		got := rs[len(rs)-1].Header.Get("User-Agent")
 		if got != tc.sent {
 			t.Errorf("a request carrying %q was sent as %q, want %q", tc.carried, got, tc.sent)
 		}
@@ -372,8 +369,8 @@ func TestQuickStartUserAgent(t *testing.T) {
 // 9110: products separated by whitespace), so a site's colly group
 // applies, not "*".
 func TestCollyDefaultUserAgent(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: colly\nDisallow: /b\n\nUser-agent: *\nDisallow: /a\n"))
 	h := newHarness(t, func(tr *robotsguard.Transport) { tr.UserAgent = "colly - https://github.com/gocolly/colly" })
+	s := h.origin("User-agent: colly\nDisallow: /b\n\nUser-agent: *\nDisallow: /a\n")
 	if d := h.refused(s.URL+"/b", robotsguard.ReasonRule); d.Agent != "colly" || d.Decision.GroupAgent != "colly" {
 		t.Errorf("refused for agent %q by group %q, want colly's", d.Agent, d.Decision.GroupAgent)
 	}
@@ -385,9 +382,9 @@ func TestCollyDefaultUserAgent(t *testing.T) {
 // deadline has not passed, so that an http.Client with a Timeout returns
 // the *PacingError rather than its own time-out error.
 func TestPacingErrorBeforeClientTimeout(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 0.1\n"))
-	arrived, gate, _ := blockingPages(s)
+	pages, arrived, gate, _ := blockingPages()
 	h := newHarness(t)
+	s := newOrigin(t, h.clock, "User-agent: *\nCrawl-delay: 0.1\n", pages)
 	h.allowed(s.URL + "/warm")
 	release := holdPlace(t, h, s, arrived, gate, "/p1")
 	client := &http.Client{Transport: h.tr, Timeout: 300 * time.Millisecond}
@@ -440,8 +437,8 @@ func TestTurnEndsWithContentLength(t *testing.T) {
 // moment before its deadline is not sent, to time out on its way: it
 // fails with a *PacingError.
 func TestNoSendAtTheDeadline(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 0.5\n"))
 	h := newHarness(t)
+	s := h.origin("User-agent: *\nCrawl-delay: 0.5\n")
 	h.allowed(s.URL + "/1")
 	ctx, cancel := context.WithTimeout(context.Background(), 520*time.Millisecond)
 	defer cancel()
@@ -450,7 +447,7 @@ func TestNoSendAtTheDeadline(t *testing.T) {
 	if !errors.As(err, &pe) {
 		t.Fatalf("err %v, want a *PacingError", err)
 	}
-	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/1"}) {
+	if got := seen(s); !slices.Equal(got, []string{"/robots.txt", "/1"}) {
 		t.Errorf("origin saw %q", got)
 	}
 }
@@ -459,9 +456,9 @@ func TestNoSendAtTheDeadline(t *testing.T) {
 // a request queued behind one that does not end still gets its
 // *PacingError through an http.Client with a Timeout.
 func TestQueuedPacingErrorWithoutInterval(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\n"))
-	arrived, gate, _ := blockingPages(s)
+	pages, arrived, gate, _ := blockingPages()
 	h := newHarness(t) // Delay: -1
+	s := newOrigin(t, h.clock, "User-agent: *\nDisallow: /private\n", pages)
 	release := holdPlace(t, h, s, arrived, gate, "/p1")
 	client := &http.Client{Transport: h.tr, Timeout: 300 * time.Millisecond}
 	_, err := client.Get(s.URL + "/p2")
@@ -478,7 +475,6 @@ func TestQueuedPacingErrorWithoutInterval(t *testing.T) {
 // at Warn, and the Snapshot shows the pause asked beside the one kept.
 func TestDelayCappedNoticed(t *testing.T) {
 	for _, ua := range []string{"TestBot/1.0", ""} {
-		s := newSite(t, robotsTxt("User-agent: *\nCrawl-delay: 86400\n"))
 		var events []robotsguard.DelayEvent
 		var mu sync.Mutex
 		var logged bytes.Buffer
@@ -492,6 +488,7 @@ func TestDelayCappedNoticed(t *testing.T) {
 			}}
 			tr.Logger = slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelWarn}))
 		})
+		s := h.origin("User-agent: *\nCrawl-delay: 86400\n")
 		for range 3 {
 			h.allowed(s.URL + "/page")
 		}

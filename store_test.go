@@ -11,6 +11,7 @@ import (
 
 	"github.com/robotsguard/robotsguard"
 	"github.com/robotsguard/robotsguard/cache"
+	"github.com/robotsguard/robotsguard/robotstest"
 )
 
 // fakeStore is a Store whose calls can fail, hang or panic, and that
@@ -74,13 +75,13 @@ func (f *fakeStore) get(key string) []byte {
 // TestStoreCorruptEntry: an entry that does not decode is skipped and left
 // in place (another process may read it), and the robots.txt is fetched.
 func TestStoreCorruptEntry(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n"))
 	store := newFakeStore()
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
+	s := h.origin("User-agent: *\nDisallow: /no\n")
 	key := cache.Key(s.URL + "/robots.txt")
 	store.m[key] = []byte("RG\x02garbage")
-	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
 	h.refused(s.URL+"/no", robotsguard.ReasonRule)
-	if n := s.count("/robots.txt"); n != 1 {
+	if n := count(s, "/robots.txt"); n != 1 {
 		t.Errorf("robots.txt fetched %d times", n)
 	}
 	var e cache.Entry
@@ -93,8 +94,9 @@ func TestStoreCorruptEntry(t *testing.T) {
 // versions share a Store: neither deletes nor overwrites the other's
 // entries.
 func TestStoreOtherVersion(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n"))
 	store := newFakeStore()
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
+	s := h.origin("User-agent: *\nDisallow: /no\n")
 	// What an older version wrote, under the key it used, and a newer
 	// version's entry under ours.
 	old := []byte("RG\x01whatever it encoded")
@@ -104,9 +106,8 @@ func TestStoreOtherVersion(t *testing.T) {
 	b[2] = 99
 	key := cache.Key(s.URL + "/robots.txt")
 	store.m[key] = bytes.Clone(b)
-	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
 	h.allowed(s.URL + "/yes") // the newer entry is not read: fetched
-	if n := s.count("/robots.txt"); n != 1 {
+	if n := count(s, "/robots.txt"); n != 1 {
 		t.Errorf("robots.txt fetched %d times, want 1", n)
 	}
 	if !bytes.Equal(store.get(s.URL), old) {
@@ -117,9 +118,10 @@ func TestStoreOtherVersion(t *testing.T) {
 // TestStoreLifetime: entries are written with a lifetime that covers the
 // time a copy may stand in for an unreachable robots.txt.
 func TestStoreLifetime(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n", "Cache-Control: max-age=60"))
 	store := newFakeStore()
 	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
+	s := h.origin("User-agent: *\nDisallow: /no\n")
+	s.Fault("/robots.txt", robotstest.Status(200, "Cache-Control: max-age=60"))
 	h.allowed(s.URL + "/yes")
 	ttl := store.ttls[cache.Key(s.URL+"/robots.txt")]
 	if ttl < cache.DefaultStaleLimit-time.Minute || ttl > cache.DefaultStaleLimit+48*time.Hour {
@@ -131,7 +133,6 @@ func TestStoreLifetime(t *testing.T) {
 // context) holds an origin for FetchTimeout at most, and leaves the
 // robots.txt fetch time to succeed: requests go on.
 func TestStoreHangs(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n"))
 	store := newFakeStore()
 	store.hang = make(chan struct{})
 	t.Cleanup(func() { close(store.hang) })
@@ -139,6 +140,7 @@ func TestStoreHangs(t *testing.T) {
 		tr.Store = store
 		tr.FetchTimeout = 4 * time.Second // a quarter for the Get, the rest for the fetch, even on a busy machine under the race detector
 	})
+	s := h.origin("User-agent: *\nDisallow: /no\n")
 	done := make(chan error, 1)
 	go func() {
 		_, err := h.get(s.URL + "/yes")
@@ -158,7 +160,7 @@ func TestStoreHangs(t *testing.T) {
 		t.Errorf("Stats %+v: want the Store's time-out counted", st)
 	}
 	h.refused(s.URL+"/no", robotsguard.ReasonRule)
-	if n := s.count("/no"); n != 0 {
+	if n := count(s, "/no"); n != 0 {
 		t.Errorf("origin got %d disallowed requests", n)
 	}
 }
@@ -174,13 +176,13 @@ func TestStoreFailsOrPanics(t *testing.T) {
 		{"panic", func(f *fakeStore) { f.panics = true }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n"))
 			store := newFakeStore()
 			tc.setup(store)
 			h := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
+			s := h.origin("User-agent: *\nDisallow: /no\n")
 			h.allowed(s.URL + "/yes")
 			h.refused(s.URL+"/no", robotsguard.ReasonRule)
-			if n := s.count("/robots.txt"); n != 1 {
+			if n := count(s, "/robots.txt"); n != 1 {
 				t.Errorf("robots.txt fetched %d times, want 1", n)
 			}
 			if st := h.tr.Stats(); st.StoreErrors == 0 {
@@ -192,13 +194,13 @@ func TestStoreFailsOrPanics(t *testing.T) {
 
 // TestLegacyStore: an httpcache-style store, adapted, shares entries.
 func TestLegacyStore(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n"))
 	legacy := &mapLegacy{m: map[string][]byte{}}
 	h1 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = cache.FromLegacy(legacy) })
 	h2 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = cache.FromLegacy(legacy) })
+	s := h1.origin("User-agent: *\nDisallow: /no\n")
 	h1.allowed(s.URL + "/yes")
 	h2.refused(s.URL+"/no", robotsguard.ReasonRule)
-	if n := s.count("/robots.txt"); n != 1 {
+	if n := count(s, "/robots.txt"); n != 1 {
 		t.Errorf("robots.txt fetched %d times, want 1", n)
 	}
 }

@@ -19,13 +19,14 @@ import (
 	"github.com/robotsguard/robotsguard"
 	"github.com/robotsguard/robotsguard/cache"
 	"github.com/robotsguard/robotsguard/policy"
+	"github.com/robotsguard/robotsguard/robotstest"
 )
 
 const rules = "User-agent: *\nDisallow: /private/\n\nUser-agent: TestBot\nDisallow: /secret\nAllow: /secret/ok\n"
 
 func TestEnforcesRules(t *testing.T) {
-	s := newSite(t, robotsTxt(rules))
 	h := newHarness(t)
+	s := h.origin(rules)
 	h.allowed(s.URL + "/")
 	h.allowed(s.URL + "/private/x") // TestBot has its own group
 	h.allowed(s.URL + "/secret/ok/1")
@@ -44,7 +45,7 @@ func TestEnforcesRules(t *testing.T) {
 	if d.Error() != wantMsg {
 		t.Errorf("message %q, want %q", d.Error(), wantMsg)
 	}
-	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/", "/private/x", "/secret/ok/1"}) {
+	if got := seen(s); !slices.Equal(got, []string{"/robots.txt", "/", "/private/x", "/secret/ok/1"}) {
 		t.Errorf("origin saw %q", got)
 	}
 }
@@ -60,15 +61,15 @@ func (c *closeRecorder) Close() error { c.closed.Store(true); return nil }
 // TestRefusalClosesBody: the RoundTripper contract asks the transport to
 // close the body of a request it does not send.
 func TestRefusalClosesBody(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /upload\n"))
 	h := newHarness(t)
+	s := h.origin("User-agent: *\nDisallow: /upload\n")
 	body := &closeRecorder{Reader: strings.NewReader("data")}
 	req, _ := http.NewRequest(http.MethodPost, s.URL+"/upload", body)
 	_, err := h.client.Do(req)
 	if !errors.Is(err, robotsguard.ErrDisallowed) || !body.closed.Load() {
 		t.Errorf("err %v, body closed %v; want ErrDisallowed and a closed body", err, body.closed.Load())
 	}
-	if n := s.count("/upload"); n != 0 {
+	if n := count(s, "/upload"); n != 0 {
 		t.Errorf("origin got %d requests for /upload", n)
 	}
 }
@@ -77,9 +78,9 @@ func TestRefusalClosesBody(t *testing.T) {
 // a redirect into a disallowed path, on the same origin or another, is
 // refused before the hop is sent.
 func TestRedirectTargetsChecked(t *testing.T) {
-	other := newSite(t, robotsTxt("User-agent: *\nDisallow: /closed\n"))
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\n"))
-	s.pages = func(w http.ResponseWriter, r *http.Request) {
+	h := newHarness(t)
+	other := h.origin("User-agent: *\nDisallow: /closed\n")
+	s := newOrigin(t, h.clock, "User-agent: *\nDisallow: /private\n", func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/to-private":
 			http.Redirect(w, r, "/private/x", http.StatusFound)
@@ -90,8 +91,7 @@ func TestRedirectTargetsChecked(t *testing.T) {
 		default:
 			io.WriteString(w, "ok")
 		}
-	}
-	h := newHarness(t)
+	})
 	d := h.refused(s.URL+"/to-private", robotsguard.ReasonRule)
 	if d.URL != s.URL+"/private/x" {
 		t.Errorf("refused %s, want the redirect target", d.URL)
@@ -101,10 +101,10 @@ func TestRedirectTargetsChecked(t *testing.T) {
 		t.Errorf("refused %s by %s, want the other origin's target and robots.txt", d.URL, d.RobotsURL)
 	}
 	h.allowed(s.URL + "/to-other-open")
-	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/to-private", "/to-other", "/to-other-open"}) {
+	if got := seen(s); !slices.Equal(got, []string{"/robots.txt", "/to-private", "/to-other", "/to-other-open"}) {
 		t.Errorf("origin saw %q", got)
 	}
-	if got := other.seen(); !slices.Equal(got, []string{"/robots.txt", "/open"}) {
+	if got := seen(other); !slices.Equal(got, []string{"/robots.txt", "/open"}) {
 		t.Errorf("other origin saw %q", got)
 	}
 }
@@ -112,8 +112,8 @@ func TestRedirectTargetsChecked(t *testing.T) {
 // TestQueryMatchedAndNotReordered: the query is part of the match, and the
 // request goes out with its query exactly as given.
 func TestQueryMatchedAndNotReordered(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /search?q=\nDisallow: /*&sort=\nDisallow: /*b=2&a=1\n"))
 	h := newHarness(t)
+	s := h.origin("User-agent: *\nDisallow: /search?q=\nDisallow: /*&sort=\nDisallow: /*b=2&a=1\n")
 	h.refused(s.URL+"/search?q=robots", robotsguard.ReasonRule)
 	h.refused(s.URL+"/list?page=2&sort=asc", robotsguard.ReasonRule)
 	h.refused(s.URL+"/x?b=2&a=1", robotsguard.ReasonRule)
@@ -121,7 +121,7 @@ func TestQueryMatchedAndNotReordered(t *testing.T) {
 	h.allowed(s.URL + "/x?a=1&b=2")
 	h.allowed(s.URL + "/x?z=%2F&y=1")
 	want := []string{"/robots.txt", "/search?lang=en&q=robots", "/x?a=1&b=2", "/x?z=%2F&y=1"}
-	if got := s.seen(); !slices.Equal(got, want) {
+	if got := seen(s); !slices.Equal(got, want) {
 		t.Errorf("origin saw %q, want %q", got, want)
 	}
 }
@@ -131,8 +131,8 @@ func TestQueryMatchedAndNotReordered(t *testing.T) {
 // cache, so a client that reads robots.txt itself (colly's own check)
 // costs the site one fetch in all.
 func TestRobotsTxtFromCache(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /\n"))
 	h := newHarness(t)
+	s := h.origin("User-agent: *\nDisallow: /\n")
 	for range 2 {
 		body, err := h.get(s.URL + "/robots.txt")
 		if err != nil || body != "User-agent: *\nDisallow: /\n" {
@@ -140,7 +140,7 @@ func TestRobotsTxtFromCache(t *testing.T) {
 		}
 	}
 	h.refused(s.URL+"/", robotsguard.ReasonRule)
-	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt"}) {
+	if got := seen(s); !slices.Equal(got, []string{"/robots.txt"}) {
 		t.Errorf("origin saw %q, want one robots.txt fetch", got)
 	}
 	// A conditional request and a HEAD are the client's own: sent.
@@ -156,7 +156,7 @@ func TestRobotsTxtFromCache(t *testing.T) {
 	} else {
 		resp.Body.Close()
 	}
-	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/robots.txt", "/robots.txt"}) {
+	if got := seen(s); !slices.Equal(got, []string{"/robots.txt", "/robots.txt", "/robots.txt"}) {
 		t.Errorf("origin saw %q, want the conditional GET and the HEAD sent", got)
 	}
 }
@@ -165,8 +165,9 @@ func TestRobotsTxtFromCache(t *testing.T) {
 // hold as a usable file (a 5xx) is fetched for the client as it is, so
 // that it sees the server's answer.
 func TestRobotsTxtUnavailablePassesThrough(t *testing.T) {
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) })
 	h := newHarness(t, func(tr *robotsguard.Transport) { tr.RetryMax = -1 })
+	s := h.origin("")
+	s.Fault("/robots.txt", robotstest.Status(http.StatusServiceUnavailable))
 	resp, err := h.client.Get(s.URL + "/robots.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -180,8 +181,8 @@ func TestRobotsTxtUnavailablePassesThrough(t *testing.T) {
 // TestAgentFromRequestHeader: without UserAgent, each request's
 // User-Agent header selects the group, and is sent for the robots.txt.
 func TestAgentFromRequestHeader(t *testing.T) {
-	s := newSite(t, robotsTxt(rules))
 	h := newHarness(t, func(tr *robotsguard.Transport) { tr.UserAgent = "" })
+	s := h.origin(rules)
 	req, _ := http.NewRequest(http.MethodGet, s.URL+"/secret", nil)
 	req.Header.Set("User-Agent", "Mozilla/5.0 (compatible; TestBot/2.0)")
 	_, err := h.client.Do(req)
@@ -189,7 +190,7 @@ func TestAgentFromRequestHeader(t *testing.T) {
 	if !errors.As(err, &d) || d.Agent != "TestBot" {
 		t.Fatalf("TestBot on /secret: %v", err)
 	}
-	if ua := s.lastRobotsRequest().Header.Get("User-Agent"); ua != "Mozilla/5.0 (compatible; TestBot/2.0)" {
+	if ua := lastRobots(t, s).Header.Get("User-Agent"); ua != "Mozilla/5.0 (compatible; TestBot/2.0)" {
 		t.Errorf("robots.txt fetched with User-Agent %q", ua)
 	}
 	req.Header.Set("User-Agent", "OtherBot/1.0")
@@ -198,7 +199,7 @@ func TestAgentFromRequestHeader(t *testing.T) {
 	} else {
 		resp.Body.Close()
 	}
-	if n := s.count("/robots.txt"); n != 2 {
+	if n := count(s, "/robots.txt"); n != 2 {
 		t.Errorf("robots.txt fetched %d times, want once for each agent", n)
 	}
 }
@@ -207,14 +208,15 @@ func TestAgentFromRequestHeader(t *testing.T) {
 // agent with its own robots.txt is obeyed for each: the file fetched for
 // one agent does not decide for another.
 func TestAgentsGetTheirOwnFile(t *testing.T) {
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.UserAgent = "" })
+	s := h.origin("")
+	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.Header.Get("User-Agent"), "colly") {
 			io.WriteString(w, "User-agent: *\nDisallow: /b\n")
 			return
 		}
 		io.WriteString(w, "User-agent: *\nDisallow: /a\n")
-	})
-	h := newHarness(t, func(tr *robotsguard.Transport) { tr.UserAgent = "" })
+	}))
 	get := func(ua, path string) error {
 		req, _ := http.NewRequest(http.MethodGet, s.URL+path, nil)
 		req.Header.Set("User-Agent", ua)
@@ -235,16 +237,16 @@ func TestAgentsGetTheirOwnFile(t *testing.T) {
 			t.Errorf("colly/2.1 on /a: %v, want allowed by colly's file", err)
 		}
 	}
-	if n := s.count("/robots.txt"); n != 2 {
+	if n := count(s, "/robots.txt"); n != 2 {
 		t.Errorf("robots.txt fetched %d times, want once for each agent", n)
 	}
 }
 
 func TestRobotsFetchSendsUserAgent(t *testing.T) {
-	s := newSite(t, robotsTxt(rules))
 	h := newHarness(t)
+	s := h.origin(rules)
 	h.allowed(s.URL + "/")
-	if ua := s.lastRobotsRequest().Header.Get("User-Agent"); ua != h.tr.UserAgent {
+	if ua := lastRobots(t, s).Header.Get("User-Agent"); ua != h.tr.UserAgent {
 		t.Errorf("robots.txt fetched with User-Agent %q, want %q", ua, h.tr.UserAgent)
 	}
 }
@@ -253,15 +255,16 @@ func TestRobotsFetchSendsUserAgent(t *testing.T) {
 // one robots.txt request; all of them wait for it and then proceed.
 func TestHerd(t *testing.T) {
 	release := make(chan struct{})
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
-		<-release
-		io.WriteString(w, "User-agent: *\nDisallow: /no\n")
-	})
-	free := sync.OnceFunc(func() { close(release) })
-	t.Cleanup(free) // before s.Close, which waits for the handler
 	h := newHarness(t, func(tr *robotsguard.Transport) {
 		tr.Base = &http.Transport{MaxConnsPerHost: 8}
 	})
+	s := h.origin("")
+	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
+		<-release
+		io.WriteString(w, "User-agent: *\nDisallow: /no\n")
+	}))
+	free := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(free) // before s.Close, which waits for the handler
 	const n = 1000
 	// Each request tells, through its context, when it first waits on
 	// something: on the robots.txt fetch, since that cannot end before
@@ -299,13 +302,13 @@ func TestHerd(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if got := s.count("/robots.txt"); got != 1 {
+	if got := count(s, "/robots.txt"); got != 1 {
 		t.Errorf("robots.txt requested %d times, want 1", got)
 	}
-	if got := s.count("/page"); got != n-n/10 {
+	if got := count(s, "/page"); got != n-n/10 {
 		t.Errorf("origin got %d page requests, want %d", got, n-n/10)
 	}
-	if got := s.count("/no"); got != 0 {
+	if got := count(s, "/no"); got != 0 {
 		t.Errorf("origin got %d disallowed requests", got)
 	}
 	if st := h.tr.Stats(); st.CacheMisses != n || st.Fetches != 1 {
@@ -331,17 +334,18 @@ func (c *waitingContext) Done() <-chan struct{} {
 func TestContextCancelledWhileFetching(t *testing.T) {
 	fetching := make(chan struct{}, 1)
 	release := make(chan struct{})
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+	h := newHarness(t)
+	s := h.origin("")
+	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case fetching <- struct{}{}:
 		default: // told once is enough
 		}
 		<-release
 		io.WriteString(w, "User-agent: *\nDisallow: /no\n")
-	})
+	}))
 	free := sync.OnceFunc(func() { close(release) })
 	t.Cleanup(free) // before s.Close, which waits for the handler
-	h := newHarness(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() {
@@ -360,7 +364,7 @@ func TestContextCancelledWhileFetching(t *testing.T) {
 	free()
 	h.allowed(s.URL + "/page")
 	h.refused(s.URL+"/no", robotsguard.ReasonRule)
-	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/page"}) {
+	if got := seen(s); !slices.Equal(got, []string{"/robots.txt", "/page"}) {
 		t.Errorf("origin saw %q", got)
 	}
 }
@@ -368,41 +372,43 @@ func TestContextCancelledWhileFetching(t *testing.T) {
 func TestStatusCodes(t *testing.T) {
 	tests := []struct {
 		name     string
-		robots   http.HandlerFunc
+		robots   string           // the file
+		answer   robotstest.Fault // how robots.txt is answered
 		policy   robotsguard.StatusPolicy
 		refused  robotsguard.Reason // 0: allowed
 		requests int                // robots.txt requests the origin sees
 	}{
-		{"200 rules", robotsTxt("User-agent: *\nDisallow: /page\n"), nil, robotsguard.ReasonRule, 1},
-		{"200 HTML", robotsTxt("<html><body>Not here</body></html>"), nil, 0, 1},
-		{"204 empty", status(204), nil, 0, 1},
-		{"404 unavailable", status(404), nil, 0, 1},
-		{"410 unavailable", status(410), nil, 0, 1},
-		{"401 unavailable", status(401), nil, 0, 1},
-		{"403 unavailable", status(403), nil, 0, 1},
-		{"403 under the 1996 draft", status(403), robotsguard.Koster1996StatusPolicy, robotsguard.ReasonStatus, 1},
-		{"401 under the 1996 draft", status(401), robotsguard.Koster1996StatusPolicy, robotsguard.ReasonStatus, 1},
-		{"404 under the 1996 draft", status(404), robotsguard.Koster1996StatusPolicy, 0, 1},
-		{"429 unreachable", status(429), nil, robotsguard.ReasonUnreachable, 3},
-		{"500 unreachable, retried", status(500), nil, robotsguard.ReasonUnreachable, 3},
-		{"503 unreachable, retried", status(503), nil, robotsguard.ReasonUnreachable, 3},
-		{"503 with a long Retry-After: no retry", status(503, "Retry-After: 3600"), nil, robotsguard.ReasonUnreachable, 1},
-		{"501 unreachable, not retried", status(501), nil, robotsguard.ReasonUnreachable, 1},
+		{"200 rules", "User-agent: *\nDisallow: /page\n", robotstest.Pass(), nil, robotsguard.ReasonRule, 1},
+		{"200 HTML", "<html><body>Not here</body></html>", robotstest.Pass(), nil, 0, 1},
+		{"204 empty", "", robotstest.Status(204), nil, 0, 1},
+		{"404 unavailable", "", robotstest.Status(404), nil, 0, 1},
+		{"410 unavailable", "", robotstest.Status(410), nil, 0, 1},
+		{"401 unavailable", "", robotstest.Status(401), nil, 0, 1},
+		{"403 unavailable", "", robotstest.Status(403), nil, 0, 1},
+		{"403 under the 1996 draft", "", robotstest.Status(403), robotsguard.Koster1996StatusPolicy, robotsguard.ReasonStatus, 1},
+		{"401 under the 1996 draft", "", robotstest.Status(401), robotsguard.Koster1996StatusPolicy, robotsguard.ReasonStatus, 1},
+		{"404 under the 1996 draft", "", robotstest.Status(404), robotsguard.Koster1996StatusPolicy, 0, 1},
+		{"429 unreachable", "", robotstest.Status(429), nil, robotsguard.ReasonUnreachable, 3},
+		{"500 unreachable, retried", "", robotstest.Status(500), nil, robotsguard.ReasonUnreachable, 3},
+		{"503 unreachable, retried", "", robotstest.Status(503), nil, robotsguard.ReasonUnreachable, 3},
+		{"503 with a long Retry-After: no retry", "", robotstest.Status(503, "Retry-After: 3600"), nil, robotsguard.ReasonUnreachable, 1},
+		{"501 unreachable, not retried", "", robotstest.Status(501), nil, robotsguard.ReasonUnreachable, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newSite(t, tc.robots)
 			h := newHarness(t, func(tr *robotsguard.Transport) { tr.StatusPolicy = tc.policy })
+			s := h.origin(tc.robots)
+			s.Fault("/robots.txt", tc.answer)
 			if tc.refused == 0 {
 				h.allowed(s.URL + "/page")
 			} else {
 				h.refused(s.URL+"/page", tc.refused)
 			}
-			if got := s.count("/robots.txt"); got != tc.requests {
+			if got := count(s, "/robots.txt"); got != tc.requests {
 				t.Errorf("robots.txt requested %d times, want %d", got, tc.requests)
 			}
-			if tc.refused == 0 && s.count("/page") != 1 || tc.refused != 0 && s.count("/page") != 0 {
-				t.Errorf("origin saw %q", s.seen())
+			if tc.refused == 0 && count(s, "/page") != 1 || tc.refused != 0 && count(s, "/page") != 0 {
+				t.Errorf("origin saw %q", seen(s))
 			}
 		})
 	}
@@ -410,10 +416,10 @@ func TestStatusCodes(t *testing.T) {
 
 func TestUnreachableErrors(t *testing.T) {
 	t.Run("network error", func(t *testing.T) {
-		s := newSite(t, nil)
+		h := newHarness(t)
+		s := h.origin("")
 		url := s.URL
 		s.Close()
-		h := newHarness(t)
 		d := h.refused(url+"/page", robotsguard.ReasonUnreachable)
 		var fe *robotsguard.FetchError
 		if !errors.As(d.Err, &fe) || fe.URL != url+"/robots.txt" || fe.Err == nil {
@@ -421,27 +427,29 @@ func TestUnreachableErrors(t *testing.T) {
 		}
 	})
 	t.Run("truncated body", func(t *testing.T) {
-		s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		h := newHarness(t, func(tr *robotsguard.Transport) { tr.RetryMax = -1 })
+		s := h.origin("")
+		s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Length", "1000")
 			io.WriteString(w, "User-agent: *\nAllow: /\n") // then the connection closes
-		})
-		h := newHarness(t, func(tr *robotsguard.Transport) { tr.RetryMax = -1 })
+		}))
 		d := h.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
 		if !errors.Is(d.Err, io.ErrUnexpectedEOF) {
 			t.Errorf("refusal %v: want io.ErrUnexpectedEOF inside", d)
 		}
-		if got := s.seen(); !slices.Equal(got, []string{"/robots.txt"}) {
+		if got := seen(s); !slices.Equal(got, []string{"/robots.txt"}) {
 			t.Errorf("origin saw %q", got)
 		}
 	})
 	t.Run("timeout", func(t *testing.T) {
 		release := make(chan struct{})
 		defer close(release)
-		s := newSite(t, func(w http.ResponseWriter, r *http.Request) { <-release })
 		h := newHarness(t, func(tr *robotsguard.Transport) {
 			tr.FetchTimeout = 500 * time.Millisecond // its quarter more is the margin the fetch has to report its time-out, on a busy machine too
 			tr.RetryMax = -1
 		})
+		s := h.origin("")
+		s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) { <-release }))
 		d := h.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
 		if !errors.Is(d.Err, context.DeadlineExceeded) || errors.Is(d, context.DeadlineExceeded) {
 			t.Errorf("refusal %v: want context.DeadlineExceeded in Err, and not matched by the refusal", d)
@@ -459,7 +467,9 @@ func TestBodyCap(t *testing.T) {
 		err error // the write that failed, nil if all of total went out
 	}
 	result := make(chan wrote, 1)
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+	h := newHarness(t)
+	s := h.origin("")
+	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
 		// A client that stops reading without hanging up would block a
 		// write for good: the deadline bounds the handler whatever the
 		// Transport does.
@@ -485,8 +495,7 @@ func TestBodyCap(t *testing.T) {
 			written += int64(n)
 		}
 		result <- wrote{written, err}
-	})
-	h := newHarness(t)
+	}))
 	h.refused(s.URL+"/early", robotsguard.ReasonRule)
 	h.allowed(s.URL + "/late")
 	got := <-result
@@ -505,7 +514,7 @@ func TestBodyCap(t *testing.T) {
 // hosts, and the rules found apply to the original origin; more, a loop,
 // or a redirect out of HTTP make the file unavailable.
 func TestRedirects(t *testing.T) {
-	target := newSite(t, robotsTxt("User-agent: *\nDisallow: /blocked\n"))
+	target := newOrigin(t, newAutoClock(), "User-agent: *\nDisallow: /blocked\n", nil)
 	chain := func(hops int, last string) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			n := 0
@@ -531,8 +540,9 @@ func TestRedirects(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newSite(t, tc.robots)
 			h := newHarness(t)
+			s := h.origin("")
+			s.Fault("/robots.txt", robotstest.Handler(tc.robots))
 			if tc.blocked {
 				d := h.refused(s.URL+"/blocked", robotsguard.ReasonRule)
 				if d.RobotsURL != s.URL+"/robots.txt" {
@@ -542,7 +552,7 @@ func TestRedirects(t *testing.T) {
 				h.allowed(s.URL + "/blocked")
 			}
 			if got := countQuery(s, "/robots.txt"); got != tc.fetches {
-				t.Errorf("origin saw %q, want %d robots.txt requests", s.seen(), tc.fetches)
+				t.Errorf("origin saw %q, want %d robots.txt requests", seen(s), tc.fetches)
 			}
 		})
 	}
@@ -550,9 +560,9 @@ func TestRedirects(t *testing.T) {
 
 // countQuery counts the requests whose URI starts with prefix (a path and
 // any query).
-func countQuery(s *site, prefix string) int {
+func countQuery(s *robotstest.Origin, prefix string) int {
 	n := 0
-	for _, u := range s.seen() {
+	for _, u := range seen(s) {
 		if strings.HasPrefix(u, prefix) {
 			n++
 		}
@@ -624,19 +634,20 @@ func TestOriginKey(t *testing.T) {
 // TestStoreShared: a second Transport sharing the Store uses the robots.txt
 // the first fetched, without fetching it.
 func TestStoreShared(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n", "Cache-Control: max-age=3600"))
 	store := cache.NewMemoryStore(1 << 20)
 	h1 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
-	h1.allowed(s.URL + "/yes")
 	h2 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
+	s := h2.origin("User-agent: *\nDisallow: /no\n") // on h2's clock, which its second fetch is read by
+	s.Fault("/robots.txt", robotstest.Status(200, "Cache-Control: max-age=3600"))
+	h1.allowed(s.URL + "/yes")
 	h2.refused(s.URL+"/no", robotsguard.ReasonRule)
-	if n := s.count("/robots.txt"); n != 1 {
+	if n := count(s, "/robots.txt"); n != 1 {
 		t.Errorf("robots.txt fetched %d times, want once for both transports", n)
 	}
 	// Past its freshness, the second revalidates it.
 	h2.clock.Advance(2 * time.Hour)
 	h2.refused(s.URL+"/no", robotsguard.ReasonRule)
-	if n := s.count("/robots.txt"); n != 2 {
+	if n := count(s, "/robots.txt"); n != 2 {
 		t.Errorf("robots.txt fetched %d times, want a second fetch once stale", n)
 	}
 }
@@ -644,17 +655,18 @@ func TestStoreShared(t *testing.T) {
 // TestStoreFresherEntry: a Transport whose copy is stale takes a fresher
 // one from the Store, stored by another Transport, instead of fetching.
 func TestStoreFresherEntry(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n", "Cache-Control: max-age=3600"))
 	store := cache.NewMemoryStore(1 << 20)
 	h1 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
 	h2 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
+	s := h1.origin("User-agent: *\nDisallow: /no\n") // on h1's clock: h1 fetches
+	s.Fault("/robots.txt", robotstest.Status(200, "Cache-Control: max-age=3600"))
 	h1.allowed(s.URL + "/a") // fetch 1, shared
 	h2.allowed(s.URL + "/a") // from the store
 	h1.clock.Advance(61 * time.Minute)
 	h1.allowed(s.URL + "/b") // fetch 2, shared
 	h2.clock.Advance(61 * time.Minute)
 	h2.allowed(s.URL + "/b") // stale in memory, fresh in the store
-	if n := s.count("/robots.txt"); n != 2 {
+	if n := count(s, "/robots.txt"); n != 2 {
 		t.Errorf("robots.txt fetched %d times, want 2", n)
 	}
 }
@@ -663,9 +675,10 @@ func TestStoreFresherEntry(t *testing.T) {
 // clock than fleet clocks differ is ignored; one a little ahead counts as
 // received now.
 func TestStoreEntryFromTheFuture(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n"))
 	store := cache.NewMemoryStore(1 << 20)
 	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
+	h2 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
+	s := h2.origin("User-agent: *\nDisallow: /no\n") // on h2's clock, which its fetch is read by
 	put := func(ahead time.Duration) {
 		at := h.clock.Now().Add(ahead)
 		e := &cache.Entry{Status: 200, Body: []byte("User-agent: *\nDisallow: /\n"),
@@ -675,22 +688,21 @@ func TestStoreEntryFromTheFuture(t *testing.T) {
 	}
 	put(365 * 24 * time.Hour)
 	h.allowed(s.URL + "/a") // the real file, fetched
-	if n := s.count("/robots.txt"); n != 1 {
+	if n := count(s, "/robots.txt"); n != 1 {
 		t.Fatalf("robots.txt fetched %d times, want the year-ahead entry ignored", n)
 	}
-	h2 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
 	put(30 * time.Second)
 	h2.refused(s.URL+"/a", robotsguard.ReasonRule) // the stored copy, fresh a minute after its receipt
 	h2.clock.Advance(91 * time.Second)
 	h2.allowed(s.URL + "/a")
-	if n := s.count("/robots.txt"); n != 2 {
+	if n := count(s, "/robots.txt"); n != 2 {
 		t.Errorf("robots.txt fetched %d times, want a second fetch once the stored copy is stale", n)
 	}
 }
 
 // TestZeroValue: the zero Transport works.
 func TestZeroValue(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n"))
+	s := robotstest.NewOrigin(t, "User-agent: *\nDisallow: /no\n")
 	client := &http.Client{Transport: &robotsguard.Transport{}}
 	resp, err := client.Get(s.URL + "/yes")
 	if err != nil {
@@ -705,8 +717,8 @@ func TestZeroValue(t *testing.T) {
 // TestRefusalRedactsPassword: a refusal's URL, and so its message, never
 // holds the password of the request's URL.
 func TestRefusalRedactsPassword(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /\n"))
 	h := newHarness(t)
+	s := h.origin("User-agent: *\nDisallow: /\n")
 	u := strings.Replace(s.URL, "http://", "http://user:hunter2@", 1) + "/x"
 	_, err := h.get(u)
 	if !errors.Is(err, robotsguard.ErrDisallowed) || strings.Contains(err.Error(), "hunter2") {
@@ -717,8 +729,8 @@ func TestRefusalRedactsPassword(t *testing.T) {
 // TestNoBypass: a request can neither slip past the check as a request for
 // /robots.txt, nor through an Opaque URL naming another host.
 func TestNoBypass(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\nDisallow: /robots.txt\n"))
 	h := newHarness(t)
+	s := h.origin("User-agent: *\nDisallow: /private\nDisallow: /robots.txt\n")
 	u, _ := url.Parse(s.URL + "/robots.txt")
 	u.Opaque = "/private/secret" // sent as the request path
 	if _, err := h.tr.RoundTrip(&http.Request{Method: "GET", URL: u, Header: http.Header{}}); !errors.Is(err, robotsguard.ErrDisallowed) {
@@ -734,7 +746,7 @@ func TestNoBypass(t *testing.T) {
 	if _, err := h.tr.RoundTrip(&http.Request{Method: "GET", URL: u3, Header: http.Header{}}); !errors.Is(err, robotsguard.ErrUnsupportedURL) {
 		t.Errorf("absolute-form Opaque URL for /robots.txt: %v, want ErrUnsupportedURL", err)
 	}
-	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt"}) {
+	if got := seen(s); !slices.Equal(got, []string{"/robots.txt"}) {
 		t.Errorf("origin saw %q, want only the transport's robots.txt fetch", got)
 	}
 }
@@ -743,14 +755,20 @@ func TestNoBypass(t *testing.T) {
 // is checked against the robots.txt of that Host, fetched from the same
 // address with the same Host header.
 func TestHostHeaderOrigin(t *testing.T) {
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+	h := newHarness(t)
+	s := h.origin("")
+	var mu sync.Mutex
+	var hosts []string // the Host of each robots.txt request
+	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hosts = append(hosts, r.Host)
+		mu.Unlock()
 		if r.Host == "victim.example" {
 			io.WriteString(w, "User-agent: *\nDisallow: /private\n")
 			return
 		}
 		io.WriteString(w, "User-agent: *\nAllow: /\n")
-	})
-	h := newHarness(t)
+	}))
 	req, _ := http.NewRequest(http.MethodGet, s.URL+"/private", nil)
 	req.Host = "victim.example"
 	_, err := h.client.Do(req)
@@ -758,9 +776,11 @@ func TestHostHeaderOrigin(t *testing.T) {
 	if !errors.As(err, &d) || d.RobotsURL != "http://victim.example/robots.txt" {
 		t.Fatalf("err %v, want a refusal by victim.example's robots.txt", err)
 	}
-	if r := s.lastRobotsRequest(); r.Host != "victim.example" {
-		t.Errorf("robots.txt fetched with Host %q", r.Host)
+	mu.Lock()
+	if host := hosts[len(hosts)-1]; host != "victim.example" {
+		t.Errorf("robots.txt fetched with Host %q", host)
 	}
+	mu.Unlock()
 	h.allowed(s.URL + "/private") // the address's own origin allows it
 }
 
@@ -775,12 +795,13 @@ func TestUnderscoreHost(t *testing.T) {
 // days, and the first matching rule decides.
 func TestKoster1996Transport(t *testing.T) {
 	koster := func(tr *robotsguard.Transport) { tr.Parser.Dialect = policy.Koster1996 }
-	forbidden := newSite(t, status(403))
 	h := newHarness(t, koster)
+	forbidden := h.origin("")
+	forbidden.Fault("/robots.txt", robotstest.Status(403))
 	h.refused(forbidden.URL+"/page", robotsguard.ReasonStatus)
 
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /tmp\nAllow: /tmp/ok.html\n"))
 	h2 := newHarness(t, koster)
+	s := h2.origin("User-agent: *\nDisallow: /tmp\nAllow: /tmp/ok.html\n")
 	h2.refused(s.URL+"/tmp/ok.html", robotsguard.ReasonRule)
 	if got := fetchesAt(h2, s, time.Hour, 6*24*time.Hour, 7*24*time.Hour+time.Second); !slices.Equal(got, []int{1, 1, 2}) {
 		t.Errorf("robots.txt requests %v, want one per 7 days", got)
@@ -790,8 +811,8 @@ func TestKoster1996Transport(t *testing.T) {
 // TestCheck: Check decides as RoundTrip does, fetching the robots.txt, but
 // sends nothing else, does not pace, and leaves the body alone.
 func TestCheck(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\nCrawl-delay: 10\n"))
 	h := newHarness(t)
+	s := h.origin("User-agent: *\nDisallow: /no\nCrawl-delay: 10\n")
 	for range 3 {
 		body := &closeRecorder{Reader: strings.NewReader("data")}
 		req, _ := http.NewRequest(http.MethodPost, s.URL+"/yes", body)
@@ -812,7 +833,7 @@ func TestCheck(t *testing.T) {
 	if err := h.tr.Check(req); err != nil {
 		t.Errorf("Check /robots.txt: %v", err)
 	}
-	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt"}) {
+	if got := seen(s); !slices.Equal(got, []string{"/robots.txt"}) {
 		t.Errorf("origin saw %q, want only the robots.txt fetch", got)
 	}
 	if got := h.sleeps(); len(got) != 0 {
@@ -832,12 +853,13 @@ func TestCheck(t *testing.T) {
 // context, and returns the context's error, not a refusal.
 func TestCheckContext(t *testing.T) {
 	release := make(chan struct{})
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+	h := newHarness(t)
+	s := h.origin("")
+	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
 		<-release
 		io.WriteString(w, "User-agent: *\nDisallow: /no\n")
-	})
+	}))
 	t.Cleanup(sync.OnceFunc(func() { close(release) }))
-	h := newHarness(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/no", nil)
@@ -850,8 +872,9 @@ func TestCheckContext(t *testing.T) {
 // holds them, fetched once, and an unreachable robots.txt as a Snapshot,
 // not an error.
 func TestRobotsSnapshot(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n\nUser-agent: TestBot\nCrawl-delay: 3\n\nSitemap: https://example.com/sitemap.xml\n", "Cache-Control: max-age=600"))
 	h := newHarness(t)
+	s := h.origin("User-agent: *\nDisallow: /no\n\nUser-agent: TestBot\nCrawl-delay: 3\n\nSitemap: https://example.com/sitemap.xml\n")
+	s.Fault("/robots.txt", robotstest.Status(200, "Cache-Control: max-age=600"))
 	u, _ := url.Parse(s.URL + "/any/page")
 	snap, err := h.tr.Snapshot(context.Background(), u)
 	if err != nil {
@@ -866,12 +889,13 @@ func TestRobotsSnapshot(t *testing.T) {
 		t.Errorf("sitemaps %q", got)
 	}
 	h.allowed(s.URL + "/no/1") // TestBot follows only its group
-	if n := s.count("/robots.txt"); n != 1 {
+	if n := count(s, "/robots.txt"); n != 1 {
 		t.Errorf("robots.txt fetched %d times, want once for Robots and RoundTrip", n)
 	}
 
-	down := newSite(t, status(503))
 	h = newHarness(t, func(tr *robotsguard.Transport) { tr.RetryMax = -1 })
+	down := h.origin("")
+	down.Fault("/robots.txt", robotstest.Status(503))
 	u, _ = url.Parse(down.URL)
 	snap, err = h.tr.Snapshot(context.Background(), u)
 	var fe *robotsguard.FetchError
@@ -879,8 +903,9 @@ func TestRobotsSnapshot(t *testing.T) {
 		t.Errorf("unreachable: %+v, %v; want Access Unreachable and the FetchError", snap, err)
 	}
 
-	gone := newSite(t, status(404))
 	h = newHarness(t, func(tr *robotsguard.Transport) { tr.Delay = 2 * time.Second })
+	gone := h.origin("")
+	gone.Fault("/robots.txt", robotstest.Status(404))
 	u, _ = url.Parse(gone.URL)
 	if snap, err = h.tr.Snapshot(context.Background(), u); err != nil || snap.Access != robotsguard.AccessAllowAll || snap.Status != 404 || snap.Delay != 2*time.Second {
 		t.Errorf("404: %+v, %v; want AllowAll, status 404 and Delay", snap, err)
@@ -895,9 +920,10 @@ func TestRobotsSnapshot(t *testing.T) {
 // URL of it is given; later requests use them; arguments that are not
 // http or https URLs are reported, and do not stop the others.
 func TestPrefetch(t *testing.T) {
-	a := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n"))
-	b := newSite(t, status(404))
 	h := newHarness(t)
+	a := h.origin("User-agent: *\nDisallow: /no\n")
+	b := h.origin("")
+	b.Fault("/robots.txt", robotstest.Status(404))
 	err := h.tr.Prefetch(context.Background(), a.URL, a.URL+"/page", b.URL+"/", "ftp://example.com", "::")
 	if !errors.Is(err, robotsguard.ErrUnsupportedURL) {
 		t.Errorf("Prefetch: %v, want ErrUnsupportedURL among the errors", err)
@@ -905,7 +931,7 @@ func TestPrefetch(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "ftp://example.com") || !strings.Contains(err.Error(), `"::"`) {
 		t.Errorf("Prefetch: %v, want both bad arguments named", err)
 	}
-	if na, nb := a.count("/robots.txt"), b.count("/robots.txt"); na != 1 || nb != 1 {
+	if na, nb := count(a, "/robots.txt"), count(b, "/robots.txt"); na != 1 || nb != 1 {
 		t.Errorf("robots.txt fetched %d and %d times, want once each", na, nb)
 	}
 	h.refused(a.URL+"/no", robotsguard.ReasonRule)
@@ -917,7 +943,7 @@ func TestPrefetch(t *testing.T) {
 	if err := h.tr.Prefetch(context.Background(), a.URL, b.URL); err != nil {
 		t.Errorf("Prefetch again: %v", err)
 	}
-	if na, nb := a.count("/robots.txt"), b.count("/robots.txt"); na != 1 || nb != 1 {
+	if na, nb := count(a, "/robots.txt"), count(b, "/robots.txt"); na != 1 || nb != 1 {
 		t.Errorf("robots.txt fetched %d and %d times, want once each", na, nb)
 	}
 }
@@ -968,13 +994,13 @@ func (c *closeIdleRecorder) CloseIdleConnections() { c.calls.Add(1) }
 // TestAgentWithoutUserAgentHeader: without UserAgent, a request that
 // carries no User-Agent is decided for the one net/http sends for it.
 func TestAgentWithoutUserAgentHeader(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: Go-http-client\nDisallow: /go\n\nUser-agent: *\nDisallow: /other\n"))
 	h := newHarness(t, func(tr *robotsguard.Transport) { tr.UserAgent = "" })
+	s := h.origin("User-agent: Go-http-client\nDisallow: /go\n\nUser-agent: *\nDisallow: /other\n")
 	if d := h.refused(s.URL+"/go", robotsguard.ReasonRule); d.Agent != "Go-http-client" {
 		t.Errorf("refused for %q, want Go-http-client", d.Agent)
 	}
 	h.allowed(s.URL + "/other")
-	if ua := s.lastRobotsRequest().Header.Get("User-Agent"); ua != "Go-http-client/1.1" {
+	if ua := lastRobots(t, s).Header.Get("User-Agent"); ua != "Go-http-client/1.1" {
 		t.Errorf("robots.txt fetched as %q", ua)
 	}
 }
@@ -982,7 +1008,7 @@ func TestAgentWithoutUserAgentHeader(t *testing.T) {
 // TestCloseIdleConnectionsFirst: closing idle connections before the first
 // request leaves the Transport ready to fetch robots.txt files.
 func TestCloseIdleConnectionsFirst(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\n"))
+	s := robotstest.NewOrigin(t, "User-agent: *\nDisallow: /private\n")
 	tr := &robotsguard.Transport{UserAgent: "TestBot/1.0", NoPacing: true}
 	tr.CloseIdleConnections()
 	c := &http.Client{Transport: tr}
