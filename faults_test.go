@@ -1,21 +1,15 @@
 package robotsguard_test
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
-	"runtime"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/robotsguard/robotsguard"
-	"github.com/robotsguard/robotsguard/cache"
-	"github.com/robotsguard/robotsguard/robotstest"
 )
 
 // panicReader is a body that panics when read.
@@ -100,77 +94,5 @@ func TestBaseIgnoresContext(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("a Base that ignores its context held the request for a minute")
-	}
-}
-
-// TestHangingStoreBounded: a Store whose calls never return costs a
-// bounded number of goroutines, however many origins are crawled.
-func TestHangingStoreBounded(t *testing.T) {
-	store := newFakeStore()
-	store.hang = make(chan struct{})
-	before := runtime.NumGoroutine()
-	h := newHarness(t, func(tr *robotsguard.Transport) {
-		tr.Store = store
-		tr.FetchTimeout = 20 * time.Millisecond
-		tr.Base = staticRoundTripper{"User-agent: *\nDisallow: /no\n"}
-	})
-	var origins []string
-	for i := range 300 {
-		origins = append(origins, fmt.Sprintf("http://site%d.example", i))
-	}
-	if err := h.tr.Prefetch(context.Background(), origins...); err != nil {
-		t.Fatal(err)
-	}
-	if n := runtime.NumGoroutine() - before; n > 64+16 {
-		t.Errorf("%d goroutines more after 300 origins with a hanging Store", n)
-	}
-	h.refused("http://site299.example/no", robotsguard.ReasonRule)
-	close(store.hang)
-}
-
-// TestStoredFailureHonoured: a failure another process stored, with its
-// back-off, holds this process's fetches back too.
-func TestStoredFailureHonoured(t *testing.T) {
-	store := cache.NewMemoryStore(1 << 20)
-	h1 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store; tr.RetryMax = -1 })
-	s := h1.origin("") // a failure's Date is not read: h2 may fetch from it too
-	s.Fault("/robots.txt", robotstest.Status(503))
-	h1.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
-	h2 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store; tr.RetryMax = -1 })
-	d := h2.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
-	if !strings.Contains(d.Error(), "503") {
-		t.Errorf("refusal %v does not say why", d)
-	}
-	if n := count(s, "/robots.txt"); n != 1 {
-		t.Errorf("robots.txt fetched %d times, want once: the second process backs off too", n)
-	}
-	h2.clock.Advance(2 * time.Minute)
-	h2.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
-	if n := count(s, "/robots.txt"); n != 2 {
-		t.Errorf("robots.txt fetched %d times, want again after the back-off", n)
-	}
-}
-
-// TestStoredSuccessOverFailure: a process whose fetch fails while another
-// stores a newer success uses that success.
-func TestStoredSuccessOverFailure(t *testing.T) {
-	store := cache.NewMemoryStore(1 << 20)
-	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store; tr.RetryMax = -1 })
-	s := newOrigin(overruled{t}, h.clock, "", nil) // it sees no other process's fetch
-	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
-		// Another process's fetch succeeds meanwhile, and stores it.
-		now := h.clock.Now()
-		e := &cache.Entry{Status: 200, Body: []byte("User-agent: *\nDisallow: /no\n"), Requested: now, Received: now}
-		b, _ := e.MarshalBinary()
-		store.Set(r.Context(), cache.Key(s.URL+"/robots.txt"), b, time.Hour)
-		w.WriteHeader(http.StatusBadGateway)
-	}))
-	h.refused(s.URL+"/no", robotsguard.ReasonRule)
-	h.allowed(s.URL + "/yes")
-	if n := count(s, "/robots.txt"); n != 1 {
-		t.Errorf("robots.txt fetched %d times", n)
-	}
-	if got := uris(s.Disallowed()); !slices.Equal(got, []string{"/yes"}) {
-		t.Errorf("the Origin disallows %q of what it got, want only /yes, which the stored file allows", got)
 	}
 }

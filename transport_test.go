@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/robotsguard/robotsguard"
-	"github.com/robotsguard/robotsguard/cache"
 	"github.com/robotsguard/robotsguard/policy"
 	"github.com/robotsguard/robotsguard/robotstest"
 )
@@ -631,75 +630,6 @@ func TestOriginKey(t *testing.T) {
 	}
 }
 
-// TestStoreShared: a second Transport sharing the Store uses the robots.txt
-// the first fetched, without fetching it.
-func TestStoreShared(t *testing.T) {
-	store := cache.NewMemoryStore(1 << 20)
-	h1 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
-	h2 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
-	s := h2.origin("User-agent: *\nDisallow: /no\n") // on h2's clock, which its second fetch is read by
-	s.Fault("/robots.txt", robotstest.Status(200, "Cache-Control: max-age=3600"))
-	h1.allowed(s.URL + "/yes")
-	h2.refused(s.URL+"/no", robotsguard.ReasonRule)
-	if n := count(s, "/robots.txt"); n != 1 {
-		t.Errorf("robots.txt fetched %d times, want once for both transports", n)
-	}
-	// Past its freshness, the second revalidates it.
-	h2.clock.Advance(2 * time.Hour)
-	h2.refused(s.URL+"/no", robotsguard.ReasonRule)
-	if n := count(s, "/robots.txt"); n != 2 {
-		t.Errorf("robots.txt fetched %d times, want a second fetch once stale", n)
-	}
-}
-
-// TestStoreFresherEntry: a Transport whose copy is stale takes a fresher
-// one from the Store, stored by another Transport, instead of fetching.
-func TestStoreFresherEntry(t *testing.T) {
-	store := cache.NewMemoryStore(1 << 20)
-	h1 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
-	h2 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
-	s := h1.origin("User-agent: *\nDisallow: /no\n") // on h1's clock: h1 fetches
-	s.Fault("/robots.txt", robotstest.Status(200, "Cache-Control: max-age=3600"))
-	h1.allowed(s.URL + "/a") // fetch 1, shared
-	h2.allowed(s.URL + "/a") // from the store
-	h1.clock.Advance(61 * time.Minute)
-	h1.allowed(s.URL + "/b") // fetch 2, shared
-	h2.clock.Advance(61 * time.Minute)
-	h2.allowed(s.URL + "/b") // stale in memory, fresh in the store
-	if n := count(s, "/robots.txt"); n != 2 {
-		t.Errorf("robots.txt fetched %d times, want 2", n)
-	}
-}
-
-// TestStoreEntryFromTheFuture: an entry received further ahead of the
-// clock than fleet clocks differ is ignored; one a little ahead counts as
-// received now.
-func TestStoreEntryFromTheFuture(t *testing.T) {
-	store := cache.NewMemoryStore(1 << 20)
-	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
-	h2 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
-	s := h2.origin("User-agent: *\nDisallow: /no\n") // on h2's clock, which its fetch is read by
-	put := func(ahead time.Duration) {
-		at := h.clock.Now().Add(ahead)
-		e := &cache.Entry{Status: 200, Body: []byte("User-agent: *\nDisallow: /\n"),
-			Header: http.Header{"Cache-Control": {"max-age=60"}}, Requested: at, Received: at}
-		b, _ := e.MarshalBinary()
-		store.Set(context.Background(), cache.Key(s.URL+"/robots.txt"), b, time.Hour)
-	}
-	put(365 * 24 * time.Hour)
-	h.allowed(s.URL + "/a") // the real file, fetched
-	if n := count(s, "/robots.txt"); n != 1 {
-		t.Fatalf("robots.txt fetched %d times, want the year-ahead entry ignored", n)
-	}
-	put(30 * time.Second)
-	h2.refused(s.URL+"/a", robotsguard.ReasonRule) // the stored copy, fresh a minute after its receipt
-	h2.clock.Advance(91 * time.Second)
-	h2.allowed(s.URL + "/a")
-	if n := count(s, "/robots.txt"); n != 2 {
-		t.Errorf("robots.txt fetched %d times, want a second fetch once the stored copy is stale", n)
-	}
-}
-
 // TestZeroValue: the zero Transport works.
 func TestZeroValue(t *testing.T) {
 	s := robotstest.NewOrigin(t, "User-agent: *\nDisallow: /no\n")
@@ -1022,3 +952,5 @@ func TestCloseIdleConnectionsFirst(t *testing.T) {
 		t.Errorf("GET /private: %v, want ErrDisallowed", err)
 	}
 }
+
+var _ http.RoundTripper = (*robotsguard.Transport)(nil)
