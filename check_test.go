@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/robotsguard/robotsguard"
-	"github.com/robotsguard/robotsguard/policy"
 	"github.com/robotsguard/robotsguard/robotstest"
 )
 
@@ -90,20 +89,6 @@ func TestBasePanics(t *testing.T) {
 	if n := calls.Load(); n != 1 {
 		t.Errorf("a panicking Base was called %d times, want once (no retries)", n)
 	}
-}
-
-// TestDialectTable: the dialect picks the Transport's status and cache
-// defaults, and explicit settings win.
-func TestDialectTable(t *testing.T) {
-	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Parser.Dialect = policy.Google })
-	s := h.origin("")
-	s.Fault("/robots.txt", robotstest.Status(401))
-	h.allowed(s.URL + "/page")
-	h2 := newHarness(t, func(tr *robotsguard.Transport) {
-		tr.Parser.Dialect = policy.Koster1996
-		tr.StatusPolicy = robotsguard.DefaultStatusPolicy
-	})
-	h2.allowed(s.URL + "/page")
 }
 
 // TestACAPStateCached: a file with ACAP records is read once while

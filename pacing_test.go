@@ -292,51 +292,6 @@ func TestBackoffHoldsWaitingRequests(t *testing.T) {
 	}
 }
 
-// TestObserverWaited: the Observer is told of each pause, whether a
-// back-off set it, and of the request that gave up; Stats count the
-// pauses taken.
-func TestObserverWaited(t *testing.T) {
-	var mu sync.Mutex
-	var events []robotsguard.WaitEvent
-	h := newHarness(t, func(tr *robotsguard.Transport) {
-		tr.Observer = &robotsguard.Observer{Waited: func(ev robotsguard.WaitEvent) {
-			mu.Lock()
-			events = append(events, ev)
-			mu.Unlock()
-		}}
-	})
-	s := newOrigin(t, h.clock, "User-agent: *\nCrawl-delay: 2\n", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/busy" {
-			w.Header().Set("Retry-After", "10")
-			w.WriteHeader(http.StatusTooManyRequests)
-		}
-	})
-	h.allowed(s.URL + "/1")
-	h.allowed(s.URL + "/busy")
-	h.allowed(s.URL + "/2")
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	if _, err := h.do(ctx, s.URL+"/3"); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("request with a deadline before its turn: %v", err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	o := s.URL
-	want := []robotsguard.WaitEvent{
-		{Origin: o, Wait: 2 * time.Second},                   // /busy, after /1
-		{Origin: o, Wait: 10 * time.Second, Throttled: true}, // /2, after the 429
-	}
-	if len(events) != 3 || !slices.Equal(events[:2], want) {
-		t.Fatalf("events %+v, want %+v and the one given up", events, want)
-	}
-	if ev := events[2]; ev.Origin != o || ev.Wait != 2*time.Second || ev.Throttled || !errors.Is(ev.Err, context.DeadlineExceeded) {
-		t.Errorf("given up: %+v, want a 2s wait with context.DeadlineExceeded", ev)
-	}
-	if st := h.tr.Stats(); st.Waits != 2 || st.WaitTime != 12*time.Second {
-		t.Errorf("%d waits for %v, want 2 for 12s", st.Waits, st.WaitTime)
-	}
-}
-
 // TestPacerFarTimes: a back-off to the far future holds every request
 // (none wraps round to go at once), and a Clock that goes back before
 // its first reading still paces.

@@ -1,19 +1,14 @@
 package robotsguard_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/url"
-	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/iotest"
@@ -467,52 +462,4 @@ func TestQueuedPacingErrorWithoutInterval(t *testing.T) {
 		t.Errorf("err %v, want a *PacingError", err)
 	}
 	release()
-}
-
-// TestDelayCappedNoticed: a Crawl-delay above MaxDelay is not capped
-// without a word: the Observer hears it once per origin (not on every
-// request, nor when the same file is fetched again), the Logger says it
-// at Warn, and the Snapshot shows the pause asked beside the one kept.
-func TestDelayCappedNoticed(t *testing.T) {
-	for _, ua := range []string{"TestBot/1.0", ""} {
-		var events []robotsguard.DelayEvent
-		var mu sync.Mutex
-		var logged bytes.Buffer
-		h := newHarness(t, func(tr *robotsguard.Transport) {
-			tr.UserAgent = ua
-			tr.Delay = 0
-			tr.Observer = &robotsguard.Observer{DelayCapped: func(ev robotsguard.DelayEvent) {
-				mu.Lock()
-				events = append(events, ev)
-				mu.Unlock()
-			}}
-			tr.Logger = slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelWarn}))
-		})
-		s := h.origin("User-agent: *\nCrawl-delay: 86400\n")
-		for range 3 {
-			h.allowed(s.URL + "/page")
-		}
-		h.clock.Advance(25 * time.Hour) // the file is fetched again: the same delay
-		h.allowed(s.URL + "/page")
-		mu.Lock()
-		want := []robotsguard.DelayEvent{{Origin: s.URL, Agent: "testbot", Asked: 24 * time.Hour, Applied: robotsguard.DefaultMaxDelay}}
-		if ua == "" {
-			want[0].Agent = "go-http-client"
-		}
-		if !reflect.DeepEqual(events, want) {
-			t.Errorf("UserAgent %q: events %+v, want %+v", ua, events, want)
-		}
-		mu.Unlock()
-		if n := strings.Count(logged.String(), "level=WARN"); n != 1 || !strings.Contains(logged.String(), "asked=24h0m0s applied=30s") {
-			t.Errorf("UserAgent %q: logged %q: want one warning with the pause asked and kept", ua, logged.String())
-		}
-		if ua == "" {
-			continue
-		}
-		u, _ := url.Parse(s.URL)
-		snap, err := h.tr.Snapshot(context.Background(), u)
-		if err != nil || snap.Delay != robotsguard.DefaultMaxDelay || snap.DelayAsked != 24*time.Hour {
-			t.Errorf("Snapshot %+v, %v: want Delay 30s, DelayAsked 24h", snap, err)
-		}
-	}
 }

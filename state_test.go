@@ -1,26 +1,34 @@
 package robotsguard_test
 
 import (
-	"slices"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/robotsguard/robotsguard"
 )
 
-// TestRobotsTxtAfterPages: a request for /robots.txt of an origin whose
-// file the Transport holds only as parsed rules (pages were requested
-// first) gets the file all the same, from the site; the rules still decide.
-func TestRobotsTxtAfterPages(t *testing.T) {
-	const rules = "User-agent: *\nDisallow: /private\n"
-	h := newHarness(t)
-	s := h.origin(rules)
-	h.allowed(s.URL + "/")
-	body, err := h.get(s.URL + "/robots.txt")
-	if err != nil || body != rules {
-		t.Fatalf("GET /robots.txt: %q, %v; want the file", body, err)
+// TestCacheSizeBound: the in-memory cache holds at most CacheSize bytes of
+// parsed files (at least MinCacheSize); the least recently used origin is
+// dropped and fetched again when needed.
+func TestCacheSizeBound(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("User-agent: *\n")
+	for i := 0; sb.Len() < 400<<10; i++ {
+		fmt.Fprintf(&sb, "Disallow: /section-%d/page\n", i)
 	}
-	h.refused(s.URL+"/private", robotsguard.ReasonRule)
-	if got := seen(s); !slices.Equal(got, []string{"/robots.txt", "/", "/robots.txt"}) {
-		t.Errorf("origin saw %q, want the client's own robots.txt request sent", got)
+	base := &countingRoundTripper{robots: sb.String()}
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Base = base; tr.CacheSize = 1 })
+	// Each parsed file holds over a MiB: 30 origins overflow 16 MiB.
+	for i := range 30 {
+		h.allowed(fmt.Sprintf("http://site%d.example/", i))
+	}
+	h.allowed("http://site29.example/again")
+	h.allowed("http://site0.example/again")
+	if n := base.robotsFetches("site29.example"); n != 1 {
+		t.Errorf("the most recent origin was fetched %d times, want once", n)
+	}
+	if n := base.robotsFetches("site0.example"); n != 2 {
+		t.Errorf("the oldest origin was fetched %d times, want again after eviction", n)
 	}
 }

@@ -125,58 +125,6 @@ func TestQueryMatchedAndNotReordered(t *testing.T) {
 	}
 }
 
-// TestRobotsTxtFromCache: requests for /robots.txt are not checked, even
-// when the file disallows everything; a plain GET is answered from the
-// cache, so a client that reads robots.txt itself (colly's own check)
-// costs the site one fetch in all.
-func TestRobotsTxtFromCache(t *testing.T) {
-	h := newHarness(t)
-	s := h.origin("User-agent: *\nDisallow: /\n")
-	for range 2 {
-		body, err := h.get(s.URL + "/robots.txt")
-		if err != nil || body != "User-agent: *\nDisallow: /\n" {
-			t.Fatalf("GET /robots.txt: %q, %v", body, err)
-		}
-	}
-	h.refused(s.URL+"/", robotsguard.ReasonRule)
-	if got := seen(s); !slices.Equal(got, []string{"/robots.txt"}) {
-		t.Errorf("origin saw %q, want one robots.txt fetch", got)
-	}
-	// A conditional request and a HEAD are the client's own: sent.
-	req, _ := http.NewRequest(http.MethodGet, s.URL+"/robots.txt", nil)
-	req.Header.Set("If-None-Match", `"x"`)
-	resp, err := h.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp, err := h.client.Head(s.URL + "/robots.txt"); err != nil {
-		t.Fatal(err)
-	} else {
-		resp.Body.Close()
-	}
-	if got := seen(s); !slices.Equal(got, []string{"/robots.txt", "/robots.txt", "/robots.txt"}) {
-		t.Errorf("origin saw %q, want the conditional GET and the HEAD sent", got)
-	}
-}
-
-// TestRobotsTxtUnavailablePassesThrough: a robots.txt the cache does not
-// hold as a usable file (a 5xx) is fetched for the client as it is, so
-// that it sees the server's answer.
-func TestRobotsTxtUnavailablePassesThrough(t *testing.T) {
-	h := newHarness(t, func(tr *robotsguard.Transport) { tr.RetryMax = -1 })
-	s := h.origin("")
-	s.Fault("/robots.txt", robotstest.Status(http.StatusServiceUnavailable))
-	resp, err := h.client.Get(s.URL + "/robots.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusServiceUnavailable {
-		t.Errorf("status %d, want the server's 503", resp.StatusCode)
-	}
-}
-
 // TestAgentFromRequestHeader: without UserAgent, each request's
 // User-Agent header selects the group, and is sent for the robots.txt.
 func TestAgentFromRequestHeader(t *testing.T) {
@@ -365,51 +313,6 @@ func TestContextCancelledWhileFetching(t *testing.T) {
 	h.refused(s.URL+"/no", robotsguard.ReasonRule)
 	if got := seen(s); !slices.Equal(got, []string{"/robots.txt", "/page"}) {
 		t.Errorf("origin saw %q", got)
-	}
-}
-
-func TestStatusCodes(t *testing.T) {
-	tests := []struct {
-		name     string
-		robots   string           // the file
-		answer   robotstest.Fault // how robots.txt is answered
-		policy   robotsguard.StatusPolicy
-		refused  robotsguard.Reason // 0: allowed
-		requests int                // robots.txt requests the origin sees
-	}{
-		{"200 rules", "User-agent: *\nDisallow: /page\n", robotstest.Pass(), nil, robotsguard.ReasonRule, 1},
-		{"200 HTML", "<html><body>Not here</body></html>", robotstest.Pass(), nil, 0, 1},
-		{"204 empty", "", robotstest.Status(204), nil, 0, 1},
-		{"404 unavailable", "", robotstest.Status(404), nil, 0, 1},
-		{"410 unavailable", "", robotstest.Status(410), nil, 0, 1},
-		{"401 unavailable", "", robotstest.Status(401), nil, 0, 1},
-		{"403 unavailable", "", robotstest.Status(403), nil, 0, 1},
-		{"403 under the 1996 draft", "", robotstest.Status(403), robotsguard.Koster1996StatusPolicy, robotsguard.ReasonStatus, 1},
-		{"401 under the 1996 draft", "", robotstest.Status(401), robotsguard.Koster1996StatusPolicy, robotsguard.ReasonStatus, 1},
-		{"404 under the 1996 draft", "", robotstest.Status(404), robotsguard.Koster1996StatusPolicy, 0, 1},
-		{"429 unreachable", "", robotstest.Status(429), nil, robotsguard.ReasonUnreachable, 3},
-		{"500 unreachable, retried", "", robotstest.Status(500), nil, robotsguard.ReasonUnreachable, 3},
-		{"503 unreachable, retried", "", robotstest.Status(503), nil, robotsguard.ReasonUnreachable, 3},
-		{"503 with a long Retry-After: no retry", "", robotstest.Status(503, "Retry-After: 3600"), nil, robotsguard.ReasonUnreachable, 1},
-		{"501 unreachable, not retried", "", robotstest.Status(501), nil, robotsguard.ReasonUnreachable, 1},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, func(tr *robotsguard.Transport) { tr.StatusPolicy = tc.policy })
-			s := h.origin(tc.robots)
-			s.Fault("/robots.txt", tc.answer)
-			if tc.refused == 0 {
-				h.allowed(s.URL + "/page")
-			} else {
-				h.refused(s.URL+"/page", tc.refused)
-			}
-			if got := count(s, "/robots.txt"); got != tc.requests {
-				t.Errorf("robots.txt requested %d times, want %d", got, tc.requests)
-			}
-			if tc.refused == 0 && count(s, "/page") != 1 || tc.refused != 0 && count(s, "/page") != 0 {
-				t.Errorf("origin saw %q", seen(s))
-			}
-		})
 	}
 }
 
@@ -717,24 +620,6 @@ func TestHostHeaderOrigin(t *testing.T) {
 func TestUnderscoreHost(t *testing.T) {
 	if got, err := robotsguard.OriginOf("http://My_Host.Example.com/"); err != nil || got != "http://my_host.example.com" {
 		t.Errorf("origin %q, %v", got, err)
-	}
-}
-
-// TestKoster1996Transport: under the 1996 draft's dialect, 401 and 403
-// disallow everything, a robots.txt without cache directives is kept for 7
-// days, and the first matching rule decides.
-func TestKoster1996Transport(t *testing.T) {
-	koster := func(tr *robotsguard.Transport) { tr.Parser.Dialect = policy.Koster1996 }
-	h := newHarness(t, koster)
-	forbidden := h.origin("")
-	forbidden.Fault("/robots.txt", robotstest.Status(403))
-	h.refused(forbidden.URL+"/page", robotsguard.ReasonStatus)
-
-	h2 := newHarness(t, koster)
-	s := h2.origin("User-agent: *\nDisallow: /tmp\nAllow: /tmp/ok.html\n")
-	h2.refused(s.URL+"/tmp/ok.html", robotsguard.ReasonRule)
-	if got := fetchesAt(h2, s, time.Hour, 6*24*time.Hour, 7*24*time.Hour+time.Second); !slices.Equal(got, []int{1, 1, 2}) {
-		t.Errorf("robots.txt requests %v, want one per 7 days", got)
 	}
 }
 

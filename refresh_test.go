@@ -1,10 +1,14 @@
 package robotsguard_test
 
 import (
+	"bytes"
+	"context"
 	"errors"
-	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/url"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -256,112 +260,95 @@ func TestRetryAfterOnRobots(t *testing.T) {
 	}
 }
 
-// TestCacheSizeBound: the in-memory cache holds at most CacheSize bytes of
-// parsed files (at least MinCacheSize); the least recently used origin is
-// dropped and fetched again when needed.
-func TestCacheSizeBound(t *testing.T) {
-	var sb strings.Builder
-	sb.WriteString("User-agent: *\n")
-	for i := 0; sb.Len() < 400<<10; i++ {
-		fmt.Fprintf(&sb, "Disallow: /section-%d/page\n", i)
+// panicReader is a body that panics when read.
+type panicReader struct{}
+
+func (panicReader) Read([]byte) (int, error) { panic("body exploded") }
+
+func response(req *http.Request, status int, body io.Reader) *http.Response {
+	return &http.Response{StatusCode: status, Header: http.Header{"Cache-Control": {"max-age=60"}},
+		Body: io.NopCloser(body), Request: req}
+}
+
+// TestPanicDuringRefreshKeepsRules: a panic while a stale robots.txt is
+// fetched again (here, reading its body) fails that fetch; the last rules
+// stand in, as for any failure, and keep refusing what they refuse.
+func TestPanicDuringRefreshKeepsRules(t *testing.T) {
+	var fetches, pages atomic.Int32
+	h := newHarness(t, func(tr *robotsguard.Transport) {
+		tr.RetryMax = -1
+		tr.Base = roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			if req.URL.Path != "/robots.txt" {
+				pages.Add(1)
+				return response(req, 200, strings.NewReader("page")), nil
+			}
+			if fetches.Add(1) == 1 {
+				return response(req, 200, strings.NewReader("User-agent: *\nDisallow: /secret\n")), nil
+			}
+			return response(req, 200, panicReader{}), nil
+		})
+	})
+	h.refused("http://example.com/secret", robotsguard.ReasonRule)
+	h.clock.Advance(2 * time.Minute) // stale: fetched again, and the body panics
+	h.refused("http://example.com/secret", robotsguard.ReasonRule)
+	h.allowed("http://example.com/open")
+	if n := fetches.Load(); n != 2 {
+		t.Errorf("robots.txt fetched %d times, want 2", n)
 	}
-	base := &countingRoundTripper{robots: sb.String()}
-	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Base = base; tr.CacheSize = 1 })
-	// Each parsed file holds over a MiB: 30 origins overflow 16 MiB.
-	for i := range 30 {
-		h.allowed(fmt.Sprintf("http://site%d.example/", i))
+	if n := pages.Load(); n != 1 {
+		t.Errorf("%d pages sent, want only /open", n)
 	}
-	h.allowed("http://site29.example/again")
-	h.allowed("http://site0.example/again")
-	if n := base.robotsFetches("site29.example"); n != 1 {
-		t.Errorf("the most recent origin was fetched %d times, want once", n)
-	}
-	if n := base.robotsFetches("site0.example"); n != 2 {
-		t.Errorf("the oldest origin was fetched %d times, want again after eviction", n)
+	snap := robotsOf(t, h, "http://example.com/")
+	var pe *robotsguard.PanicError
+	if !errors.As(snap.Err, &pe) || pe.Value != "body exploded" {
+		t.Errorf("the failure %v does not hold the panic", snap.Err)
 	}
 }
 
-// TestObserverFetched: the Observer is told how each fetch ended, with the
-// lifetime given to the file and what set it; Stats count fetches and
-// failures once each, however many requests waited.
-func TestObserverFetched(t *testing.T) {
-	const body = "User-agent: *\nDisallow: /private\n"
-	var failing atomic.Bool
-	var h *harness
-	robots := robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
-		if failing.Load() {
-			w.WriteHeader(http.StatusInternalServerError)
-			return
+// TestDelayCappedNoticed: a Crawl-delay above MaxDelay is not capped
+// without a word: the Observer hears it once per origin (not on every
+// request, nor when the same file is fetched again), the Logger says it
+// at Warn, and the Snapshot shows the pause asked beside the one kept.
+func TestDelayCappedNoticed(t *testing.T) {
+	for _, ua := range []string{"TestBot/1.0", ""} {
+		var events []robotsguard.DelayEvent
+		var mu sync.Mutex
+		var logged bytes.Buffer
+		h := newHarness(t, func(tr *robotsguard.Transport) {
+			tr.UserAgent = ua
+			tr.Delay = 0
+			tr.Observer = &robotsguard.Observer{DelayCapped: func(ev robotsguard.DelayEvent) {
+				mu.Lock()
+				events = append(events, ev)
+				mu.Unlock()
+			}}
+			tr.Logger = slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		})
+		s := h.origin("User-agent: *\nCrawl-delay: 86400\n")
+		for range 3 {
+			h.allowed(s.URL + "/page")
 		}
-		w.Header().Set("Date", h.clock.Now().Format(http.TimeFormat))
-		w.Header().Set("Cache-Control", "max-age=600")
-		w.Header().Set("ETag", `"v1"`)
-		if r.Header.Get("If-None-Match") == `"v1"` {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		io.WriteString(w, body)
-	})
-	var mu sync.Mutex
-	var events []robotsguard.FetchEvent
-	observe := func(tr *robotsguard.Transport) {
-		tr.RetryMax = -1
-		tr.Store = cache.NewMemoryStore(1 << 20)
-		tr.Observer = &robotsguard.Observer{Fetched: func(ev robotsguard.FetchEvent) {
-			mu.Lock()
-			events = append(events, ev)
-			mu.Unlock()
-		}}
-	}
-	h = newHarness(t, observe)
-	s := h.origin("")
-	s.Fault("/robots.txt", robots)
-	last := func() robotsguard.FetchEvent {
+		h.clock.Advance(25 * time.Hour) // the file is fetched again: the same delay
+		h.allowed(s.URL + "/page")
 		mu.Lock()
-		defer mu.Unlock()
-		if len(events) == 0 {
-			t.Fatal("no fetch event")
+		want := []robotsguard.DelayEvent{{Origin: s.URL, Agent: "testbot", Asked: 24 * time.Hour, Applied: robotsguard.DefaultMaxDelay}}
+		if ua == "" {
+			want[0].Agent = "go-http-client"
 		}
-		ev := events[len(events)-1]
-		events = events[:0]
-		return ev
-	}
-	robotsURL := s.URL + "/robots.txt"
-
-	h.allowed(s.URL + "/a")
-	if ev := last(); ev.URL != robotsURL || ev.Origin != s.URL || ev.Outcome != robotsguard.OutcomeFetched || ev.Status != 200 ||
-		ev.Bytes != len(body) || ev.Lifetime != 10*time.Minute || ev.LifetimeSource != "max-age" || ev.Err != nil {
-		t.Errorf("first fetch: %+v", ev)
-	}
-	h.clock.Advance(11 * time.Minute)
-	h.allowed(s.URL + "/a")
-	if ev := last(); ev.Outcome != robotsguard.OutcomeRevalidated || ev.Lifetime != 10*time.Minute {
-		t.Errorf("revalidation: %+v", ev)
-	}
-	// Another Transport sharing the Store takes the file from it.
-	store := h.tr.Store
-	h2 := newHarness(t, observe, func(tr *robotsguard.Transport) { tr.Store = store })
-	h2.clock.Advance(h.clock.Now().Sub(h2.clock.Now()))
-	h2.refused(s.URL+"/private", robotsguard.ReasonRule)
-	if ev := last(); ev.Outcome != robotsguard.OutcomeFromStore || ev.Status != 200 || ev.Bytes != len(body) {
-		t.Errorf("from the Store: %+v", ev)
-	}
-	failing.Store(true)
-	h.clock.Advance(11 * time.Minute)
-	h.refused(s.URL+"/private", robotsguard.ReasonRule)
-	var fe *robotsguard.FetchError
-	if ev := last(); ev.Outcome != robotsguard.OutcomeServedStale || !errors.As(ev.Err, &fe) || fe.Status != 500 || ev.Status != 500 {
-		t.Errorf("failure with a copy: %+v", ev)
-	}
-	if st := h.tr.Stats(); st.Fetches != 3 || st.Failures != 1 || st.CacheMisses != 3 || st.Checked != 3 || st.Refused != 1 || st.StoreErrors != 0 {
-		t.Errorf("stats %+v, want 3 fetches, 1 failure, 3 misses, 3 checks, 1 refusal", st)
-	}
-
-	down := h.origin("")
-	down.Fault("/robots.txt", robotstest.Status(503))
-	h.allowed(s.URL + "/a") // nothing fetched: the copy stands in during the back-off
-	h.refused(down.URL+"/a", robotsguard.ReasonUnreachable)
-	if ev := last(); ev.Outcome != robotsguard.OutcomeFailed || ev.Status != 503 || ev.Err == nil || ev.Lifetime != 0 {
-		t.Errorf("failure without a copy: %+v", ev)
+		if !reflect.DeepEqual(events, want) {
+			t.Errorf("UserAgent %q: events %+v, want %+v", ua, events, want)
+		}
+		mu.Unlock()
+		if n := strings.Count(logged.String(), "level=WARN"); n != 1 || !strings.Contains(logged.String(), "asked=24h0m0s applied=30s") {
+			t.Errorf("UserAgent %q: logged %q: want one warning with the pause asked and kept", ua, logged.String())
+		}
+		if ua == "" {
+			continue
+		}
+		u, _ := url.Parse(s.URL)
+		snap, err := h.tr.Snapshot(context.Background(), u)
+		if err != nil || snap.Delay != robotsguard.DefaultMaxDelay || snap.DelayAsked != 24*time.Hour {
+			t.Errorf("Snapshot %+v, %v: want Delay 30s, DelayAsked 24h", snap, err)
+		}
 	}
 }
