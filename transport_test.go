@@ -839,3 +839,56 @@ func TestCloseIdleConnectionsFirst(t *testing.T) {
 }
 
 var _ http.RoundTripper = (*robotsguard.Transport)(nil)
+
+// TestUserAgentSent: the Transport decides for UserAgent, and the site
+// sees it: a request without a User-Agent, or with another product's, is
+// sent with UserAgent; one with UserAgent's product token is sent as it
+// is. The caller's request is left as it was.
+func TestUserAgentSent(t *testing.T) {
+	for _, tc := range []struct{ carried, sent string }{
+		{"", "TestBot/1.0 (+https://example.com/bot)"},
+		{"colly - https://github.com/gocolly/colly", "TestBot/1.0 (+https://example.com/bot)"},
+		{"Go-http-client/1.1", "TestBot/1.0 (+https://example.com/bot)"},
+		{"testbot/2.0 (mobile)", "testbot/2.0 (mobile)"},
+	} {
+		h := newHarness(t)
+		s := h.origin("User-agent: *\nDisallow: /private\n")
+		req, _ := http.NewRequest(http.MethodGet, s.URL+"/page", nil)
+		if tc.carried != "" {
+			req.Header.Set("User-Agent", tc.carried)
+		}
+		resp, err := h.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		rs := s.Requests()
+		got := rs[len(rs)-1].Header.Get("User-Agent")
+		if got != tc.sent {
+			t.Errorf("a request carrying %q was sent as %q, want %q", tc.carried, got, tc.sent)
+		}
+		if ua := req.Header.Get("User-Agent"); ua != tc.carried {
+			t.Errorf("the caller's request was changed: User-Agent %q, was %q", ua, tc.carried)
+		}
+	}
+}
+
+// TestQuickStartUserAgent: the quick start as a newcomer writes it, a
+// plain http.Client whose requests carry no User-Agent, against a site
+// that lets FooBot in and every other agent out: the site sees FooBot.
+func TestQuickStartUserAgent(t *testing.T) {
+	o := robotstest.NewOrigin(t, "User-agent: *\nDisallow: /\n\nUser-agent: FooBot\nAllow: /\n")
+	client := &http.Client{Transport: &robotsguard.Transport{UserAgent: "FooBot/1.0 (+https://example.com/bot)", NoPacing: true}}
+	for _, p := range []string{"/page", "/other"} {
+		resp, err := client.Get(o.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	for _, r := range o.Requests() {
+		if r.UserAgent != "FooBot/1.0 (+https://example.com/bot)" {
+			t.Errorf("%s sent as %q", r.URL, r.UserAgent)
+		}
+	}
+}
