@@ -211,3 +211,17 @@ func TestACAPTooManyReferences(t *testing.T) {
 		t.Errorf("origin saw %d requests: %v", n, seen(s))
 	}
 }
+
+// TestACAPStateCached: a file with ACAP records is read once while
+// fresh, with or without permissions references.
+func TestACAPStateCached(t *testing.T) {
+	h := newHarness(t, acapOn)
+	s := h.origin(acapRules)
+	s.Fault("/robots.txt", robotstest.Status(200, "Cache-Control: max-age=600"))
+	for i := range 5 {
+		h.allowed(fmt.Sprintf("%s/p%d", s.URL, i))
+	}
+	if st := h.tr.Stats(); st.CacheMisses != 1 {
+		t.Errorf("%d cache misses for 5 requests to a fresh origin, want 1", st.CacheMisses)
+	}
+}
