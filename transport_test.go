@@ -17,6 +17,8 @@ import (
 	"github.com/robotsguard/robotsguard/robotstest"
 )
 
+var _ http.RoundTripper = (*robotsguard.Transport)(nil)
+
 const rules = "User-agent: *\nDisallow: /private/\n\nUser-agent: TestBot\nDisallow: /secret\nAllow: /secret/ok\n"
 
 func TestEnforcesRules(t *testing.T) {
@@ -143,6 +145,23 @@ func (f failingRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	return nil, errors.New("nothing may be sent")
 }
 
+// TestUnsupportedURLError: URLs that have no robots.txt fail with
+// ErrUnsupportedURL, unsent.
+func TestUnsupportedURLError(t *testing.T) {
+	h := newHarness(t)
+	for _, u := range []*url.URL{
+		{Scheme: "ftp", Host: "example.com", Path: "/x"},
+		{Scheme: "http", Path: "/x"},
+		{Scheme: "http", Host: "example.com", Opaque: "//other.example/x"},
+		{Scheme: "file", Path: "/etc/passwd"},
+	} {
+		_, err := h.tr.RoundTrip(&http.Request{Method: "GET", URL: u, Header: http.Header{}})
+		if !errors.Is(err, robotsguard.ErrUnsupportedURL) || errors.Is(err, robotsguard.ErrDisallowed) {
+			t.Errorf("%s: %v, want ErrUnsupportedURL", u, err)
+		}
+	}
+}
+
 // TestZeroValue: the zero Transport works.
 func TestZeroValue(t *testing.T) {
 	s := robotstest.NewOrigin(t, "User-agent: *\nDisallow: /no\n")
@@ -260,8 +279,6 @@ func TestCloseIdleConnectionsFirst(t *testing.T) {
 	}
 }
 
-var _ http.RoundTripper = (*robotsguard.Transport)(nil)
-
 // TestUserAgentSent: the Transport decides for UserAgent, and the site
 // sees it: a request without a User-Agent, or with another product's, is
 // sent with UserAgent; one with UserAgent's product token is sent as it
@@ -311,23 +328,6 @@ func TestQuickStartUserAgent(t *testing.T) {
 	for _, r := range o.Requests() {
 		if r.UserAgent != "FooBot/1.0 (+https://example.com/bot)" {
 			t.Errorf("%s sent as %q", r.URL, r.UserAgent)
-		}
-	}
-}
-
-// TestUnsupportedURLError: URLs that have no robots.txt fail with
-// ErrUnsupportedURL, unsent.
-func TestUnsupportedURLError(t *testing.T) {
-	h := newHarness(t)
-	for _, u := range []*url.URL{
-		{Scheme: "ftp", Host: "example.com", Path: "/x"},
-		{Scheme: "http", Path: "/x"},
-		{Scheme: "http", Host: "example.com", Opaque: "//other.example/x"},
-		{Scheme: "file", Path: "/etc/passwd"},
-	} {
-		_, err := h.tr.RoundTrip(&http.Request{Method: "GET", URL: u, Header: http.Header{}})
-		if !errors.Is(err, robotsguard.ErrUnsupportedURL) || errors.Is(err, robotsguard.ErrDisallowed) {
-			t.Errorf("%s: %v, want ErrUnsupportedURL", u, err)
 		}
 	}
 }
