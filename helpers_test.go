@@ -6,11 +6,16 @@ package robotsguard_test
 //     waits of robots.txt fetches shortened through a hook of the
 //     package's own tests (SetRetryWait, export_test.go), which no user
 //     has; and assertions on the Transport's own verdicts (allowed,
-//     refused for a Reason), which are robotsguard's business, not a
-//     test site's. Its time is a robotstest.Clock, and its sites are
+//     refused for a Reason; robotsOf, its Snapshot), which are
+//     robotsguard's business, not a test site's. Its time is a
+//     robotstest.Clock, and its sites (origin, newOrigin) are
 //     robotstest.Origins on that Clock.
+//   - overruled: the testing.TB of an Origin whose verdicts a test
+//     overrules, asserting its Disallowed list instead. A test kit whose
+//     point is to fail the test on a disallowed request must not offer a
+//     way to keep it quiet.
 //   - seen, count and lastRobots: what these tests ask of an Origin's
-//     record, over Origin.Requests.
+//     record, in a line, over Origin.Requests.
 //   - Bases that answer without a network (staticRoundTripper,
 //     roundTripFunc, countingRoundTripper): for allocation counts, and
 //     for origins by the thousand or by any host name, which no local
