@@ -16,19 +16,30 @@ import (
 	"github.com/robotsguard/robotsguard"
 	"github.com/robotsguard/robotsguard/acap"
 	"github.com/robotsguard/robotsguard/policy"
+	"github.com/robotsguard/robotsguard/robotstest"
 )
 
 func acapOn(t *robotsguard.Transport) { t.ACAP = &robotsguard.ACAPOptions{} }
 
-// serve makes s answer each path of files with its body, and 404 for
-// others than /robots.txt.
-func serve(s *site, files map[string]http.HandlerFunc) {
-	s.pages = func(w http.ResponseWriter, r *http.Request) {
-		if h, ok := files[r.URL.Path]; ok {
+// files answers each path of m with its handler, and any other with "ok".
+func files(m map[string]http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if h, ok := m[r.URL.Path]; ok {
 			h(w, r)
 			return
 		}
 		io.WriteString(w, "ok")
+	}
+}
+
+// file serves body with the given header fields ("Key: value").
+func file(body string, fields ...string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		for _, f := range fields {
+			k, v, _ := strings.Cut(f, ": ")
+			w.Header().Add(k, v)
+		}
+		io.WriteString(w, body)
 	}
 }
 
@@ -46,8 +57,8 @@ ACAP-disallow-crawl: /
 `
 
 func TestACAPEnforced(t *testing.T) {
-	s := newSite(t, robotsTxt(acapRules))
 	h := newHarness(t, acapOn)
+	s := newOrigin(overruled{t}, h.clock, acapRules, nil) // it judges by the conventional rules alone
 	h.allowed(s.URL + "/")
 	d := h.refused(s.URL+"/DRAFTS/1", robotsguard.ReasonACAP) // ACAP patterns ignore case
 	var refusal *acap.Refusal
@@ -66,8 +77,11 @@ func TestACAPEnforced(t *testing.T) {
 	h.refused(s.URL+"/testbot-only/a", robotsguard.ReasonACAP)
 	// A path that starts with "//" is a path, not a host.
 	h.refused(s.URL+"//secret/x", robotsguard.ReasonACAP)
-	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/", "/private/press/release"}) {
+	if got := seen(s); !slices.Equal(got, []string{"/robots.txt", "/", "/private/press/release"}) {
 		t.Errorf("origin saw %v", got)
+	}
+	if got := uris(s.Disallowed()); !slices.Equal(got, []string{"/private/press/release"}) {
+		t.Errorf("the Origin's conventional rules disallow %q of what it got, want only what the ACAP records permit inside them", got)
 	}
 
 	// Off, the ACAP records are not read.
@@ -79,33 +93,34 @@ func TestACAPEnforced(t *testing.T) {
 func TestACAPWithoutRecordsKeepsDialect(t *testing.T) {
 	// The 1996 draft's first match, with ACAP on: a file without ACAP
 	// records is read as without ACAP.
-	s := newSite(t, robotsTxt("User-agent: *\nAllow: /a\nDisallow: /a/b\n"))
 	h := newHarness(t, acapOn, func(t *robotsguard.Transport) { t.Parser.Dialect = policy.Koster1996 })
+	s := robotstest.NewUnstartedOrigin(t, "User-agent: *\nAllow: /a\nDisallow: /a/b\n")
+	s.Parser.Dialect = policy.Koster1996 // the Origin judges as the Transport reads
+	s.Clock = h.clock
+	s.Start()
 	h.allowed(s.URL + "/a/b")
 }
 
 func TestACAPPurpose(t *testing.T) {
-	s := newSite(t, robotsTxt("ACAP-crawler: *\nACAP-disallow-crawl: /news/\nACAP-usage-purpose: archive\nACAP-allow-crawl: /news/\n"))
 	h := newHarness(t, acapOn)
+	s := h.origin("ACAP-crawler: *\nACAP-disallow-crawl: /news/\nACAP-usage-purpose: archive\nACAP-allow-crawl: /news/\n")
 	h.refused(s.URL+"/news/1", robotsguard.ReasonACAP)
 	h = newHarness(t, acapOn, func(t *robotsguard.Transport) { t.ACAP = &robotsguard.ACAPOptions{Purpose: "archive"} })
 	h.allowed(s.URL + "/news/1")
 }
 
 func TestACAPReference(t *testing.T) {
-	other := newSite(t, nil)
-	serve(other, map[string]http.HandlerFunc{
-		"/shared.txt": robotsTxt("ACAP-crawler: *\nACAP-disallow-crawl: /shared/\n"),
-	})
-	s := newSite(t, robotsTxt(fmt.Sprintf(`ACAP-crawler: testbot
+	h := newHarness(t, acapOn)
+	other := newOrigin(t, h.clock, "", files(map[string]http.HandlerFunc{
+		"/shared.txt": file("ACAP-crawler: *\nACAP-disallow-crawl: /shared/\n"),
+	}))
+	s := newOrigin(t, h.clock, fmt.Sprintf(`ACAP-crawler: testbot
 ACAP-permissions-reference: /testbot.txt
 ACAP-crawler: *
 ACAP-permissions-reference: %s/shared.txt
-`, other.URL)))
-	serve(s, map[string]http.HandlerFunc{
-		"/testbot.txt": robotsTxt("ACAP-crawler: *\nACAP-disallow-crawl: /mine/\nACAP-crawler: x\nACAP-permissions-reference: /chain.txt\n", "Cache-Control: max-age=3600"),
-	})
-	h := newHarness(t, acapOn)
+`, other.URL), files(map[string]http.HandlerFunc{
+		"/testbot.txt": file("ACAP-crawler: *\nACAP-disallow-crawl: /mine/\nACAP-crawler: x\nACAP-permissions-reference: /chain.txt\n", "Cache-Control: max-age=3600"),
+	}))
 	h.allowed(s.URL + "/")
 	d := h.refused(s.URL+"/mine/1", robotsguard.ReasonACAP)
 	var refusal *acap.Refusal
@@ -119,11 +134,11 @@ ACAP-permissions-reference: %s/shared.txt
 	// One fetch each, no chain, and the resources stay cached.
 	h.allowed(s.URL + "/ok")
 	for _, c := range []struct {
-		s    *site
+		s    *robotstest.Origin
 		path string
 		n    int
 	}{{s, "/robots.txt", 2}, {s, "/testbot.txt", 2}, {s, "/chain.txt", 0}, {other, "/shared.txt", 2}} {
-		if got := c.s.count(c.path); got != c.n {
+		if got := count(c.s, c.path); got != c.n {
 			t.Errorf("%s fetched %d times, want %d (one per Transport)", c.path, got, c.n)
 		}
 	}
@@ -140,10 +155,10 @@ ACAP-permissions-reference: %s/shared.txt
 }
 
 func TestACAPReferenceUnreadable(t *testing.T) {
-	s := newSite(t, robotsTxt("ACAP-crawler: testbot\nACAP-permissions-reference: /testbot.txt\nACAP-crawler: *\nACAP-permissions-reference: /gone.txt\n"))
 	var failing atomic.Bool
 	failing.Store(true)
-	serve(s, map[string]http.HandlerFunc{
+	h := newHarness(t, acapOn)
+	s := newOrigin(t, h.clock, "ACAP-crawler: testbot\nACAP-permissions-reference: /testbot.txt\nACAP-crawler: *\nACAP-permissions-reference: /gone.txt\n", files(map[string]http.HandlerFunc{
 		"/testbot.txt": func(w http.ResponseWriter, r *http.Request) {
 			if failing.Load() {
 				w.WriteHeader(http.StatusServiceUnavailable)
@@ -151,9 +166,8 @@ func TestACAPReferenceUnreadable(t *testing.T) {
 			}
 			io.WriteString(w, "ACAP-crawler: *\nACAP-disallow-crawl: /mine/\n")
 		},
-		"/gone.txt": status(http.StatusNotFound),
-	})
-	h := newHarness(t, acapOn)
+		"/gone.txt": func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNotFound) },
+	}))
 	d := h.refused(s.URL+"/a", robotsguard.ReasonACAPReference)
 	var re *acap.ReferenceError
 	var fe *robotsguard.FetchError
@@ -186,15 +200,28 @@ func TestACAPTooManyReferences(t *testing.T) {
 	for i := range robotsguard.DefaultMaxACAPReferences + 1 {
 		fmt.Fprintf(&b, "ACAP-crawler: bot%d\nACAP-permissions-reference: /r%d.txt\n", i, i)
 	}
-	s := newSite(t, robotsTxt(b.String()))
-	serve(s, map[string]http.HandlerFunc{})
 	last := fmt.Sprintf("Bot%d/1.0", robotsguard.DefaultMaxACAPReferences)
 	h := newHarness(t, acapOn, func(t *robotsguard.Transport) { t.UserAgent = last })
+	s := newOrigin(t, h.clock, b.String(), files(map[string]http.HandlerFunc{}))
 	d := h.refused(s.URL+"/a", robotsguard.ReasonACAPReference)
 	if !strings.Contains(d.Error(), "more than 8 permissions references") {
 		t.Errorf("message %q", d.Error())
 	}
-	if n := len(s.seen()); n != 1+robotsguard.DefaultMaxACAPReferences {
-		t.Errorf("origin saw %d requests: %v", n, s.seen())
+	if n := len(seen(s)); n != 1+robotsguard.DefaultMaxACAPReferences {
+		t.Errorf("origin saw %d requests: %v", n, seen(s))
+	}
+}
+
+// TestACAPStateCached: a file with ACAP records is read once while
+// fresh, with or without permissions references.
+func TestACAPStateCached(t *testing.T) {
+	h := newHarness(t, acapOn)
+	s := h.origin(acapRules)
+	s.Fault("/robots.txt", robotstest.Status(200, "Cache-Control: max-age=600"))
+	for i := range 5 {
+		h.allowed(fmt.Sprintf("%s/p%d", s.URL, i))
+	}
+	if st := h.tr.Stats(); st.CacheMisses != 1 {
+		t.Errorf("%d cache misses for 5 requests to a fresh origin, want 1", st.CacheMisses)
 	}
 }

@@ -3,8 +3,10 @@ package robotsguard
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"net/http"
+	"sync/atomic"
 	"testing"
 )
 
@@ -34,4 +36,54 @@ func FuzzReadBody(f *testing.F) {
 			t.Fatal("an uncoded body was changed")
 		}
 	})
+}
+
+// TestBodyBufferNotShared: the body a state keeps whole is its own, also
+// when keeping bodies whole began while it was read into a buffer that a
+// dropped body gives back.
+func TestBodyBufferNotShared(t *testing.T) {
+	var tr *Transport
+	bodies := map[string][]byte{}
+	base := roundTripper(func(req *http.Request) (*http.Response, error) {
+		body := bodies[req.URL.Host]
+		if req.URL.Path != "/robots.txt" {
+			body = []byte("ok")
+		}
+		var r io.Reader = bytes.NewReader(body)
+		if req.URL.Host == "o10.example" {
+			// Served robots.txt files are kept whole from the end of
+			// this body on, as after a first request for a /robots.txt.
+			r = io.MultiReader(r, flipReader{&tr.servesRobots})
+		}
+		return &http.Response{StatusCode: 200, Header: http.Header{"Cache-Control": {"max-age=86400"}},
+			Body: io.NopCloser(r), ContentLength: int64(len(body)), Request: req}, nil
+	})
+	for i := range 20 {
+		bodies[fmt.Sprintf("o%d.example", i)] = robotsOfSize(200+40*i, i)
+	}
+	tr = &Transport{Base: base, UserAgent: "TestBot/1.0"}
+	crawlOrigins(t, tr, 20)
+	// Another Transport's fetches take the buffers given back.
+	crawlOrigins(t, &Transport{Base: memRoundTripper{bytes.Repeat([]byte("#"), 100)}, UserAgent: "TestBot/1.0"}, 20)
+	for i := range 20 {
+		host := fmt.Sprintf("o%d.example", i)
+		st := tr.cached(stateKey{origin: origin{host: host}})
+		if i < 10 {
+			if !st.bodyless {
+				t.Errorf("%s: body kept, want dropped", host)
+			}
+			continue
+		}
+		if e, whole := st.whole(); !whole || !bytes.Equal(e.Body, bodies[host]) {
+			t.Errorf("%s: body %q (whole %v), want %q", host, e.Body, whole, bodies[host])
+		}
+	}
+}
+
+// flipReader sets b at its end, which it is.
+type flipReader struct{ b *atomic.Bool }
+
+func (f flipReader) Read([]byte) (int, error) {
+	f.b.Store(true)
+	return 0, io.EOF
 }

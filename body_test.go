@@ -5,12 +5,17 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"compress/zlib"
+	"errors"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/robotsguard/robotsguard"
+	"github.com/robotsguard/robotsguard/policy"
+	"github.com/robotsguard/robotsguard/robotstest"
 )
 
 const codedRules = "User-agent: *\nDisallow: /private\n"
@@ -69,13 +74,14 @@ func TestContentCodings(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newSite(t, tc.robots)
 			h := newHarness(t, func(tr *robotsguard.Transport) {
 				tr.Base = &http.Transport{DisableCompression: true}
 				tr.RetryMax = -1
 			})
+			s := h.origin("")
+			s.Fault("/robots.txt", robotstest.Handler(tc.robots))
 			h.refused(s.URL+"/private", tc.refused)
-			if n := s.count("/private"); n != 0 {
+			if n := count(s, "/private"); n != 0 {
 				t.Errorf("origin got %d disallowed requests", n)
 			}
 		})
@@ -94,8 +100,9 @@ func TestGzipBomb(t *testing.T) {
 	}
 	io.WriteString(w, "\nDisallow: /late\n")
 	w.Close()
-	s := newSite(t, coded("gzip", b.Bytes()))
 	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Base = &http.Transport{DisableCompression: true} })
+	s := h.origin("")
+	s.Fault("/robots.txt", robotstest.Handler(coded("gzip", b.Bytes())))
 	h.refused(s.URL+"/early", robotsguard.ReasonRule)
 	h.allowed(s.URL + "/late")
 	snap := robotsOf(t, h, s.URL)
@@ -107,13 +114,67 @@ func TestGzipBomb(t *testing.T) {
 // TestTransparentGzip: with compression on (the default), net/http
 // decodes a gzip body itself, and the rules apply.
 func TestTransparentGzip(t *testing.T) {
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+	h := newHarness(t)
+	s := h.origin("")
+	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
 			io.WriteString(w, codedRules)
 			return
 		}
 		coded("gzip", gzipped(codedRules))(w, r)
-	})
-	h := newHarness(t)
+	}))
 	h.refused(s.URL+"/private", robotsguard.ReasonRule)
+}
+
+// TestBodyCap: only the parser's size limit of a robots.txt is read; a
+// body that never ends does not hang the fetch, and rules past the limit
+// are not applied.
+func TestBodyCap(t *testing.T) {
+	const total = 1 << 30 // what the server would send if it were read to the end
+	type wrote struct {
+		n   int64
+		err error // the write that failed, nil if all of total went out
+	}
+	result := make(chan wrote, 1)
+	h := newHarness(t)
+	s := h.origin("")
+	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
+		// A client that stops reading without hanging up would block a
+		// write for good: the deadline bounds the handler whatever the
+		// Transport does.
+		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(time.Minute))
+		// The first write holds a rule, 500 KiB of comments, a rule just
+		// past them, and more comments: all of it in the stream before the
+		// client can have read 500 KiB.
+		var b strings.Builder
+		b.WriteString("User-agent: *\nDisallow: /early\n")
+		line := strings.Repeat("#", 1023) + "\n"
+		for b.Len() < policy.DefaultMaxSize {
+			b.WriteString(line)
+		}
+		b.WriteString("Disallow: /late\n")
+		for b.Len() < 600<<10 {
+			b.WriteString(line)
+		}
+		n, err := io.WriteString(w, b.String())
+		written := int64(n)
+		block := strings.Repeat(line, 64)
+		for err == nil && written < total { // at most total/64 KiB writes
+			n, err = io.WriteString(w, block)
+			written += int64(n)
+		}
+		result <- wrote{written, err}
+	}))
+	h.refused(s.URL+"/early", robotsguard.ReasonRule)
+	h.allowed(s.URL + "/late")
+	got := <-result
+	if got.err == nil {
+		t.Errorf("the server wrote all of its %d bytes: the body was read to the end", got.n)
+	}
+	if errors.Is(got.err, os.ErrDeadlineExceeded) {
+		t.Errorf("the server's writes blocked after %d bytes: the client stopped reading without hanging up", got.n)
+	}
+	if got.n >= total {
+		t.Errorf("the server wrote %d bytes, want the client to hang up before %d", got.n, total)
+	}
 }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/robotsguard/robotsguard"
 	"github.com/robotsguard/robotsguard/policy"
+	"github.com/robotsguard/robotsguard/robotstest"
 )
 
 const (
@@ -381,16 +382,17 @@ func TestHostileGzipBomb(t *testing.T) {
 	}
 	for _, disable := range []bool{false, true} {
 		t.Run(fmt.Sprintf("DisableCompression=%v", disable), func(t *testing.T) {
-			s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Encoding", "gzip")
-				w.Write(bomb.Bytes())
-			})
 			h := hostileHarness(t, readTimeout, func(tr *robotsguard.Transport) {
 				tr.Base = &http.Transport{DisableCompression: disable}
 			})
+			s := h.origin("")
+			s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Encoding", "gzip")
+				w.Write(bomb.Bytes())
+			}))
 			measured(t, h, fetchAllocBound, func() { h.refused(s.URL+"/x", robotsguard.ReasonRule) })
 			h.allowed(s.URL + "/y")
-			if n := s.count("/x"); n != 0 {
+			if n := count(s, "/x"); n != 0 {
 				t.Errorf("the origin got /x %d times", n)
 			}
 		})
@@ -419,7 +421,9 @@ func TestHostileRedirects(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var mu sync.Mutex
 			hops := 0
-			s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+			h := hostileHarness(t, readTimeout)
+			s := h.origin("")
+			s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
 				mu.Lock()
 				hops++
 				mu.Unlock()
@@ -428,8 +432,7 @@ func TestHostileRedirects(t *testing.T) {
 					return
 				}
 				io.WriteString(w, "User-agent: *\nDisallow: /\n")
-			})
-			h := hostileHarness(t, readTimeout)
+			}))
 			measured(t, h, fetchAllocBound, func() { h.allowed(s.URL + "/page") })
 			if hops != 1+robotsguard.DefaultMaxRedirects {
 				t.Errorf("robots.txt requested %d times, want %d", hops, 1+robotsguard.DefaultMaxRedirects)
@@ -443,53 +446,54 @@ func TestHostileRedirects(t *testing.T) {
 // year on robots.txt is not retried, and is honoured for a day.
 func TestHostileStatusStorms(t *testing.T) {
 	t.Run("503 Retry-After 0", func(t *testing.T) {
-		s := newSite(t, status(503, "Retry-After: 0"))
 		h := hostileHarness(t, readTimeout)
+		s := h.origin("")
+		s.Fault("/robots.txt", robotstest.Status(503, "Retry-After: 0"))
 		measured(t, h, fetchAllocBound, func() { h.refused(s.URL+"/page", robotsguard.ReasonUnreachable) })
 		for range 10 {
 			h.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
 		}
-		if n := s.count("/robots.txt"); n != retryBudget {
+		if n := count(s, "/robots.txt"); n != retryBudget {
 			t.Errorf("robots.txt requested %d times, want %d: one fetch, then a back-off", n, retryBudget)
 		}
 		h.clock.Advance(2 * time.Minute)
 		h.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
-		if n := s.count("/robots.txt"); n != 2*retryBudget {
+		if n := count(s, "/robots.txt"); n != 2*retryBudget {
 			t.Errorf("robots.txt requested %d times, want %d after the back-off", n, 2*retryBudget)
 		}
-		if n := s.count("/page"); n != 0 {
+		if n := count(s, "/page"); n != 0 {
 			t.Errorf("the origin got /page %d times", n)
 		}
 	})
 	t.Run("429 on robots.txt, Retry-After a year", func(t *testing.T) {
-		s := newSite(t, status(429, "Retry-After: 31536000"))
 		h := hostileHarness(t, readTimeout)
+		s := h.origin("")
+		s.Fault("/robots.txt", robotstest.Status(429, "Retry-After: 31536000"))
 		measured(t, h, fetchAllocBound, func() { h.refused(s.URL+"/page", robotsguard.ReasonUnreachable) })
-		if n := s.count("/robots.txt"); n != 1 {
+		if n := count(s, "/robots.txt"); n != 1 {
 			t.Errorf("robots.txt requested %d times, want once: a long Retry-After is not retried at once", n)
 		}
 		h.clock.Advance(23 * time.Hour)
 		h.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
-		if n := s.count("/robots.txt"); n != 1 {
+		if n := count(s, "/robots.txt"); n != 1 {
 			t.Errorf("robots.txt requested %d times within the day", n)
 		}
 		h.clock.Advance(2 * time.Hour)
 		h.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
-		if n := s.count("/robots.txt"); n != 2 {
+		if n := count(s, "/robots.txt"); n != 2 {
 			t.Errorf("robots.txt requested %d times, want again after a day (the cap)", n)
 		}
 	})
 	t.Run("429 on a page, Retry-After a year", func(t *testing.T) {
-		s := newSite(t, robotsTxt("User-agent: *\nDisallow: /x\n"))
-		s.pages = func(w http.ResponseWriter, r *http.Request) {
+		h := hostileHarness(t, readTimeout)
+		s := newOrigin(t, h.clock, "User-agent: *\nDisallow: /x\n", func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/first" {
 				w.Header().Set("Retry-After", "31536000")
 				w.WriteHeader(http.StatusTooManyRequests)
 				return
 			}
 			io.WriteString(w, "ok")
-		}
-		h := hostileHarness(t, readTimeout)
+		})
 		h.allowed(s.URL + "/first")
 		h.sleeps()
 		h.allowed(s.URL + "/second")
@@ -508,7 +512,7 @@ func TestHostileStatusStorms(t *testing.T) {
 		if _, err := h.do(ctx, s.URL+"/third"); err == nil {
 			t.Error("a request was sent before the origin's pause ended")
 		}
-		if n := s.count("/third"); n != 0 {
+		if n := count(s, "/third"); n != 0 {
 			t.Errorf("the origin got /third %d times", n)
 		}
 	})
@@ -537,11 +541,12 @@ func TestHostileContent(t *testing.T) {
 		{"BOM and CR line ends", "\xef\xbb\xbfUser-agent: *\rDisallow: /x\r", []string{"/x", "/y"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+			h := hostileHarness(t, readTimeout)
+			s := h.origin("")
+			s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "text/html")
 				io.WriteString(w, tc.body)
-			})
-			h := hostileHarness(t, readTimeout)
+			}))
 			rules := policy.Parse([]byte(tc.body))
 			measured(t, h, fetchAllocBound, func() {
 				for _, p := range tc.paths {
@@ -550,7 +555,7 @@ func TestHostileContent(t *testing.T) {
 						h.allowed(s.URL + p)
 					} else {
 						h.refused(s.URL+p, robotsguard.ReasonRule)
-						if n := s.count(p); n != 0 {
+						if n := count(s, p); n != 0 {
 							t.Errorf("the origin got %s", p)
 						}
 					}
@@ -570,21 +575,21 @@ func TestHostileRulesChange(t *testing.T) {
 	rulesOf := func(v int) *policy.Robots {
 		return policy.Parse(fmt.Appendf(nil, "User-agent: *\nDisallow: /v%d/\n", v))
 	}
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		w.Header().Set("Cache-Control", "max-age=60")
-		fmt.Fprintf(w, "User-agent: *\nDisallow: /v%d/\n", version)
-	})
-	s.pages = func(w http.ResponseWriter, r *http.Request) {
+	h := hostileHarness(t, readTimeout)
+	s := newOrigin(t, h.clock, "", func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		defer mu.Unlock()
 		if !rulesOf(version).Decide("TestBot", r.URL.RequestURI()).Allowed {
 			violations = append(violations, r.URL.RequestURI())
 		}
 		io.WriteString(w, "ok")
-	}
-	h := hostileHarness(t, readTimeout)
+	})
+	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		w.Header().Set("Cache-Control", "max-age=60")
+		fmt.Fprintf(w, "User-agent: *\nDisallow: /v%d/\n", version)
+	}))
 	for v := range 5 {
 		mu.Lock()
 		version = v
@@ -629,15 +634,16 @@ func TestHostileContentCodings(t *testing.T) {
 		{"identity", rules, robotsguard.ReasonRule},
 	} {
 		t.Run(tc.coding, func(t *testing.T) {
-			s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Encoding", tc.coding)
-				io.WriteString(w, tc.body)
-			})
 			h := hostileHarness(t, readTimeout, func(tr *robotsguard.Transport) {
 				tr.Base = &http.Transport{DisableCompression: true}
 			})
+			s := h.origin("")
+			s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Encoding", tc.coding)
+				io.WriteString(w, tc.body)
+			}))
 			measured(t, h, retryBudget*fetchAllocBound, func() { h.refused(s.URL+"/x", tc.reason) })
-			if n := s.count("/x"); n != 0 {
+			if n := count(s, "/x"); n != 0 {
 				t.Errorf("the origin got /x %d times", n)
 			}
 		})
@@ -651,26 +657,27 @@ func TestHostileContentCodings(t *testing.T) {
 func TestOddStatuses(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		robots http.HandlerFunc
+		robots robotstest.Fault
 	}{
-		{"206 without Range", func(w http.ResponseWriter, r *http.Request) {
+		{"206 without Range", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Range", "bytes 0-9/100")
 			w.WriteHeader(http.StatusPartialContent)
 			io.WriteString(w, "User-agent")
-		}},
-		{"304 to an unconditional request", status(http.StatusNotModified)},
-		{"301 without Location", status(http.StatusMovedPermanently)},
-		{"308 without Location", status(http.StatusPermanentRedirect)},
+		})},
+		{"304 to an unconditional request", robotstest.Status(http.StatusNotModified)},
+		{"301 without Location", robotstest.Status(http.StatusMovedPermanently)},
+		{"308 without Location", robotstest.Status(http.StatusPermanentRedirect)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newSite(t, tc.robots)
 			h := hostileHarness(t, readTimeout)
+			s := h.origin("")
+			s.Fault("/robots.txt", tc.robots)
 			d := h.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
 			var fe *robotsguard.FetchError
 			if !errors.As(d.Err, &fe) {
 				t.Errorf("refusal %v: want a FetchError", d)
 			}
-			if n := s.count("/page"); n != 0 {
+			if n := count(s, "/page"); n != 0 {
 				t.Errorf("the origin got /page %d times", n)
 			}
 		})
@@ -679,7 +686,9 @@ func TestOddStatuses(t *testing.T) {
 	// A 304 to an unconditional refetch: the copy held stands in.
 	var mu sync.Mutex
 	first := true
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+	h := hostileHarness(t, readTimeout)
+	s := h.origin("")
+	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		defer mu.Unlock()
 		if first {
@@ -692,8 +701,7 @@ func TestOddStatuses(t *testing.T) {
 			t.Errorf("a conditional request without validators")
 		}
 		w.WriteHeader(http.StatusNotModified)
-	})
-	h := hostileHarness(t, readTimeout)
+	}))
 	h.refused(s.URL+"/x", robotsguard.ReasonRule)
 	h.clock.Advance(2 * time.Minute)
 	h.refused(s.URL+"/x", robotsguard.ReasonRule)

@@ -51,7 +51,7 @@ func TestInvariantUnderLoad(t *testing.T) {
 		rounds, perRound = 2, 2
 	}
 	const maxAge = 60 * time.Second
-	clk := newClock()
+	clk := newAutoClock()
 	rng := rand.New(rand.NewPCG(*invariantSeed, 13))
 
 	type served struct {

@@ -14,7 +14,6 @@ import (
 // on its Clock, after a burst of a second's worth; with NoPacing too.
 func TestMaxRate(t *testing.T) {
 	for _, noPacing := range []bool{false, true} {
-		s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\n"))
 		var waits []time.Duration
 		h := newHarness(t, func(tr *robotsguard.Transport) {
 			tr.MaxRate = 2
@@ -22,6 +21,7 @@ func TestMaxRate(t *testing.T) {
 			tr.MaxRequestsPerOrigin = -1 // the origin's own pace aside: Delay is -1 too
 			tr.Observer = &robotsguard.Observer{Waited: func(ev robotsguard.WaitEvent) { waits = append(waits, ev.Wait) }}
 		})
+		s := h.origin("User-agent: *\nDisallow: /private\n")
 		for range 6 {
 			h.allowed(s.URL + "/page")
 		}
@@ -33,7 +33,7 @@ func TestMaxRate(t *testing.T) {
 		if !slices.Equal(waits, want) {
 			t.Errorf("NoPacing %v: the Observer heard of waits %v, want %v", noPacing, waits, want)
 		}
-		if n := s.count("/page"); n != 6 {
+		if n := count(s, "/page"); n != 6 {
 			t.Errorf("NoPacing %v: %d pages sent, want 6", noPacing, n)
 		}
 	}
@@ -43,10 +43,10 @@ func TestMaxRate(t *testing.T) {
 // deadline fails at once, unsent, with a *PacingError that says so, and
 // gives its turn back: the next request goes when it would have.
 func TestMaxRateDeadline(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\n"))
 	h := newHarness(t, func(tr *robotsguard.Transport) {
 		tr.MaxRate = 0.1 // one request every ten seconds
 	})
+	s := h.origin("User-agent: *\nDisallow: /private\n")
 	h.allowed(s.URL + "/1")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -62,7 +62,7 @@ func TestMaxRateDeadline(t *testing.T) {
 	if got := h.sleeps(); len(got) != 0 {
 		t.Errorf("slept %v before failing", got)
 	}
-	if n := s.count("/2"); n != 0 {
+	if n := count(s, "/2"); n != 0 {
 		t.Errorf("the request was sent")
 	}
 	// The token was given back: the next request waits ten seconds, not

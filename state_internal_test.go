@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+	"weak"
 
 	"github.com/robotsguard/robotsguard/cache"
 	"github.com/robotsguard/robotsguard/policy"
@@ -331,90 +332,6 @@ func TestNewStateAllocs(t *testing.T) {
 	}
 }
 
-// TestBodyBufferNotShared: the body a state keeps whole is its own, also
-// when keeping bodies whole began while it was read into a buffer that a
-// dropped body gives back.
-func TestBodyBufferNotShared(t *testing.T) {
-	var tr *Transport
-	bodies := map[string][]byte{}
-	base := roundTripper(func(req *http.Request) (*http.Response, error) {
-		body := bodies[req.URL.Host]
-		if req.URL.Path != "/robots.txt" {
-			body = []byte("ok")
-		}
-		var r io.Reader = bytes.NewReader(body)
-		if req.URL.Host == "o10.example" {
-			// Served robots.txt files are kept whole from the end of
-			// this body on, as after a first request for a /robots.txt.
-			r = io.MultiReader(r, flipReader{&tr.servesRobots})
-		}
-		return &http.Response{StatusCode: 200, Header: http.Header{"Cache-Control": {"max-age=86400"}},
-			Body: io.NopCloser(r), ContentLength: int64(len(body)), Request: req}, nil
-	})
-	for i := range 20 {
-		bodies[fmt.Sprintf("o%d.example", i)] = robotsOfSize(200+40*i, i)
-	}
-	tr = &Transport{Base: base, UserAgent: "TestBot/1.0"}
-	crawlOrigins(t, tr, 20)
-	// Another Transport's fetches take the buffers given back.
-	crawlOrigins(t, &Transport{Base: memRoundTripper{bytes.Repeat([]byte("#"), 100)}, UserAgent: "TestBot/1.0"}, 20)
-	for i := range 20 {
-		host := fmt.Sprintf("o%d.example", i)
-		st := tr.cached(stateKey{origin: origin{host: host}})
-		if i < 10 {
-			if !st.bodyless {
-				t.Errorf("%s: body kept, want dropped", host)
-			}
-			continue
-		}
-		if e, whole := st.whole(); !whole || !bytes.Equal(e.Body, bodies[host]) {
-			t.Errorf("%s: body %q (whole %v), want %q", host, e.Body, whole, bodies[host])
-		}
-	}
-}
-
-// flipReader sets b at its end, which it is.
-type flipReader struct{ b *atomic.Bool }
-
-func (f flipReader) Read([]byte) (int, error) {
-	f.b.Store(true)
-	return 0, io.EOF
-}
-
-// TestColdOriginAllocs: the first request to an origin allocates a few
-// times beyond its two requests through Base, and not for the body of its
-// robots.txt, which is read into a pooled buffer and dropped once parsed.
-func TestColdOriginAllocs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("counts allocations")
-	}
-	base := memRoundTripper{robotsOfSize(700, 1)}
-	tr := &Transport{Base: base, UserAgent: "TestBot/1.0", CacheSize: 1 << 40}
-	i := 0
-	send := func(rt http.RoundTripper, path string) {
-		req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("http://o%d.example%s", i, path), nil)
-		req.Header.Set("User-Agent", "TestBot/1.0") // as sent: no copy (see TestPacedRequestAllocs)
-		resp, err := rt.RoundTrip(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-	}
-	bare := testing.AllocsPerRun(100, func() { i++; send(base, "/robots.txt"); send(base, "/") })
-	send(tr, "/") // the first flight starts the flier
-	n := testing.AllocsPerRun(100, func() { i++; send(tr, "/") })
-	t.Logf("%v allocations, the bare fetch %v", n, bare)
-	// A singleflight flight (its call, the caller's channel and list, the
-	// key, the function) costs five more than the hand-made flight and
-	// pool of fliers did, and an http.Client following redirects nine
-	// more than the hand-made loop; the parsed rules and the state most
-	// of the rest.
-	if n > bare+26 {
-		t.Errorf("a cold origin: %v allocations, %v more than the bare fetch, want at most 26", n, n-bare)
-	}
-}
-
 // TestPackedIndex: packedIndex finds each of packedFields at its place,
 // and no other field.
 func TestPackedIndex(t *testing.T) {
@@ -428,4 +345,76 @@ func TestPackedIndex(t *testing.T) {
 			t.Errorf("packedIndex(%q) = %d, want -1", k, got)
 		}
 	}
+}
+
+// TestEvictedStateFreed: an origin's state that the cache evicted is
+// garbage, parsed file and all, once no request holds it, though the
+// LocalPacer keeps the origin's pace until it is idle: nothing the pacer
+// keeps points into the state, whether a request made the pace or a
+// back-off after a 429 answer did, and nor does the origin of a WaitEvent
+// an Observer keeps.
+func TestEvictedStateFreed(t *testing.T) {
+	body := robotsOfSize(3000, 4)
+	var kept []string // the origins of the WaitEvents an Observer was given
+	for _, tc := range []struct {
+		name string
+		tr   *Transport
+	}{
+		{"request", &Transport{Base: memRoundTripper{body}, UserAgent: "TestBot/1.0", CacheSize: MinCacheSize}},
+		{"back-off", &Transport{Base: tooMany{memRoundTripper{body}}, UserAgent: "TestBot/1.0", CacheSize: MinCacheSize, MaxRequestsPerOrigin: -1}},
+		{"observer", &Transport{Base: memRoundTripper{body}, UserAgent: "TestBot/1.0", CacheSize: MinCacheSize, Delay: time.Second, Clock: &steppingClock{},
+			Observer: &Observer{Waited: func(ev WaitEvent) { kept = append(kept, ev.Origin) }}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := tc.tr
+			crawlOrigins(t, tr, 1)
+			if tr.Observer != nil {
+				crawlOrigins(t, tr, 1) // waits its turn
+				if len(kept) == 0 {
+					t.Fatal("no request waited")
+				}
+			}
+			o, err := originAt("http", "o0.example")
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := tr.robotsKey(o, tr.UserAgent)
+			st := tr.cached(k)
+			if st == nil {
+				t.Fatal("the state of o0.example is not cached")
+			}
+			name, freed := strings.Clone(st.name()), weak.Make(st)
+			st = nil
+			for i := 1; i < 12000; i++ { // past the bound: o0.example's state goes
+				req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("http://o%d.example/", i), nil)
+				resp, err := tr.RoundTrip(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+			}
+			if tr.cached(k) != nil {
+				t.Fatalf("o0.example's state was not evicted: %+v", tr.Stats())
+			}
+			if tr.Observer == nil && tr.pacer.shard(name).m[name] == nil {
+				t.Fatal("the pacer has no pace of o0.example: the test shows nothing")
+			}
+			runtime.GC()
+			if freed.Value() != nil {
+				t.Error("an evicted state is still reachable")
+			}
+			runtime.KeepAlive(tr)
+		})
+	}
+}
+
+// tooMany answers 429 Too Many Requests to every request but those for
+// robots.txt, which it passes to its RoundTripper.
+type tooMany struct{ http.RoundTripper }
+
+func (m tooMany) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Path == "/robots.txt" {
+		return m.RoundTripper.RoundTrip(req)
+	}
+	return &http.Response{StatusCode: http.StatusTooManyRequests, Header: http.Header{}, Body: http.NoBody, Request: req}, nil
 }

@@ -1,56 +1,34 @@
 package robotsguard_test
 
 import (
-	"io"
-	"net/http"
-	"slices"
+	"fmt"
+	"strings"
 	"testing"
-	"time"
 
 	"github.com/robotsguard/robotsguard"
-	"github.com/robotsguard/robotsguard/cache"
 )
 
-// TestRobotsTxtAfterPages: a request for /robots.txt of an origin whose
-// file the Transport holds only as parsed rules (pages were requested
-// first) gets the file all the same, from the site; the rules still decide.
-func TestRobotsTxtAfterPages(t *testing.T) {
-	const rules = "User-agent: *\nDisallow: /private\n"
-	s := newSite(t, robotsTxt(rules))
-	h := newHarness(t)
-	h.allowed(s.URL + "/")
-	body, err := h.get(s.URL + "/robots.txt")
-	if err != nil || body != rules {
-		t.Fatalf("GET /robots.txt: %q, %v; want the file", body, err)
+// TestCacheSizeBound: the in-memory cache holds at most CacheSize bytes of
+// parsed files (at least MinCacheSize); the least recently used origin is
+// dropped and fetched again when needed.
+func TestCacheSizeBound(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("User-agent: *\n")
+	for i := 0; sb.Len() < 400<<10; i++ {
+		fmt.Fprintf(&sb, "Disallow: /section-%d/page\n", i)
 	}
-	h.refused(s.URL+"/private", robotsguard.ReasonRule)
-	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/", "/robots.txt"}) {
-		t.Errorf("origin saw %q, want the client's own robots.txt request sent", got)
+	base := &countingRoundTripper{robots: sb.String()}
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Base = base; tr.CacheSize = 1 })
+	// Each parsed file holds over a MiB: 30 origins overflow 16 MiB.
+	for i := range 30 {
+		h.allowed(fmt.Sprintf("http://site%d.example/", i))
 	}
-}
-
-// TestStoreRevalidatedEntryWhole: an entry revalidated with a 304 goes back
-// to the Store with its body: another Transport that takes it from there
-// obeys its rules without fetching the file.
-func TestStoreRevalidatedEntryWhole(t *testing.T) {
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("If-None-Match") == `"v1"` {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		w.Header().Set("ETag", `"v1"`)
-		w.Header().Set("Cache-Control", "max-age=600")
-		io.WriteString(w, "User-agent: *\nDisallow: /private\n")
-	})
-	store := cache.NewMemoryStore(1 << 20)
-	h1 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
-	h1.refused(s.URL+"/private", robotsguard.ReasonRule)
-	h1.clock.Advance(11 * time.Minute)
-	h1.refused(s.URL+"/private", robotsguard.ReasonRule) // revalidated: 304
-	h2 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
-	h2.clock.Advance(12 * time.Minute)
-	h2.refused(s.URL+"/private", robotsguard.ReasonRule)
-	if n := s.count("/robots.txt"); n != 2 {
-		t.Errorf("robots.txt requested %d times, want 2 (a fetch and a revalidation)", n)
+	h.allowed("http://site29.example/again")
+	h.allowed("http://site0.example/again")
+	if n := base.robotsFetches("site29.example"); n != 1 {
+		t.Errorf("the most recent origin was fetched %d times, want once", n)
+	}
+	if n := base.robotsFetches("site0.example"); n != 2 {
+		t.Errorf("the oldest origin was fetched %d times, want again after eviction", n)
 	}
 }

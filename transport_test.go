@@ -1,31 +1,29 @@
 package robotsguard_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/robotsguard/robotsguard"
-	"github.com/robotsguard/robotsguard/cache"
 	"github.com/robotsguard/robotsguard/policy"
+	"github.com/robotsguard/robotsguard/robotstest"
 )
+
+var _ http.RoundTripper = (*robotsguard.Transport)(nil)
 
 const rules = "User-agent: *\nDisallow: /private/\n\nUser-agent: TestBot\nDisallow: /secret\nAllow: /secret/ok\n"
 
 func TestEnforcesRules(t *testing.T) {
-	s := newSite(t, robotsTxt(rules))
 	h := newHarness(t)
+	s := h.origin(rules)
 	h.allowed(s.URL + "/")
 	h.allowed(s.URL + "/private/x") // TestBot has its own group
 	h.allowed(s.URL + "/secret/ok/1")
@@ -44,7 +42,7 @@ func TestEnforcesRules(t *testing.T) {
 	if d.Error() != wantMsg {
 		t.Errorf("message %q, want %q", d.Error(), wantMsg)
 	}
-	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/", "/private/x", "/secret/ok/1"}) {
+	if got := seen(s); !slices.Equal(got, []string{"/robots.txt", "/", "/private/x", "/secret/ok/1"}) {
 		t.Errorf("origin saw %q", got)
 	}
 }
@@ -60,15 +58,15 @@ func (c *closeRecorder) Close() error { c.closed.Store(true); return nil }
 // TestRefusalClosesBody: the RoundTripper contract asks the transport to
 // close the body of a request it does not send.
 func TestRefusalClosesBody(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /upload\n"))
 	h := newHarness(t)
+	s := h.origin("User-agent: *\nDisallow: /upload\n")
 	body := &closeRecorder{Reader: strings.NewReader("data")}
 	req, _ := http.NewRequest(http.MethodPost, s.URL+"/upload", body)
 	_, err := h.client.Do(req)
 	if !errors.Is(err, robotsguard.ErrDisallowed) || !body.closed.Load() {
 		t.Errorf("err %v, body closed %v; want ErrDisallowed and a closed body", err, body.closed.Load())
 	}
-	if n := s.count("/upload"); n != 0 {
+	if n := count(s, "/upload"); n != 0 {
 		t.Errorf("origin got %d requests for /upload", n)
 	}
 }
@@ -77,9 +75,9 @@ func TestRefusalClosesBody(t *testing.T) {
 // a redirect into a disallowed path, on the same origin or another, is
 // refused before the hop is sent.
 func TestRedirectTargetsChecked(t *testing.T) {
-	other := newSite(t, robotsTxt("User-agent: *\nDisallow: /closed\n"))
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\n"))
-	s.pages = func(w http.ResponseWriter, r *http.Request) {
+	h := newHarness(t)
+	other := h.origin("User-agent: *\nDisallow: /closed\n")
+	s := newOrigin(t, h.clock, "User-agent: *\nDisallow: /private\n", func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/to-private":
 			http.Redirect(w, r, "/private/x", http.StatusFound)
@@ -90,8 +88,7 @@ func TestRedirectTargetsChecked(t *testing.T) {
 		default:
 			io.WriteString(w, "ok")
 		}
-	}
-	h := newHarness(t)
+	})
 	d := h.refused(s.URL+"/to-private", robotsguard.ReasonRule)
 	if d.URL != s.URL+"/private/x" {
 		t.Errorf("refused %s, want the redirect target", d.URL)
@@ -101,463 +98,12 @@ func TestRedirectTargetsChecked(t *testing.T) {
 		t.Errorf("refused %s by %s, want the other origin's target and robots.txt", d.URL, d.RobotsURL)
 	}
 	h.allowed(s.URL + "/to-other-open")
-	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/to-private", "/to-other", "/to-other-open"}) {
+	if got := seen(s); !slices.Equal(got, []string{"/robots.txt", "/to-private", "/to-other", "/to-other-open"}) {
 		t.Errorf("origin saw %q", got)
 	}
-	if got := other.seen(); !slices.Equal(got, []string{"/robots.txt", "/open"}) {
+	if got := seen(other); !slices.Equal(got, []string{"/robots.txt", "/open"}) {
 		t.Errorf("other origin saw %q", got)
 	}
-}
-
-// TestQueryMatchedAndNotReordered: the query is part of the match, and the
-// request goes out with its query exactly as given.
-func TestQueryMatchedAndNotReordered(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /search?q=\nDisallow: /*&sort=\nDisallow: /*b=2&a=1\n"))
-	h := newHarness(t)
-	h.refused(s.URL+"/search?q=robots", robotsguard.ReasonRule)
-	h.refused(s.URL+"/list?page=2&sort=asc", robotsguard.ReasonRule)
-	h.refused(s.URL+"/x?b=2&a=1", robotsguard.ReasonRule)
-	h.allowed(s.URL + "/search?lang=en&q=robots")
-	h.allowed(s.URL + "/x?a=1&b=2")
-	h.allowed(s.URL + "/x?z=%2F&y=1")
-	want := []string{"/robots.txt", "/search?lang=en&q=robots", "/x?a=1&b=2", "/x?z=%2F&y=1"}
-	if got := s.seen(); !slices.Equal(got, want) {
-		t.Errorf("origin saw %q, want %q", got, want)
-	}
-}
-
-// TestRobotsTxtFromCache: requests for /robots.txt are not checked, even
-// when the file disallows everything; a plain GET is answered from the
-// cache, so a client that reads robots.txt itself (colly's own check)
-// costs the site one fetch in all.
-func TestRobotsTxtFromCache(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /\n"))
-	h := newHarness(t)
-	for range 2 {
-		body, err := h.get(s.URL + "/robots.txt")
-		if err != nil || body != "User-agent: *\nDisallow: /\n" {
-			t.Fatalf("GET /robots.txt: %q, %v", body, err)
-		}
-	}
-	h.refused(s.URL+"/", robotsguard.ReasonRule)
-	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt"}) {
-		t.Errorf("origin saw %q, want one robots.txt fetch", got)
-	}
-	// A conditional request and a HEAD are the client's own: sent.
-	req, _ := http.NewRequest(http.MethodGet, s.URL+"/robots.txt", nil)
-	req.Header.Set("If-None-Match", `"x"`)
-	resp, err := h.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp, err := h.client.Head(s.URL + "/robots.txt"); err != nil {
-		t.Fatal(err)
-	} else {
-		resp.Body.Close()
-	}
-	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/robots.txt", "/robots.txt"}) {
-		t.Errorf("origin saw %q, want the conditional GET and the HEAD sent", got)
-	}
-}
-
-// TestRobotsTxtUnavailablePassesThrough: a robots.txt the cache does not
-// hold as a usable file (a 5xx) is fetched for the client as it is, so
-// that it sees the server's answer.
-func TestRobotsTxtUnavailablePassesThrough(t *testing.T) {
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) })
-	h := newHarness(t, func(tr *robotsguard.Transport) { tr.RetryMax = -1 })
-	resp, err := h.client.Get(s.URL + "/robots.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusServiceUnavailable {
-		t.Errorf("status %d, want the server's 503", resp.StatusCode)
-	}
-}
-
-// TestAgentFromRequestHeader: without UserAgent, each request's
-// User-Agent header selects the group, and is sent for the robots.txt.
-func TestAgentFromRequestHeader(t *testing.T) {
-	s := newSite(t, robotsTxt(rules))
-	h := newHarness(t, func(tr *robotsguard.Transport) { tr.UserAgent = "" })
-	req, _ := http.NewRequest(http.MethodGet, s.URL+"/secret", nil)
-	req.Header.Set("User-Agent", "Mozilla/5.0 (compatible; TestBot/2.0)")
-	_, err := h.client.Do(req)
-	var d *robotsguard.DisallowedError
-	if !errors.As(err, &d) || d.Agent != "TestBot" {
-		t.Fatalf("TestBot on /secret: %v", err)
-	}
-	if ua := s.lastRobotsRequest().Header.Get("User-Agent"); ua != "Mozilla/5.0 (compatible; TestBot/2.0)" {
-		t.Errorf("robots.txt fetched with User-Agent %q", ua)
-	}
-	req.Header.Set("User-Agent", "OtherBot/1.0")
-	if resp, err := h.client.Do(req); err != nil {
-		t.Errorf("OtherBot on /secret: %v", err)
-	} else {
-		resp.Body.Close()
-	}
-	if n := s.count("/robots.txt"); n != 2 {
-		t.Errorf("robots.txt fetched %d times, want once for each agent", n)
-	}
-}
-
-// TestAgentsGetTheirOwnFile: without UserAgent, a site that answers each
-// agent with its own robots.txt is obeyed for each: the file fetched for
-// one agent does not decide for another.
-func TestAgentsGetTheirOwnFile(t *testing.T) {
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.Header.Get("User-Agent"), "colly") {
-			io.WriteString(w, "User-agent: *\nDisallow: /b\n")
-			return
-		}
-		io.WriteString(w, "User-agent: *\nDisallow: /a\n")
-	})
-	h := newHarness(t, func(tr *robotsguard.Transport) { tr.UserAgent = "" })
-	get := func(ua, path string) error {
-		req, _ := http.NewRequest(http.MethodGet, s.URL+path, nil)
-		req.Header.Set("User-Agent", ua)
-		resp, err := h.client.Do(req)
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err
-	}
-	for range 2 { // the second time from the cache
-		if err := get("OtherBot/1.0", "/b"); err != nil {
-			t.Errorf("OtherBot on /b: %v, want allowed by its file", err)
-		}
-		if err := get("colly - https://github.com/gocolly/colly", "/b"); !errors.Is(err, robotsguard.ErrDisallowed) {
-			t.Errorf("colly on /b: %v, want refused by its file", err)
-		}
-		if err := get("colly/2.1", "/a"); err != nil {
-			t.Errorf("colly/2.1 on /a: %v, want allowed by colly's file", err)
-		}
-	}
-	if n := s.count("/robots.txt"); n != 2 {
-		t.Errorf("robots.txt fetched %d times, want once for each agent", n)
-	}
-}
-
-func TestRobotsFetchSendsUserAgent(t *testing.T) {
-	s := newSite(t, robotsTxt(rules))
-	h := newHarness(t)
-	h.allowed(s.URL + "/")
-	if ua := s.lastRobotsRequest().Header.Get("User-Agent"); ua != h.tr.UserAgent {
-		t.Errorf("robots.txt fetched with User-Agent %q, want %q", ua, h.tr.UserAgent)
-	}
-}
-
-// TestHerd: a thousand concurrent requests to a cold origin cause exactly
-// one robots.txt request; all of them wait for it and then proceed.
-func TestHerd(t *testing.T) {
-	release := make(chan struct{})
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
-		<-release
-		io.WriteString(w, "User-agent: *\nDisallow: /no\n")
-	})
-	free := sync.OnceFunc(func() { close(release) })
-	t.Cleanup(free) // before s.Close, which waits for the handler
-	h := newHarness(t, func(tr *robotsguard.Transport) {
-		tr.Base = &http.Transport{MaxConnsPerHost: 8}
-	})
-	const n = 1000
-	// Each request tells, through its context, when it first waits on
-	// something: on the robots.txt fetch, since that cannot end before
-	// release. One that returns without waiting tells too.
-	var waiting sync.WaitGroup
-	waiting.Add(n)
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			path := "/page"
-			if i%10 == 0 {
-				path = "/no"
-			}
-			ctx := &waitingContext{Context: context.Background(), waiting: sync.OnceFunc(waiting.Done)}
-			_, err := h.do(ctx, s.URL+path)
-			ctx.waiting()
-			if (path == "/no") != errors.Is(err, robotsguard.ErrDisallowed) || path != "/no" && err != nil {
-				errs <- fmt.Errorf("%s: %v", path, err)
-			}
-		}()
-	}
-	allWaiting := make(chan struct{})
-	go func() { waiting.Wait(); close(allWaiting) }()
-	select {
-	case <-allWaiting:
-	case <-time.After(time.Minute): // a bound on failure, not a pause: this is never reached when the Transport works
-		t.Error("the requests did not all wait on the robots.txt fetch")
-	}
-	free()
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	if got := s.count("/robots.txt"); got != 1 {
-		t.Errorf("robots.txt requested %d times, want 1", got)
-	}
-	if got := s.count("/page"); got != n-n/10 {
-		t.Errorf("origin got %d page requests, want %d", got, n-n/10)
-	}
-	if got := s.count("/no"); got != 0 {
-		t.Errorf("origin got %d disallowed requests", got)
-	}
-	if st := h.tr.Stats(); st.CacheMisses != n || st.Fetches != 1 {
-		t.Errorf("%d cache misses and %d fetches, want all %d requests waiting on one fetch", st.CacheMisses, st.Fetches, n)
-	}
-}
-
-// waitingContext is a context that calls waiting when it is first asked
-// for its Done channel: when whoever holds it is about to wait.
-type waitingContext struct {
-	context.Context
-	waiting func()
-}
-
-func (c *waitingContext) Done() <-chan struct{} {
-	c.waiting()
-	return c.Context.Done()
-}
-
-// TestContextCancelledWhileFetching: a request whose context ends while
-// the robots.txt is being fetched returns at once with the context's
-// error; the fetch goes on and serves the next request.
-func TestContextCancelledWhileFetching(t *testing.T) {
-	fetching := make(chan struct{}, 1)
-	release := make(chan struct{})
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case fetching <- struct{}{}:
-		default: // told once is enough
-		}
-		<-release
-		io.WriteString(w, "User-agent: *\nDisallow: /no\n")
-	})
-	free := sync.OnceFunc(func() { close(release) })
-	t.Cleanup(free) // before s.Close, which waits for the handler
-	h := newHarness(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() {
-		_, err := h.do(ctx, s.URL+"/page")
-		done <- err
-	}()
-	select {
-	case <-fetching:
-	case err := <-done:
-		t.Fatalf("request returned before the robots.txt was fetched: %v", err)
-	}
-	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) || errors.Is(err, robotsguard.ErrDisallowed) {
-		t.Fatalf("cancelled request: %v, want context.Canceled", err)
-	}
-	free()
-	h.allowed(s.URL + "/page")
-	h.refused(s.URL+"/no", robotsguard.ReasonRule)
-	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt", "/page"}) {
-		t.Errorf("origin saw %q", got)
-	}
-}
-
-func TestStatusCodes(t *testing.T) {
-	tests := []struct {
-		name     string
-		robots   http.HandlerFunc
-		policy   robotsguard.StatusPolicy
-		refused  robotsguard.Reason // 0: allowed
-		requests int                // robots.txt requests the origin sees
-	}{
-		{"200 rules", robotsTxt("User-agent: *\nDisallow: /page\n"), nil, robotsguard.ReasonRule, 1},
-		{"200 HTML", robotsTxt("<html><body>Not here</body></html>"), nil, 0, 1},
-		{"204 empty", status(204), nil, 0, 1},
-		{"404 unavailable", status(404), nil, 0, 1},
-		{"410 unavailable", status(410), nil, 0, 1},
-		{"401 unavailable", status(401), nil, 0, 1},
-		{"403 unavailable", status(403), nil, 0, 1},
-		{"403 under the 1996 draft", status(403), robotsguard.Koster1996StatusPolicy, robotsguard.ReasonStatus, 1},
-		{"401 under the 1996 draft", status(401), robotsguard.Koster1996StatusPolicy, robotsguard.ReasonStatus, 1},
-		{"404 under the 1996 draft", status(404), robotsguard.Koster1996StatusPolicy, 0, 1},
-		{"429 unreachable", status(429), nil, robotsguard.ReasonUnreachable, 3},
-		{"500 unreachable, retried", status(500), nil, robotsguard.ReasonUnreachable, 3},
-		{"503 unreachable, retried", status(503), nil, robotsguard.ReasonUnreachable, 3},
-		{"503 with a long Retry-After: no retry", status(503, "Retry-After: 3600"), nil, robotsguard.ReasonUnreachable, 1},
-		{"501 unreachable, not retried", status(501), nil, robotsguard.ReasonUnreachable, 1},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s := newSite(t, tc.robots)
-			h := newHarness(t, func(tr *robotsguard.Transport) { tr.StatusPolicy = tc.policy })
-			if tc.refused == 0 {
-				h.allowed(s.URL + "/page")
-			} else {
-				h.refused(s.URL+"/page", tc.refused)
-			}
-			if got := s.count("/robots.txt"); got != tc.requests {
-				t.Errorf("robots.txt requested %d times, want %d", got, tc.requests)
-			}
-			if tc.refused == 0 && s.count("/page") != 1 || tc.refused != 0 && s.count("/page") != 0 {
-				t.Errorf("origin saw %q", s.seen())
-			}
-		})
-	}
-}
-
-func TestUnreachableErrors(t *testing.T) {
-	t.Run("network error", func(t *testing.T) {
-		s := newSite(t, nil)
-		url := s.URL
-		s.Close()
-		h := newHarness(t)
-		d := h.refused(url+"/page", robotsguard.ReasonUnreachable)
-		var fe *robotsguard.FetchError
-		if !errors.As(d.Err, &fe) || fe.URL != url+"/robots.txt" || fe.Err == nil {
-			t.Errorf("refusal %v: want a FetchError with the network error", d)
-		}
-	})
-	t.Run("truncated body", func(t *testing.T) {
-		s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Length", "1000")
-			io.WriteString(w, "User-agent: *\nAllow: /\n") // then the connection closes
-		})
-		h := newHarness(t, func(tr *robotsguard.Transport) { tr.RetryMax = -1 })
-		d := h.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
-		if !errors.Is(d.Err, io.ErrUnexpectedEOF) {
-			t.Errorf("refusal %v: want io.ErrUnexpectedEOF inside", d)
-		}
-		if got := s.seen(); !slices.Equal(got, []string{"/robots.txt"}) {
-			t.Errorf("origin saw %q", got)
-		}
-	})
-	t.Run("timeout", func(t *testing.T) {
-		release := make(chan struct{})
-		defer close(release)
-		s := newSite(t, func(w http.ResponseWriter, r *http.Request) { <-release })
-		h := newHarness(t, func(tr *robotsguard.Transport) {
-			tr.FetchTimeout = 500 * time.Millisecond // its quarter more is the margin the fetch has to report its time-out, on a busy machine too
-			tr.RetryMax = -1
-		})
-		d := h.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
-		if !errors.Is(d.Err, context.DeadlineExceeded) || errors.Is(d, context.DeadlineExceeded) {
-			t.Errorf("refusal %v: want context.DeadlineExceeded in Err, and not matched by the refusal", d)
-		}
-	})
-}
-
-// TestBodyCap: only the parser's size limit of a robots.txt is read; a
-// body that never ends does not hang the fetch, and rules past the limit
-// are not applied.
-func TestBodyCap(t *testing.T) {
-	const total = 1 << 30 // what the server would send if it were read to the end
-	type wrote struct {
-		n   int64
-		err error // the write that failed, nil if all of total went out
-	}
-	result := make(chan wrote, 1)
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
-		// A client that stops reading without hanging up would block a
-		// write for good: the deadline bounds the handler whatever the
-		// Transport does.
-		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(time.Minute))
-		// The first write holds a rule, 500 KiB of comments, a rule just
-		// past them, and more comments: all of it in the stream before the
-		// client can have read 500 KiB.
-		var b strings.Builder
-		b.WriteString("User-agent: *\nDisallow: /early\n")
-		line := strings.Repeat("#", 1023) + "\n"
-		for b.Len() < policy.DefaultMaxSize {
-			b.WriteString(line)
-		}
-		b.WriteString("Disallow: /late\n")
-		for b.Len() < 600<<10 {
-			b.WriteString(line)
-		}
-		n, err := io.WriteString(w, b.String())
-		written := int64(n)
-		block := strings.Repeat(line, 64)
-		for err == nil && written < total { // at most total/64 KiB writes
-			n, err = io.WriteString(w, block)
-			written += int64(n)
-		}
-		result <- wrote{written, err}
-	})
-	h := newHarness(t)
-	h.refused(s.URL+"/early", robotsguard.ReasonRule)
-	h.allowed(s.URL + "/late")
-	got := <-result
-	if got.err == nil {
-		t.Errorf("the server wrote all of its %d bytes: the body was read to the end", got.n)
-	}
-	if errors.Is(got.err, os.ErrDeadlineExceeded) {
-		t.Errorf("the server's writes blocked after %d bytes: the client stopped reading without hanging up", got.n)
-	}
-	if got.n >= total {
-		t.Errorf("the server wrote %d bytes, want the client to hang up before %d", got.n, total)
-	}
-}
-
-// TestRedirects: the robots.txt fetch follows up to five redirects, across
-// hosts, and the rules found apply to the original origin; more, a loop,
-// or a redirect out of HTTP make the file unavailable.
-func TestRedirects(t *testing.T) {
-	target := newSite(t, robotsTxt("User-agent: *\nDisallow: /blocked\n"))
-	chain := func(hops int, last string) http.HandlerFunc {
-		return func(w http.ResponseWriter, r *http.Request) {
-			n := 0
-			fmt.Sscan(r.URL.Query().Get("hop"), &n)
-			if n < hops-1 {
-				http.Redirect(w, r, fmt.Sprintf("/robots.txt?hop=%d", n+1), http.StatusFound)
-				return
-			}
-			http.Redirect(w, r, last, http.StatusMovedPermanently)
-		}
-	}
-	tests := []struct {
-		name    string
-		robots  http.HandlerFunc
-		blocked bool // whether /blocked is refused: the target's rules apply
-		fetches int  // robots.txt requests to the first origin
-	}{
-		{"one hop to another host", chain(1, target.URL+"/robots.txt"), true, 1},
-		{"five hops", chain(5, target.URL+"/robots.txt"), true, 5},
-		{"six hops: unavailable", chain(6, target.URL+"/robots.txt"), false, 6},
-		{"loop: unavailable", chain(1, "/robots.txt"), false, 6},
-		{"to ftp: unavailable", chain(1, "ftp://example.com/robots.txt"), false, 1},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s := newSite(t, tc.robots)
-			h := newHarness(t)
-			if tc.blocked {
-				d := h.refused(s.URL+"/blocked", robotsguard.ReasonRule)
-				if d.RobotsURL != s.URL+"/robots.txt" {
-					t.Errorf("rules attributed to %s, want the original origin", d.RobotsURL)
-				}
-			} else {
-				h.allowed(s.URL + "/blocked")
-			}
-			if got := countQuery(s, "/robots.txt"); got != tc.fetches {
-				t.Errorf("origin saw %q, want %d robots.txt requests", s.seen(), tc.fetches)
-			}
-		})
-	}
-}
-
-// countQuery counts the requests whose URI starts with prefix (a path and
-// any query).
-func countQuery(s *site, prefix string) int {
-	n := 0
-	for _, u := range s.seen() {
-		if strings.HasPrefix(u, prefix) {
-			n++
-		}
-	}
-	return n
 }
 
 // TestUnsupportedURLs: only http and https URLs with a host can be checked;
@@ -599,98 +145,26 @@ func (f failingRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	return nil, errors.New("nothing may be sent")
 }
 
-func TestOriginKey(t *testing.T) {
-	tests := []struct{ url, want string }{
-		{"http://example.com/a", "http://example.com"},
-		{"http://Example.COM:80/a", "http://example.com"},
-		{"https://example.com:443/", "https://example.com"},
-		{"https://example.com:80/", "https://example.com:80"},
-		{"http://example.com:8181/", "http://example.com:8181"},
-		{"http://example.com:08181/", "http://example.com:8181"},
-		{"HTTP://example.com/", "http://example.com"},
-		{"http://www.müller.eu/", "http://www.xn--mller-kva.eu"},
-		{"http://www.MÜLLER.eu:80/", "http://www.xn--mller-kva.eu"},
-		{"http://212.96.82.21/robots.txt", "http://212.96.82.21"},
-		{"http://[2001:DB8::1]:8080/", "http://[2001:db8::1]:8080"},
-		{"http://[2001:db8::1]:80/", "http://[2001:db8::1]"},
-	}
-	for _, tc := range tests {
-		if got, err := robotsguard.OriginOf(tc.url); err != nil || got != tc.want {
-			t.Errorf("origin of %s = %q, %v; want %q", tc.url, got, err, tc.want)
+// TestUnsupportedURLError: URLs that have no robots.txt fail with
+// ErrUnsupportedURL, unsent.
+func TestUnsupportedURLError(t *testing.T) {
+	h := newHarness(t)
+	for _, u := range []*url.URL{
+		{Scheme: "ftp", Host: "example.com", Path: "/x"},
+		{Scheme: "http", Path: "/x"},
+		{Scheme: "http", Host: "example.com", Opaque: "//other.example/x"},
+		{Scheme: "file", Path: "/etc/passwd"},
+	} {
+		_, err := h.tr.RoundTrip(&http.Request{Method: "GET", URL: u, Header: http.Header{}})
+		if !errors.Is(err, robotsguard.ErrUnsupportedURL) || errors.Is(err, robotsguard.ErrDisallowed) {
+			t.Errorf("%s: %v, want ErrUnsupportedURL", u, err)
 		}
-	}
-}
-
-// TestStoreShared: a second Transport sharing the Store uses the robots.txt
-// the first fetched, without fetching it.
-func TestStoreShared(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n", "Cache-Control: max-age=3600"))
-	store := cache.NewMemoryStore(1 << 20)
-	h1 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
-	h1.allowed(s.URL + "/yes")
-	h2 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
-	h2.refused(s.URL+"/no", robotsguard.ReasonRule)
-	if n := s.count("/robots.txt"); n != 1 {
-		t.Errorf("robots.txt fetched %d times, want once for both transports", n)
-	}
-	// Past its freshness, the second revalidates it.
-	h2.clock.Advance(2 * time.Hour)
-	h2.refused(s.URL+"/no", robotsguard.ReasonRule)
-	if n := s.count("/robots.txt"); n != 2 {
-		t.Errorf("robots.txt fetched %d times, want a second fetch once stale", n)
-	}
-}
-
-// TestStoreFresherEntry: a Transport whose copy is stale takes a fresher
-// one from the Store, stored by another Transport, instead of fetching.
-func TestStoreFresherEntry(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n", "Cache-Control: max-age=3600"))
-	store := cache.NewMemoryStore(1 << 20)
-	h1 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
-	h2 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
-	h1.allowed(s.URL + "/a") // fetch 1, shared
-	h2.allowed(s.URL + "/a") // from the store
-	h1.clock.Advance(61 * time.Minute)
-	h1.allowed(s.URL + "/b") // fetch 2, shared
-	h2.clock.Advance(61 * time.Minute)
-	h2.allowed(s.URL + "/b") // stale in memory, fresh in the store
-	if n := s.count("/robots.txt"); n != 2 {
-		t.Errorf("robots.txt fetched %d times, want 2", n)
-	}
-}
-
-// TestStoreEntryFromTheFuture: an entry received further ahead of the
-// clock than fleet clocks differ is ignored; one a little ahead counts as
-// received now.
-func TestStoreEntryFromTheFuture(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n"))
-	store := cache.NewMemoryStore(1 << 20)
-	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
-	put := func(ahead time.Duration) {
-		at := h.clock.Now().Add(ahead)
-		e := &cache.Entry{Status: 200, Body: []byte("User-agent: *\nDisallow: /\n"),
-			Header: http.Header{"Cache-Control": {"max-age=60"}}, Requested: at, Received: at}
-		b, _ := e.MarshalBinary()
-		store.Set(context.Background(), cache.Key(s.URL+"/robots.txt"), b, time.Hour)
-	}
-	put(365 * 24 * time.Hour)
-	h.allowed(s.URL + "/a") // the real file, fetched
-	if n := s.count("/robots.txt"); n != 1 {
-		t.Fatalf("robots.txt fetched %d times, want the year-ahead entry ignored", n)
-	}
-	h2 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
-	put(30 * time.Second)
-	h2.refused(s.URL+"/a", robotsguard.ReasonRule) // the stored copy, fresh a minute after its receipt
-	h2.clock.Advance(91 * time.Second)
-	h2.allowed(s.URL + "/a")
-	if n := s.count("/robots.txt"); n != 2 {
-		t.Errorf("robots.txt fetched %d times, want a second fetch once the stored copy is stale", n)
 	}
 }
 
 // TestZeroValue: the zero Transport works.
 func TestZeroValue(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n"))
+	s := robotstest.NewOrigin(t, "User-agent: *\nDisallow: /no\n")
 	client := &http.Client{Transport: &robotsguard.Transport{}}
 	resp, err := client.Get(s.URL + "/yes")
 	if err != nil {
@@ -702,23 +176,11 @@ func TestZeroValue(t *testing.T) {
 	}
 }
 
-// TestRefusalRedactsPassword: a refusal's URL, and so its message, never
-// holds the password of the request's URL.
-func TestRefusalRedactsPassword(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /\n"))
-	h := newHarness(t)
-	u := strings.Replace(s.URL, "http://", "http://user:hunter2@", 1) + "/x"
-	_, err := h.get(u)
-	if !errors.Is(err, robotsguard.ErrDisallowed) || strings.Contains(err.Error(), "hunter2") {
-		t.Errorf("refusal %v leaks the password or is not a refusal", err)
-	}
-}
-
 // TestNoBypass: a request can neither slip past the check as a request for
 // /robots.txt, nor through an Opaque URL naming another host.
 func TestNoBypass(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\nDisallow: /robots.txt\n"))
 	h := newHarness(t)
+	s := h.origin("User-agent: *\nDisallow: /private\nDisallow: /robots.txt\n")
 	u, _ := url.Parse(s.URL + "/robots.txt")
 	u.Opaque = "/private/secret" // sent as the request path
 	if _, err := h.tr.RoundTrip(&http.Request{Method: "GET", URL: u, Header: http.Header{}}); !errors.Is(err, robotsguard.ErrDisallowed) {
@@ -734,64 +196,16 @@ func TestNoBypass(t *testing.T) {
 	if _, err := h.tr.RoundTrip(&http.Request{Method: "GET", URL: u3, Header: http.Header{}}); !errors.Is(err, robotsguard.ErrUnsupportedURL) {
 		t.Errorf("absolute-form Opaque URL for /robots.txt: %v, want ErrUnsupportedURL", err)
 	}
-	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt"}) {
+	if got := seen(s); !slices.Equal(got, []string{"/robots.txt"}) {
 		t.Errorf("origin saw %q, want only the transport's robots.txt fetch", got)
-	}
-}
-
-// TestHostHeaderOrigin: a request that dials one address with another Host
-// is checked against the robots.txt of that Host, fetched from the same
-// address with the same Host header.
-func TestHostHeaderOrigin(t *testing.T) {
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
-		if r.Host == "victim.example" {
-			io.WriteString(w, "User-agent: *\nDisallow: /private\n")
-			return
-		}
-		io.WriteString(w, "User-agent: *\nAllow: /\n")
-	})
-	h := newHarness(t)
-	req, _ := http.NewRequest(http.MethodGet, s.URL+"/private", nil)
-	req.Host = "victim.example"
-	_, err := h.client.Do(req)
-	var d *robotsguard.DisallowedError
-	if !errors.As(err, &d) || d.RobotsURL != "http://victim.example/robots.txt" {
-		t.Fatalf("err %v, want a refusal by victim.example's robots.txt", err)
-	}
-	if r := s.lastRobotsRequest(); r.Host != "victim.example" {
-		t.Errorf("robots.txt fetched with Host %q", r.Host)
-	}
-	h.allowed(s.URL + "/private") // the address's own origin allows it
-}
-
-func TestUnderscoreHost(t *testing.T) {
-	if got, err := robotsguard.OriginOf("http://My_Host.Example.com/"); err != nil || got != "http://my_host.example.com" {
-		t.Errorf("origin %q, %v", got, err)
-	}
-}
-
-// TestKoster1996Transport: under the 1996 draft's dialect, 401 and 403
-// disallow everything, a robots.txt without cache directives is kept for 7
-// days, and the first matching rule decides.
-func TestKoster1996Transport(t *testing.T) {
-	koster := func(tr *robotsguard.Transport) { tr.Parser.Dialect = policy.Koster1996 }
-	forbidden := newSite(t, status(403))
-	h := newHarness(t, koster)
-	h.refused(forbidden.URL+"/page", robotsguard.ReasonStatus)
-
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /tmp\nAllow: /tmp/ok.html\n"))
-	h2 := newHarness(t, koster)
-	h2.refused(s.URL+"/tmp/ok.html", robotsguard.ReasonRule)
-	if got := fetchesAt(h2, s, time.Hour, 6*24*time.Hour, 7*24*time.Hour+time.Second); !slices.Equal(got, []int{1, 1, 2}) {
-		t.Errorf("robots.txt requests %v, want one per 7 days", got)
 	}
 }
 
 // TestCheck: Check decides as RoundTrip does, fetching the robots.txt, but
 // sends nothing else, does not pace, and leaves the body alone.
 func TestCheck(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\nCrawl-delay: 10\n"))
 	h := newHarness(t)
+	s := h.origin("User-agent: *\nDisallow: /no\nCrawl-delay: 10\n")
 	for range 3 {
 		body := &closeRecorder{Reader: strings.NewReader("data")}
 		req, _ := http.NewRequest(http.MethodPost, s.URL+"/yes", body)
@@ -812,7 +226,7 @@ func TestCheck(t *testing.T) {
 	if err := h.tr.Check(req); err != nil {
 		t.Errorf("Check /robots.txt: %v", err)
 	}
-	if got := s.seen(); !slices.Equal(got, []string{"/robots.txt"}) {
+	if got := seen(s); !slices.Equal(got, []string{"/robots.txt"}) {
 		t.Errorf("origin saw %q, want only the robots.txt fetch", got)
 	}
 	if got := h.sleeps(); len(got) != 0 {
@@ -826,124 +240,6 @@ func TestCheck(t *testing.T) {
 	if got := h.sleeps(); len(got) != 0 {
 		t.Errorf("the first request sent paused %v", got)
 	}
-}
-
-// TestCheckContext: Check waits for the robots.txt within the request's
-// context, and returns the context's error, not a refusal.
-func TestCheckContext(t *testing.T) {
-	release := make(chan struct{})
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
-		<-release
-		io.WriteString(w, "User-agent: *\nDisallow: /no\n")
-	})
-	t.Cleanup(sync.OnceFunc(func() { close(release) }))
-	h := newHarness(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/no", nil)
-	if err := h.tr.Check(req); !errors.Is(err, context.Canceled) || errors.Is(err, robotsguard.ErrDisallowed) {
-		t.Errorf("Check with a cancelled context: %v, want context.Canceled", err)
-	}
-}
-
-// TestRobotsSnapshot: Robots gives an origin's rules as the Transport
-// holds them, fetched once, and an unreachable robots.txt as a Snapshot,
-// not an error.
-func TestRobotsSnapshot(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n\nUser-agent: TestBot\nCrawl-delay: 3\n\nSitemap: https://example.com/sitemap.xml\n", "Cache-Control: max-age=600"))
-	h := newHarness(t)
-	u, _ := url.Parse(s.URL + "/any/page")
-	snap, err := h.tr.Snapshot(context.Background(), u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if snap.Origin != s.URL || snap.URL != s.URL+"/robots.txt" || snap.Access != robotsguard.AccessRules || snap.Status != 200 ||
-		snap.Delay != 3*time.Second || snap.Err != nil || !snap.Received.Equal(h.clock.Now()) ||
-		!snap.FreshUntil.Equal(h.clock.Now().Add(10*time.Minute)) {
-		t.Errorf("snapshot %+v", snap)
-	}
-	if got := snap.Rules.Sitemaps(); !slices.Equal(got, []string{"https://example.com/sitemap.xml"}) {
-		t.Errorf("sitemaps %q", got)
-	}
-	h.allowed(s.URL + "/no/1") // TestBot follows only its group
-	if n := s.count("/robots.txt"); n != 1 {
-		t.Errorf("robots.txt fetched %d times, want once for Robots and RoundTrip", n)
-	}
-
-	down := newSite(t, status(503))
-	h = newHarness(t, func(tr *robotsguard.Transport) { tr.RetryMax = -1 })
-	u, _ = url.Parse(down.URL)
-	snap, err = h.tr.Snapshot(context.Background(), u)
-	var fe *robotsguard.FetchError
-	if err != nil || snap.Access != robotsguard.AccessUnreachable || !errors.As(snap.Err, &fe) || fe.Status != 503 {
-		t.Errorf("unreachable: %+v, %v; want Access Unreachable and the FetchError", snap, err)
-	}
-
-	gone := newSite(t, status(404))
-	h = newHarness(t, func(tr *robotsguard.Transport) { tr.Delay = 2 * time.Second })
-	u, _ = url.Parse(gone.URL)
-	if snap, err = h.tr.Snapshot(context.Background(), u); err != nil || snap.Access != robotsguard.AccessAllowAll || snap.Status != 404 || snap.Delay != 2*time.Second {
-		t.Errorf("404: %+v, %v; want AllowAll, status 404 and Delay", snap, err)
-	}
-
-	if _, err := h.tr.Snapshot(context.Background(), &url.URL{Scheme: "ftp", Host: "example.com"}); !errors.Is(err, robotsguard.ErrUnsupportedURL) {
-		t.Errorf("ftp URL: %v, want ErrUnsupportedURL", err)
-	}
-}
-
-// TestPrefetch: Prefetch fetches each origin's robots.txt once, whatever
-// URL of it is given; later requests use them; arguments that are not
-// http or https URLs are reported, and do not stop the others.
-func TestPrefetch(t *testing.T) {
-	a := newSite(t, robotsTxt("User-agent: *\nDisallow: /no\n"))
-	b := newSite(t, status(404))
-	h := newHarness(t)
-	err := h.tr.Prefetch(context.Background(), a.URL, a.URL+"/page", b.URL+"/", "ftp://example.com", "::")
-	if !errors.Is(err, robotsguard.ErrUnsupportedURL) {
-		t.Errorf("Prefetch: %v, want ErrUnsupportedURL among the errors", err)
-	}
-	if err == nil || !strings.Contains(err.Error(), "ftp://example.com") || !strings.Contains(err.Error(), `"::"`) {
-		t.Errorf("Prefetch: %v, want both bad arguments named", err)
-	}
-	if na, nb := a.count("/robots.txt"), b.count("/robots.txt"); na != 1 || nb != 1 {
-		t.Errorf("robots.txt fetched %d and %d times, want once each", na, nb)
-	}
-	h.refused(a.URL+"/no", robotsguard.ReasonRule)
-	h.allowed(b.URL + "/no")
-	if st := h.tr.Stats(); st.Fetches != 2 {
-		t.Errorf("%d fetches, want the prefetched files used", st.Fetches)
-	}
-	// Fresh origins are not fetched again.
-	if err := h.tr.Prefetch(context.Background(), a.URL, b.URL); err != nil {
-		t.Errorf("Prefetch again: %v", err)
-	}
-	if na, nb := a.count("/robots.txt"), b.count("/robots.txt"); na != 1 || nb != 1 {
-		t.Errorf("robots.txt fetched %d and %d times, want once each", na, nb)
-	}
-}
-
-// TestPanicInBase: a panic in Base while it fetches a robots.txt fails the
-// fetch, and the requests waiting on it are refused; the process lives.
-func TestPanicInBase(t *testing.T) {
-	h := newHarness(t, func(tr *robotsguard.Transport) {
-		tr.Base = panickingRoundTripper{}
-		tr.RetryMax = -1
-	})
-	d := h.refused("http://example.com/page", robotsguard.ReasonUnreachable)
-	var fe *robotsguard.FetchError
-	var pe *robotsguard.PanicError
-	if !errors.As(d.Err, &fe) || !errors.As(d.Err, &pe) || pe.Value != "base is broken" || len(pe.Stack) == 0 {
-		t.Errorf("refusal %v: want a FetchError holding the PanicError", d)
-	}
-	if st := h.tr.Stats(); st.Fetches != 1 || st.Failures != 1 {
-		t.Errorf("stats %+v, want one failed fetch", st)
-	}
-}
-
-type panickingRoundTripper struct{}
-
-func (panickingRoundTripper) RoundTrip(*http.Request) (*http.Response, error) {
-	panic("base is broken")
 }
 
 // TestCloseIdleConnections: the Transport forwards CloseIdleConnections to
@@ -965,24 +261,10 @@ type closeIdleRecorder struct {
 
 func (c *closeIdleRecorder) CloseIdleConnections() { c.calls.Add(1) }
 
-// TestAgentWithoutUserAgentHeader: without UserAgent, a request that
-// carries no User-Agent is decided for the one net/http sends for it.
-func TestAgentWithoutUserAgentHeader(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: Go-http-client\nDisallow: /go\n\nUser-agent: *\nDisallow: /other\n"))
-	h := newHarness(t, func(tr *robotsguard.Transport) { tr.UserAgent = "" })
-	if d := h.refused(s.URL+"/go", robotsguard.ReasonRule); d.Agent != "Go-http-client" {
-		t.Errorf("refused for %q, want Go-http-client", d.Agent)
-	}
-	h.allowed(s.URL + "/other")
-	if ua := s.lastRobotsRequest().Header.Get("User-Agent"); ua != "Go-http-client/1.1" {
-		t.Errorf("robots.txt fetched as %q", ua)
-	}
-}
-
 // TestCloseIdleConnectionsFirst: closing idle connections before the first
 // request leaves the Transport ready to fetch robots.txt files.
 func TestCloseIdleConnectionsFirst(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\n"))
+	s := robotstest.NewOrigin(t, "User-agent: *\nDisallow: /private\n")
 	tr := &robotsguard.Transport{UserAgent: "TestBot/1.0", NoPacing: true}
 	tr.CloseIdleConnections()
 	c := &http.Client{Transport: tr}
@@ -994,5 +276,58 @@ func TestCloseIdleConnectionsFirst(t *testing.T) {
 	resp.Body.Close()
 	if _, err := c.Get(s.URL + "/private"); !errors.Is(err, robotsguard.ErrDisallowed) {
 		t.Errorf("GET /private: %v, want ErrDisallowed", err)
+	}
+}
+
+// TestUserAgentSent: the Transport decides for UserAgent, and the site
+// sees it: a request without a User-Agent, or with another product's, is
+// sent with UserAgent; one with UserAgent's product token is sent as it
+// is. The caller's request is left as it was.
+func TestUserAgentSent(t *testing.T) {
+	for _, tc := range []struct{ carried, sent string }{
+		{"", "TestBot/1.0 (+https://example.com/bot)"},
+		{"colly - https://github.com/gocolly/colly", "TestBot/1.0 (+https://example.com/bot)"},
+		{"Go-http-client/1.1", "TestBot/1.0 (+https://example.com/bot)"},
+		{"testbot/2.0 (mobile)", "testbot/2.0 (mobile)"},
+	} {
+		h := newHarness(t)
+		s := h.origin("User-agent: *\nDisallow: /private\n")
+		req, _ := http.NewRequest(http.MethodGet, s.URL+"/page", nil)
+		if tc.carried != "" {
+			req.Header.Set("User-Agent", tc.carried)
+		}
+		resp, err := h.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		rs := s.Requests()
+		got := rs[len(rs)-1].Header.Get("User-Agent")
+		if got != tc.sent {
+			t.Errorf("a request carrying %q was sent as %q, want %q", tc.carried, got, tc.sent)
+		}
+		if ua := req.Header.Get("User-Agent"); ua != tc.carried {
+			t.Errorf("the caller's request was changed: User-Agent %q, was %q", ua, tc.carried)
+		}
+	}
+}
+
+// TestQuickStartUserAgent: the quick start as a newcomer writes it, a
+// plain http.Client whose requests carry no User-Agent, against a site
+// that lets FooBot in and every other agent out: the site sees FooBot.
+func TestQuickStartUserAgent(t *testing.T) {
+	o := robotstest.NewOrigin(t, "User-agent: *\nDisallow: /\n\nUser-agent: FooBot\nAllow: /\n")
+	client := &http.Client{Transport: &robotsguard.Transport{UserAgent: "FooBot/1.0 (+https://example.com/bot)", NoPacing: true}}
+	for _, p := range []string{"/page", "/other"} {
+		resp, err := client.Get(o.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	for _, r := range o.Requests() {
+		if r.UserAgent != "FooBot/1.0 (+https://example.com/bot)" {
+			t.Errorf("%s sent as %q", r.URL, r.UserAgent)
+		}
 	}
 }

@@ -4,13 +4,13 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/robotsguard/robotsguard"
+	"github.com/robotsguard/robotsguard/robotstest"
 	"github.com/robotsguard/robotsguard/usage"
 )
 
@@ -29,8 +29,8 @@ func (h *harness) usageOf(url string, c usage.Category, page *usage.Page) usage.
 }
 
 func TestUsageCrawlAsTheRobotsTxtSays(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private/\n"))
 	h := newHarness(t)
+	s := h.origin("User-agent: *\nDisallow: /private/\n")
 	if d := h.usageOf(s.URL+"/private/a", usage.Crawl, nil); d.Verdict != usage.Disallowed || d.Decisive.Source.Line != 2 || !strings.Contains(d.String(), "/robots.txt line 2") {
 		t.Errorf("crawl /private/a: %v", d)
 	}
@@ -38,7 +38,7 @@ func TestUsageCrawlAsTheRobotsTxtSays(t *testing.T) {
 		t.Errorf("crawl /public: %v", d)
 	}
 	h.allowed(s.URL + "/public")
-	if n := s.count("/robots.txt"); n != 1 {
+	if n := count(s, "/robots.txt"); n != 1 {
 		t.Errorf("robots.txt fetched %d times for two Usage calls and a request, want 1", n)
 	}
 	// The other categories are not the conventional rules' to decide.
@@ -48,73 +48,16 @@ func TestUsageCrawlAsTheRobotsTxtSays(t *testing.T) {
 }
 
 func TestUsageCrawlWhenRobotsTxtUnread(t *testing.T) {
-	gone := newSite(t, status(http.StatusNotFound))
-	down := newSite(t, status(http.StatusServiceUnavailable))
 	h := newHarness(t)
+	gone := h.origin("")
+	gone.Fault("/robots.txt", robotstest.Status(http.StatusNotFound))
+	down := h.origin("")
+	down.Fault("/robots.txt", robotstest.Status(http.StatusServiceUnavailable))
 	if d := h.usageOf(gone.URL+"/a", usage.Crawl, nil); d.Verdict != usage.Allowed {
 		t.Errorf("404 robots.txt: %v", d)
 	}
 	if d := h.usageOf(down.URL+"/a", usage.Crawl, nil); d.Verdict != usage.Disallowed {
 		t.Errorf("503 robots.txt: %v", d)
-	}
-}
-
-func TestUsageReadsTDMRepOnce(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nAllow: /\n"))
-	s.pages = func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/.well-known/tdmrep.json" {
-			w.Header().Set("Content-Type", "application/json")
-			w.Write([]byte(`[{"location": "/", "tdm-reservation": 1, "tdm-policy": "https://example.com/policy.json"}]`))
-			return
-		}
-		w.Write([]byte("ok"))
-	}
-	h := newHarness(t)
-	for range 3 {
-		d := h.usageOf(s.URL+"/a", usage.TDM, nil)
-		if d.Verdict != usage.Disallowed || d.Decisive.Source.Signal != usage.TDMRep || d.Conditions.Policy != "https://example.com/policy.json" {
-			t.Fatalf("tdm reserved by tdmrep.json: %v %+v", d, d.Conditions)
-		}
-	}
-	h.usageOf(s.URL+"/b", usage.TrainAI, nil)
-	h.usageOf(s.URL+"/b", usage.Search, nil)
-	if n := s.count("/.well-known/tdmrep.json"); n != 1 {
-		t.Errorf("tdmrep.json fetched %d times, want 1", n)
-	}
-}
-
-func TestUsageTDMRepUnreachableIsNoFile(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nAllow: /\n"))
-	s.pages = func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/.well-known/tdmrep.json" {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			return
-		}
-		w.Write([]byte("ok"))
-	}
-	h := newHarness(t)
-	// TDMRep: "Failure to provide access to such a representation
-	// implies that the origin server does not implement this protocol."
-	d := h.usageOf(s.URL+"/a", usage.TDM, nil)
-	if d.Verdict != usage.Unknown || len(d.Evidence) != 1 || !strings.Contains(d.Evidence[0].Source.String(), "tdmrep.json \"cannot be read") {
-		t.Errorf("tdm with tdmrep.json unreachable: %v %v", d, d.Evidence)
-	}
-	// The page's own reservation still counts.
-	page := usage.ReadHeader(http.Header{"Tdm-Reservation": {"1"}})
-	if d := h.usageOf(s.URL+"/a", usage.TDM, page); d.Verdict != usage.Disallowed || d.Decisive.Source.Place != usage.InHeader {
-		t.Errorf("tdm reserved by the header, tdmrep.json unreachable: %v", d)
-	}
-	if d := h.usageOf(s.URL+"/a", usage.Search, nil); d.Verdict == usage.Disallowed {
-		t.Errorf("search disallowed by an unreachable tdmrep.json: %v", d)
-	}
-}
-
-func TestUsageTDMRepAbsent(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nAllow: /\n"))
-	s.pages = func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }
-	h := newHarness(t)
-	if d := h.usageOf(s.URL+"/a", usage.TDM, nil); d.Verdict != usage.Unknown || len(d.Evidence) != 0 {
-		t.Errorf("tdm without tdmrep.json: %v %v", d, d.Evidence)
 	}
 }
 
@@ -127,16 +70,16 @@ func TestUsageRejectsUnknownCategory(t *testing.T) {
 }
 
 func TestUsageFromRobotsTxtLinesWithoutAnotherFetch(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nContent-Usage: train-ai=n, search=y\nContent-Usage: /open/ train-ai=y\nContent-Signal: ai-input=no\n", "Cache-Control: max-age=60"))
-	s.pages = func(w http.ResponseWriter, r *http.Request) {
+	h := newHarness(t)
+	s := newOrigin(t, h.clock, "User-agent: *\nContent-Usage: train-ai=n, search=y\nContent-Usage: /open/ train-ai=y\nContent-Signal: ai-input=no\n", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == usage.TDMRepPath {
 			http.NotFound(w, r)
 			return
 		}
 		w.Header().Set("X-Robots-Tag", "noindex")
 		w.Write([]byte("ok"))
-	}
-	h := newHarness(t)
+	})
+	s.Fault("/robots.txt", robotstest.Status(200, "Cache-Control: max-age=60"))
 	resp, err := h.client.Get(s.URL + "/a")
 	if err != nil {
 		t.Fatal(err)
@@ -170,21 +113,12 @@ func TestUsageFromRobotsTxtLinesWithoutAnotherFetch(t *testing.T) {
 	if d := h.usageOf(s.URL+"/a", usage.TrainAI, nil); d.Verdict != usage.Disallowed {
 		t.Errorf("after revalidation: %v", d)
 	}
-	if n := s.count("/robots.txt"); n != 2 {
+	if n := count(s, "/robots.txt"); n != 2 {
 		t.Errorf("robots.txt fetched %d times, want 2 (once, then once revalidated)", n)
 	}
 	snap, err := h.tr.Snapshot(context.Background(), mustParse(t, s.URL))
 	if err != nil || snap.Usage.Empty() {
 		t.Errorf("Snapshot.Usage of a file with usage lines: %v %v", snap.Usage, err)
-	}
-}
-
-func TestSnapshotUsageNilWithoutLines(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /x\nX-Other: 1\n"))
-	h := newHarness(t)
-	snap, err := h.tr.Snapshot(context.Background(), mustParse(t, s.URL))
-	if err != nil || snap.Usage != nil {
-		t.Errorf("Snapshot.Usage of a file without usage lines: %v %v", snap.Usage, err)
 	}
 }
 
@@ -201,17 +135,13 @@ func mustParse(t *testing.T, raw string) *url.URL {
 // with an http.Client Timeout, the context of resp.Request has ended then,
 // and Usage still answers, fetching the tdmrep.json all the same.
 func TestUsageAfterClientTimeoutBodyClosed(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/robots.txt":
-			w.Write([]byte("User-agent: *\nAllow: /\n"))
-		case usage.TDMRepPath:
-			w.Write([]byte(`[{"location":"/","tdm-reservation":1}]`))
-		default:
-			w.Write([]byte("page"))
-		}
-	}))
-	defer srv.Close()
+	srv := robotstest.NewUnstartedOrigin(t, "User-agent: *\nAllow: /\n")
+	srv.Handler = robotstest.Pages(map[string]string{
+		usage.TDMRepPath: `[{"location":"/","tdm-reservation":1}]`,
+		"/a":             "page",
+	})
+	srv.Clock = robotstest.NewClock(time.Now()) // the Transport's clock is the system's: its answers are dated now
+	srv.Start()
 	tr := &robotsguard.Transport{NoPacing: true}
 	client := &http.Client{Timeout: 10 * time.Second, Transport: tr}
 	resp, err := client.Get(srv.URL + "/a")
@@ -230,8 +160,9 @@ func TestUsageAfterClientTimeoutBodyClosed(t *testing.T) {
 // body is closed; asking about resp.Request once its robots.txt must be
 // fetched again still answers.
 func TestUsageOfAClosedResponsesRequestAfterExpiry(t *testing.T) {
-	s := newSite(t, robotsTxt("User-agent: *\nContent-Signal: ai-train=no\n", "Cache-Control: max-age=60"))
 	h := newHarness(t)
+	s := h.origin("User-agent: *\nContent-Signal: ai-train=no\n")
+	s.Fault("/robots.txt", robotstest.Status(200, "Cache-Control: max-age=60"))
 	client := &http.Client{Transport: h.tr, Timeout: time.Minute}
 	resp, err := client.Get(s.URL + "/a")
 	if err != nil {
@@ -243,7 +174,7 @@ func TestUsageOfAClosedResponsesRequestAfterExpiry(t *testing.T) {
 	if err != nil || d.Verdict != usage.Unknown {
 		t.Fatalf("Usage(resp.Request) once the robots.txt is stale: %v %v", d, err)
 	}
-	if n := s.count("/robots.txt"); n != 2 {
+	if n := count(s, "/robots.txt"); n != 2 {
 		t.Errorf("robots.txt fetched %d times, want 2", n)
 	}
 }

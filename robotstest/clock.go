@@ -2,6 +2,7 @@ package robotstest
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 )
@@ -18,6 +19,9 @@ import (
 // end of the sleep itself and returns at once: pauses take no time, yet the
 // time they would take shows in Now.
 //
+// Every call of Sleep is recorded: Sleeps returns the pauses the code
+// under test took, or asked for.
+//
 // The zero Clock reads 2025-01-01 00:00:00 UTC, blocks in Sleep, and is
 // ready to use. A Clock is safe for concurrent use.
 type Clock struct {
@@ -27,6 +31,7 @@ type Clock struct {
 	auto     bool
 	sleepers map[*sleeper]struct{}
 	changed  chan struct{} // closed, and replaced, when sleepers changes
+	slept    []time.Duration
 }
 
 type sleeper struct {
@@ -72,8 +77,11 @@ func (c *Clock) SetAutoAdvance(on bool) {
 // Sleep waits until the clock has moved d past the time it was called, and
 // returns nil; or until ctx is done, and returns ctx's error. It returns
 // at once when d <= 0, and when auto-advance is on (see SetAutoAdvance).
-// It never waits for real time to pass.
+// It never waits for real time to pass. Each call is recorded (see Sleeps).
 func (c *Clock) Sleep(ctx context.Context, d time.Duration) error {
+	c.mu.Lock()
+	c.slept = append(c.slept, d)
+	c.mu.Unlock()
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -149,6 +157,20 @@ func (c *Clock) notifyLocked() {
 		close(c.changed)
 		c.changed = nil
 	}
+}
+
+// Sleeps returns the duration of every call of Sleep so far, in the order
+// the calls were made: those that returned at once (with auto-advance on,
+// for a d <= 0, or on a context already done) and those still blocked
+// included. A test reads from it the pauses the code under test took, or
+// asked for:
+//
+//	crawl(client, o.URL) // over a Transport on o.Clock
+//	if got := o.Clock.Sleeps(); !slices.Equal(got, want) { … }
+func (c *Clock) Sleeps() []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.slept)
 }
 
 // Sleepers returns the number of goroutines blocked in Sleep.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -193,5 +194,60 @@ func TestClockPacesTransport(t *testing.T) {
 	rs := o.Requests()
 	if got := rs[2].Time.Sub(rs[1].Time); got != 10*time.Second {
 		t.Errorf("/b sent %v after /a, want 10s", got)
+	}
+}
+
+// Sleeps records every call of Sleep, in order: those that return at once
+// and those still blocked.
+func TestClockSleeps(t *testing.T) {
+	c := robotstest.NewClock(t0)
+	if got := c.Sleeps(); len(got) != 0 {
+		t.Fatalf("a new Clock's Sleeps() = %v, want none", got)
+	}
+	done, cancel := context.WithCancel(t.Context())
+	cancel()
+	c.Sleep(done, time.Hour) // a context already done
+	c.Sleep(t.Context(), 0)
+	c.Sleep(t.Context(), -time.Second)
+	blocked := make(chan error, 1)
+	go func() { blocked <- c.Sleep(t.Context(), 2*time.Second) }()
+	if err := c.WaitForSleepers(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	want := []time.Duration{time.Hour, 0, -time.Second, 2 * time.Second}
+	if got := c.Sleeps(); !slices.Equal(got, want) {
+		t.Errorf("while one sleeps, Sleeps() = %v, want %v", got, want)
+	}
+	c.Advance(2 * time.Second)
+	if err := <-blocked; err != nil {
+		t.Fatal(err)
+	}
+	c.SetAutoAdvance(true)
+	c.Sleep(t.Context(), 5*time.Second)
+	want = append(want, 5*time.Second)
+	got := c.Sleeps()
+	if !slices.Equal(got, want) {
+		t.Errorf("Sleeps() = %v, want %v", got, want)
+	}
+	got[0] = 0 // the caller's copy
+	if c.Sleeps()[0] != time.Hour {
+		t.Error("Sleeps() returned the Clock's own record")
+	}
+}
+
+// A Transport's pauses show in its Clock's Sleeps: a Crawl-delay of 2
+// seconds before each request but the first.
+func TestClockSleepsOfTransport(t *testing.T) {
+	o := robotstest.NewOrigin(t, "User-agent: *\nCrawl-delay: 2\n")
+	tr := o.Transport("FooBot/1.0")
+	tr.NoPacing = false
+	c := &http.Client{Transport: tr}
+	for _, path := range []string{"/a", "/b", "/c"} {
+		if _, _, err := get(t, c, o.URL+path, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := o.Clock.Sleeps(), []time.Duration{2 * time.Second, 2 * time.Second}; !slices.Equal(got, want) {
+		t.Errorf("Sleeps() = %v, want %v", got, want)
 	}
 }

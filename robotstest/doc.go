@@ -23,14 +23,18 @@
 //
 // Origin.Fault makes a path, or /robots.txt, misbehave: Status (5xx, 429
 // with Retry-After, any header), Redirect (chains, loops, redirects into
-// disallowed paths), SlowBody (held until the test opens a gate) and
-// HugeBody. Origin.SetRobots changes the robots.txt between fetches.
+// disallowed paths), SlowBody (held until the test opens a gate),
+// HugeBody, and Handler (any answer of the test's own: a robots.txt per
+// User-Agent, a 304 to a conditional request, a coded or truncated body).
+// Origin.SetRobots changes the robots.txt between fetches. Each Request
+// the Origin records holds the header fields it came with.
 //
 // # Time
 //
-// Clock is a fake robotsguard.Clock: Advance moves it, and Sleep never
-// waits for real time. An Origin stamps its answers' Date headers and its
-// record with its Clock, and the Transports it makes (Origin.Transport,
-// Origin.Client) keep time with it, so a test advances one clock to make a
-// cached robots.txt stale.
+// Clock is a fake robotsguard.Clock: Advance moves it, Sleep never waits
+// for real time, and Sleeps tells the pauses taken. An Origin stamps its
+// answers' Date headers and its record with its Clock, and the Transports
+// it makes (Origin.Transport, Origin.Client) keep time with it, so a test
+// advances one clock to make a cached robots.txt stale. Origins that share
+// a Transport share its Clock too: set Origin.Clock before Start.
 package robotstest

@@ -9,15 +9,16 @@ import (
 )
 
 // A Fault changes how an Origin answers requests for a path (see
-// Origin.Fault). Make one with Status, Redirect, SlowBody, HugeBody or
-// Pass. Whatever the fault, a request is recorded and judged against
-// robots.txt as any other.
+// Origin.Fault). Make one with Status, Redirect, SlowBody, HugeBody,
+// Handler or Pass. Whatever the fault, a request is recorded and judged
+// against robots.txt as any other.
 type Fault struct {
-	kind   faultKind
-	status int
-	header http.Header
-	gate   <-chan struct{}
-	size   int64
+	kind    faultKind
+	status  int
+	header  http.Header
+	gate    <-chan struct{}
+	size    int64
+	handler http.HandlerFunc
 }
 
 type faultKind uint8
@@ -27,6 +28,7 @@ const (
 	faultStatus
 	faultSlow
 	faultHuge
+	faultHandler
 )
 
 // Pass answers as the Origin does without a fault: robots.txt, or the page.
@@ -84,8 +86,30 @@ func HugeBody(size int64) Fault {
 	return Fault{kind: faultHuge, size: size}
 }
 
+// Handler answers with h, a handler of the test's own, for what the other
+// faults do not do: a robots.txt that depends on the request (its
+// User-Agent, its Host, its validators: a 304 to a conditional request),
+// a body cut short or without end, a content coding, an answer held until
+// the test lets it go, a side effect at the moment the request arrives.
+// What h writes goes to the client as h writes it, streamed: h may flush
+// (w is an http.Flusher, and http.NewResponseController reaches the
+// connection under it), and may wait for its request's context to end.
+// Before h runs, the Origin records and judges the request, and sets the
+// Date header by its Clock (h may set another); it records the status h
+// answers with.
+//
+// For /robots.txt, what h serves is the agent's file, as the Origin's own
+// would be: the body of a 2xx answer, as far as Origin.Parser reads, judges
+// the agent's next requests; a 4xx or 5xx counts as that status does (see
+// Origin); a 3xx changes nothing. A body with a Content-Encoding (other
+// than identity) is not decoded: the Origin's own robots.txt stands for
+// it.
+func Handler(h http.HandlerFunc) Fault {
+	return Fault{kind: faultHandler, handler: h}
+}
+
 // String describes the fault: "pass", "status 503 (Retry-After: 1)",
-// "slow body", "huge body (1048576 bytes)".
+// "slow body", "huge body (1048576 bytes)", "handler".
 func (f Fault) String() string {
 	switch f.kind {
 	case faultStatus:
@@ -105,6 +129,8 @@ func (f Fault) String() string {
 		return "slow body"
 	case faultHuge:
 		return "huge body (" + strconv.FormatInt(f.size, 10) + " bytes)"
+	case faultHandler:
+		return "handler"
 	}
 	return "pass"
 }

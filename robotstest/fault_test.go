@@ -340,9 +340,149 @@ func TestFaultString(t *testing.T) {
 		{robotstest.Redirect("/x"), "status 302 (Location: /x)"},
 		{robotstest.SlowBody(nil), "slow body"},
 		{robotstest.HugeBody(10), "huge body (10 bytes)"},
+		{robotstest.Handler(nil), "handler"},
 	} {
 		if got := tc.f.String(); got != tc.want {
 			t.Errorf("String() = %q, want %q", got, tc.want)
 		}
+	}
+}
+
+// A Handler answers with the test's own handler, streamed: the client has
+// the header and the first part while the handler still holds the rest.
+// The Origin records the request before the handler runs, and the status
+// it answered with; the Date is the Clock's unless the handler sets one.
+func TestFaultHandler(t *testing.T) {
+	o := robotstest.NewOrigin(t, "")
+	held := make(chan struct{})
+	o.Fault("/stream", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
+		if n := len(o.Requests()); n != 1 {
+			t.Errorf("%d requests recorded when the handler runs, want it recorded", n)
+		}
+		w.Header().Set("X-Own", "yes")
+		w.WriteHeader(http.StatusAccepted)
+		io.WriteString(w, "first,")
+		w.(http.Flusher).Flush()
+		<-held
+		io.WriteString(w, "rest")
+	}))
+	o.Fault("/dated", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Date", "Mon, 02 Jan 2006 15:04:05 GMT")
+	}))
+	resp, err := http.Get(o.URL + "/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	first := make([]byte, len("first,"))
+	if _, err := io.ReadFull(resp.Body, first); err != nil || string(first) != "first," {
+		t.Fatalf("first part %q, %v", first, err)
+	}
+	if resp.StatusCode != http.StatusAccepted || resp.Header.Get("X-Own") != "yes" || resp.Header.Get("Date") != o.Clock.Now().Format(http.TimeFormat) {
+		t.Errorf("%d %v, want the handler's status and header, and the Clock's Date", resp.StatusCode, resp.Header)
+	}
+	if r := o.Requests()[0]; r.Status != 0 || r.Fault != "handler" {
+		t.Errorf("while held: %+v, want status 0 (under way), fault handler", r)
+	}
+	close(held)
+	if rest, err := io.ReadAll(resp.Body); err != nil || string(rest) != "rest" {
+		t.Fatalf("rest %q, %v", rest, err)
+	}
+	resp, _, err = get(t, &http.Client{}, o.URL+"/dated", "")
+	if err != nil || resp.StatusCode != 200 || resp.Header.Get("Date") != "Mon, 02 Jan 2006 15:04:05 GMT" {
+		t.Errorf("GET /dated: %v %v, want 200 with the handler's Date", resp, err)
+	}
+	o.Close() // the answers are over: their statuses are recorded
+	if rs := o.Requests(); rs[0].Status != http.StatusAccepted || rs[1].Status != http.StatusOK {
+		t.Errorf("recorded %d and %d, want 202 and 200 (nothing written)", rs[0].Status, rs[1].Status)
+	}
+}
+
+// A robots.txt a Handler serves judges its agent: here each agent gets a
+// file of its own, and each is judged by its own.
+func TestFaultHandlerRobotsPerAgent(t *testing.T) {
+	ftb := &fakeTB{TB: t}
+	o := robotstest.NewOrigin(ftb, "User-agent: *\nDisallow: /\n")
+	o.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.Header.Get("User-Agent"), "FooBot") {
+			io.WriteString(w, "User-agent: *\nDisallow: /foo\n")
+			return
+		}
+		io.WriteString(w, "User-agent: *\nDisallow: /bar\n")
+	}))
+	c := &http.Client{}
+	for _, ua := range []string{"FooBot/1.0", "BarBot/1.0"} {
+		get(t, c, o.URL+"/robots.txt", ua)
+	}
+	get(t, c, o.URL+"/bar", "FooBot/1.0")
+	get(t, c, o.URL+"/foo", "BarBot/1.0")
+	if ftb.Failed() {
+		t.Fatalf("failed by %v, want each agent judged by the file it got", o.Disallowed())
+	}
+	get(t, c, o.URL+"/foo", "FooBot/2.0")
+	ftb.End()
+	errs := ftb.Errors()
+	want := `robotstest: GET /foo from "FooBot/2.0": disallowed by "Disallow: /foo" (line 2, group "*" at line 1) in the robots.txt a Handler served`
+	if len(errs) != 1 || errs[0] != want {
+		t.Errorf("failures = %q, want [%q]", errs, want)
+	}
+	if r := o.Requests()[4]; r.Robots != 0 || r.Decision.Allowed {
+		t.Errorf("judged by version %d, allowed %v; want 0 (a Handler's file), disallowed", r.Robots, r.Decision.Allowed)
+	}
+}
+
+// Through a Transport: a 304 to its conditional request keeps the file
+// it holds, for the Origin as for the Transport; the request's validators
+// are in the record.
+func TestFaultHandlerRevalidation(t *testing.T) {
+	ftb := &fakeTB{TB: t}
+	o := robotstest.NewOrigin(ftb, "")
+	o.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=60")
+		w.Header().Set("ETag", `"v1"`)
+		if r.Header.Get("If-None-Match") == `"v1"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		io.WriteString(w, "User-agent: *\nDisallow: /x\n")
+	}))
+	c := o.Client("FooBot/1.0")
+	if _, _, err := get(t, c, o.URL+"/x", ""); !errors.Is(err, robotsguard.ErrDisallowed) {
+		t.Fatalf("GET /x: %v, want a refusal", err)
+	}
+	o.Clock.Advance(2 * time.Minute)
+	if _, _, err := get(t, c, o.URL+"/x", ""); !errors.Is(err, robotsguard.ErrDisallowed) {
+		t.Fatalf("GET /x after the 304: %v, want a refusal", err)
+	}
+	if _, _, err := get(t, c, o.URL+"/y", ""); err != nil {
+		t.Fatal(err)
+	}
+	rs := o.Requests()
+	if got, want := paths(rs), "GET /robots.txt, GET /robots.txt, GET /y"; got != want {
+		t.Fatalf("requests = %s, want %s", got, want)
+	}
+	if rs[0].Header.Get("If-None-Match") != "" || rs[1].Header.Get("If-None-Match") != `"v1"` || rs[1].Status != http.StatusNotModified {
+		t.Errorf("robots.txt requests %+v, %+v: want the second conditional, answered 304", rs[0], rs[1])
+	}
+	if ftb.Failed() {
+		t.Errorf("failed by %v", o.Disallowed())
+	}
+}
+
+// A coded robots.txt is not read: the Origin's own judges its agent.
+func TestFaultHandlerCodedRobots(t *testing.T) {
+	ftb := &fakeTB{TB: t}
+	o := robotstest.NewOrigin(ftb, "User-agent: *\nDisallow: /own\n")
+	o.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Encoding", "x-unknown")
+		io.WriteString(w, "User-agent: *\nDisallow: /served\n")
+	}))
+	c := &http.Client{}
+	get(t, c, o.URL+"/robots.txt", "FooBot/1.0")
+	get(t, c, o.URL+"/served", "FooBot/1.0")
+	get(t, c, o.URL+"/own", "FooBot/1.0")
+	ftb.End()
+	if errs := ftb.Errors(); len(errs) != 1 || !strings.Contains(errs[0], "GET /own") {
+		t.Errorf("failures = %q, want /own flagged by the Origin's own file", errs)
 	}
 }

@@ -31,7 +31,8 @@ import (
 // Origin (a crawler may use a cached copy; see SetRobots), or by the
 // current one when the agent has fetched none. When that fetch got a 4xx
 // (429 aside), everything is allowed; a 5xx or 429 allows nothing, unless
-// an earlier copy stands in (RFC 9309 §2.3.1.3-4). GET and HEAD requests for
+// an earlier copy stands in (RFC 9309 §2.3.1.3-4), or the fetches have
+// failed for UnreachableLimit. GET and HEAD requests for
 // /robots.txt are never flagged. Disallowed requests are answered as any
 // other: the Origin fails the test, it does not hide the page.
 //
@@ -68,6 +69,16 @@ type Origin struct {
 	// auto-advance on; Transport and Client share it.
 	Clock *Clock
 
+	// UnreachableLimit, when positive, is how long an agent's robots.txt
+	// fetches may fail (5xx or 429) before it may take the file for
+	// unavailable, as RFC 9309 §2.3.1.4 permits once it has been
+	// unreachable for "a reasonably long period of time (for example, 30
+	// days)": its requests are then all allowed, as after a 4xx. The time
+	// counts, by Clock, from the first failed fetch since the agent's last
+	// answer of another kind. Zero means never: however long its fetches
+	// fail, an agent may fetch only what an earlier copy allows.
+	UnreachableLimit time.Duration
+
 	tb        testing.TB
 	srv       *httptest.Server
 	closing   chan struct{} // closed when Close begins: slow answers stop
@@ -98,9 +109,10 @@ type faultList struct {
 // A Request is what an Origin received, and what it made of it.
 type Request struct {
 	Method    string
-	URL       string    // the path and query, as sent (RequestURI)
-	UserAgent string    // the User-Agent header, as sent
-	Time      time.Time // the Origin's Clock when the request arrived
+	URL       string      // the path and query, as sent (RequestURI)
+	UserAgent string      // the User-Agent header, as sent
+	Header    http.Header // the header fields, as received
+	Time      time.Time   // the Origin's Clock when the request arrived
 	// Status is the status the Origin answered with, or 0 while the
 	// answer is under way.
 	Status int
@@ -108,7 +120,8 @@ type Request struct {
 	Fault string
 	// Robots is the version of robots.txt that judged the request: 1 for
 	// the text the Origin was made with, one more after each SetRobots;
-	// 0 when no file did (see RobotsStatus).
+	// 0 when no file did (see RobotsStatus), or when the file that did
+	// was one a Handler served (see Handler).
 	Robots int
 	// Decision is robots.txt's verdict on the request for its agent:
 	// BasisRobotsTxt for a request for /robots.txt itself. When the
@@ -130,8 +143,11 @@ func (r Request) String() string {
 // failure is the test failure a disallowed request is reported with.
 func (r Request) failure() string {
 	msg := fmt.Sprintf("robotstest: %s %s from %q: %s", r.Method, r.URL, r.UserAgent, r.verdict())
-	if r.Robots > 1 {
+	switch {
+	case r.Robots > 1:
 		msg += " in robots.txt version " + strconv.Itoa(r.Robots)
+	case r.Robots == 0 && r.Decision.Basis != 0:
+		msg += " in the robots.txt a Handler served"
 	}
 	return msg
 }
@@ -144,6 +160,8 @@ func (r Request) verdict() string {
 	switch s := r.RobotsStatus; {
 	case s >= 400 && s < 500 && s != http.StatusTooManyRequests:
 		return fmt.Sprintf("allowed: robots.txt answered %d, which allows everything (RFC 9309 §2.3.1.3)", s)
+	case r.Decision.Allowed:
+		return fmt.Sprintf("allowed: robots.txt answered %d, and has failed for UnreachableLimit or longer: it may be taken for unavailable (RFC 9309 §2.3.1.4)", s)
 	default:
 		return fmt.Sprintf("disallowed: robots.txt answered %d, which allows nothing, and no earlier copy stands in (RFC 9309 §2.3.1.4)", s)
 	}
@@ -303,10 +321,12 @@ func (o *Origin) RobotsFetches() int {
 }
 
 // fetched is what an agent got from its robots.txt fetches: the last file
-// (a 2xx), and the status of the last fetch.
+// (a 2xx), the status of the last fetch, and since when its fetches have
+// failed (5xx or 429), if they have.
 type fetched struct {
-	copy   *version
-	status int
+	copy         *version
+	status       int
+	failingSince time.Time
 }
 
 // agentKey is the key of an agent in Origin.fetched.
@@ -340,7 +360,7 @@ func (o *Origin) serve(w http.ResponseWriter, r *http.Request) {
 		o.fetches++
 		d = policy.Decision{Allowed: true, Basis: policy.BasisRobotsTxt}
 	}
-	req := Request{Method: r.Method, URL: r.RequestURI, UserAgent: ua, Time: now, Fault: f.String()}
+	req := Request{Method: r.Method, URL: r.RequestURI, UserAgent: ua, Header: r.Header.Clone(), Time: now, Fault: f.String()}
 	if !isRobots {
 		// The file the agent holds, or the status it got instead.
 		held := o.fetched[agentKey(ua)]
@@ -349,6 +369,9 @@ func (o *Origin) serve(w http.ResponseWriter, r *http.Request) {
 		case held.status >= 200 && held.status < 300:
 			v = held.copy
 		case held.status >= 400 && held.status < 500 && held.status != http.StatusTooManyRequests:
+			v = nil
+			d = policy.Decision{Allowed: true}
+		case o.UnreachableLimit > 0 && now.Sub(held.failingSince) >= o.UnreachableLimit:
 			v = nil
 			d = policy.Decision{Allowed: true}
 		case held.copy != nil: // unreachable, but a copy stands in
@@ -381,20 +404,34 @@ func (o *Origin) serve(w http.ResponseWriter, r *http.Request) {
 		o.tb.Fail()
 	}
 
-	// The answer the path has without a fault.
-	rec := httptest.NewRecorder()
-	if isRobots {
-		rec.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		io.WriteString(rec, v.text)
-	} else {
-		h := o.Handler
-		if h == nil {
-			h = http.HandlerFunc(defaultPage)
-		}
-		h.ServeHTTP(rec, r)
-	}
 	w.Header().Set("Date", now.UTC().Format(http.TimeFormat))
-	status := o.answer(w, r, f, rec)
+	var status int
+	if f.kind == faultHandler {
+		// The test's own answer, and for robots.txt the file it served.
+		c := &capture{ResponseWriter: w}
+		if isRobots && r.Method == http.MethodGet {
+			c.keep = min(max(o.Parser.MaxSize, policy.DefaultMaxSize), 1<<30) + 1 // as far as the Parser reads, and a byte to tell a cut
+		}
+		f.handler(c, r)
+		status = c.done()
+		if c.keep > 0 && !c.coded && status >= 200 && status < 300 {
+			v = &version{text: string(c.body), rules: o.Parser.Parse(c.body)}
+		}
+	} else {
+		// The answer the path has without a fault.
+		rec := httptest.NewRecorder()
+		if isRobots {
+			rec.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			io.WriteString(rec, v.text)
+		} else {
+			h := o.Handler
+			if h == nil {
+				h = http.HandlerFunc(defaultPage)
+			}
+			h.ServeHTTP(rec, r)
+		}
+		status = o.answer(w, r, f, rec)
+	}
 
 	o.mu.Lock()
 	o.reqs[i].Status = status
@@ -408,11 +445,69 @@ func (o *Origin) serve(w http.ResponseWriter, r *http.Request) {
 			o.fetched[agentKey(ua)] = held
 		}
 		held.status = status
-		if status >= 200 && status < 300 {
+		switch {
+		case status >= 200 && status < 300:
 			held.copy = v
+			held.failingSince = time.Time{}
+		case status < 500 && status != http.StatusTooManyRequests:
+			held.failingSince = time.Time{}
+		case held.failingSince.IsZero():
+			held.failingSince = now
 		}
 	}
 	o.mu.Unlock()
+}
+
+// capture passes what a Handler fault writes on to the client, and keeps
+// its status, and up to keep bytes of its body unless it is coded.
+type capture struct {
+	http.ResponseWriter
+	status int
+	keep   int // bytes of the body to keep; 0 for none
+	coded  bool
+	body   []byte
+}
+
+// header notes the status of the answer, once its header goes out.
+func (c *capture) header(code int) {
+	if c.status != 0 {
+		return
+	}
+	c.status = code
+	if ce := c.Header().Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		c.coded = true
+	}
+}
+
+func (c *capture) WriteHeader(code int) {
+	if code >= 200 { // not an informational answer, which another follows
+		c.header(code)
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+func (c *capture) Write(p []byte) (int, error) {
+	c.header(http.StatusOK)
+	if n := min(len(p), c.keep-len(c.body)); n > 0 && !c.coded {
+		c.body = append(c.body, p[:n]...)
+	}
+	return c.ResponseWriter.Write(p)
+}
+
+// Flush sends what was written so far, the header at least.
+func (c *capture) Flush() {
+	c.header(http.StatusOK)
+	http.NewResponseController(c.ResponseWriter).Flush()
+}
+
+// Unwrap gives http.NewResponseController the connection's writer.
+func (c *capture) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// done returns the status the answer went out with: 200 when the handler
+// wrote nothing, as net/http sends then.
+func (c *capture) done() int {
+	c.header(http.StatusOK)
+	return c.status
 }
 
 // answer writes the answer to r that f makes of rec, and returns its

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/robotsguard/robotsguard"
 	"github.com/robotsguard/robotsguard/policy"
@@ -341,4 +342,54 @@ func TestOriginJudgesByRobotsStatus(t *testing.T) {
 			t.Errorf("failures = %q, want /admin flagged by the copy", errs)
 		}
 	})
+}
+
+// TestOriginUnreachableLimit: with UnreachableLimit, an agent whose
+// robots.txt fetches have failed that long may take the file for
+// unavailable, and fetch anything; the time counts from the first failure
+// since its last good fetch.
+func TestOriginUnreachableLimit(t *testing.T) {
+	const day = 24 * time.Hour
+	ftb := &fakeTB{TB: t}
+	o := robotstest.NewUnstartedOrigin(ftb, "User-agent: *\nDisallow: /admin\n")
+	o.UnreachableLimit = 30 * day
+	o.Start()
+	c := &http.Client{}
+	fetch := func(advance time.Duration, path string) {
+		o.Clock.Advance(advance)
+		get(t, c, o.URL+"/robots.txt", "FooBot/1.0")
+		get(t, c, o.URL+path, "FooBot/1.0")
+	}
+	o.Fault("/robots.txt", robotstest.Status(503))
+	fetch(0, "/page")      // flagged: a 503, and no copy
+	fetch(29*day, "/page") // flagged: 29 days of 503s
+	fetch(day, "/admin")   // allowed: 30 days of 503s
+	o.Fault("/robots.txt") // a good fetch
+	fetch(0, "/page")      // allowed by the file
+	o.Fault("/robots.txt", robotstest.Status(500))
+	fetch(day, "/admin")               // the copy stands in: flagged
+	fetch(30*day-time.Second, "/page") // allowed by the copy
+	fetch(time.Second, "/admin")       // 30 days since the first failure: allowed
+	ftb.End()
+	var flagged []string
+	for _, r := range o.Disallowed() {
+		flagged = append(flagged, r.URL)
+	}
+	if got, want := strings.Join(flagged, " "), "/page /page /admin"; got != want {
+		t.Errorf("flagged %s, want %s", got, want)
+	}
+	rs := o.Requests()
+	if s := rs[5].String(); !strings.Contains(s, "allowed: robots.txt answered 503, and has failed for UnreachableLimit or longer") {
+		t.Errorf("record %s, want the limit named", s)
+	}
+
+	// Without the limit, an agent whose fetches fail gets nothing.
+	ftb = &fakeTB{TB: t}
+	o = robotstest.NewOrigin(ftb, "")
+	o.Fault("/robots.txt", robotstest.Status(503))
+	fetch(365*day, "/page")
+	ftb.End()
+	if n := len(o.Disallowed()); n != 1 {
+		t.Errorf("without UnreachableLimit, %d requests flagged, want 1", n)
+	}
 }

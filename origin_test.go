@@ -1,7 +1,8 @@
 package robotsguard_test
 
 import (
-	"context"
+	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -9,7 +10,36 @@ import (
 	"time"
 
 	"github.com/robotsguard/robotsguard"
+	"github.com/robotsguard/robotsguard/robotstest"
 )
+
+func TestOriginKey(t *testing.T) {
+	tests := []struct{ url, want string }{
+		{"http://example.com/a", "http://example.com"},
+		{"http://Example.COM:80/a", "http://example.com"},
+		{"https://example.com:443/", "https://example.com"},
+		{"https://example.com:80/", "https://example.com:80"},
+		{"http://example.com:8181/", "http://example.com:8181"},
+		{"http://example.com:08181/", "http://example.com:8181"},
+		{"HTTP://example.com/", "http://example.com"},
+		{"http://www.müller.eu/", "http://www.xn--mller-kva.eu"},
+		{"http://www.MÜLLER.eu:80/", "http://www.xn--mller-kva.eu"},
+		{"http://212.96.82.21/robots.txt", "http://212.96.82.21"},
+		{"http://[2001:DB8::1]:8080/", "http://[2001:db8::1]:8080"},
+		{"http://[2001:db8::1]:80/", "http://[2001:db8::1]"},
+	}
+	for _, tc := range tests {
+		if got, err := robotsguard.OriginOf(tc.url); err != nil || got != tc.want {
+			t.Errorf("origin of %s = %q, %v; want %q", tc.url, got, err, tc.want)
+		}
+	}
+}
+
+func TestUnderscoreHost(t *testing.T) {
+	if got, err := robotsguard.OriginOf("http://My_Host.Example.com/"); err != nil || got != "http://my_host.example.com" {
+		t.Errorf("origin %q, %v", got, err)
+	}
+}
 
 // TestHostSpellings: spellings of one host are one origin: one fetch, one
 // cache entry, one pacer. IPv6 addresses take their RFC 5952 form, and
@@ -85,45 +115,35 @@ func errorsIsUnsupported(err error) bool {
 	return err != nil && strings.Contains(err.Error(), robotsguard.ErrUnsupportedURL.Error())
 }
 
-// TestNormalizePaths: dot segments and repeated slashes are matched as
-// written by default, as RFC 9309 says; with NormalizePaths the path is
-// also decided with them resolved, as a server that normalises it would
-// serve it, and refused when either is disallowed.
-func TestNormalizePaths(t *testing.T) {
-	tricky := []string{"//private", "/./private", "/a/../private", "/%2e/private", "/a/%2E%2E/private", "///private/x", "/a/b/../../private"}
+// TestHostHeaderOrigin: a request that dials one address with another Host
+// is checked against the robots.txt of that Host, fetched from the same
+// address with the same Host header.
+func TestHostHeaderOrigin(t *testing.T) {
+	h := newHarness(t)
+	s := h.origin("")
 	var mu sync.Mutex
-	var got []string
-	base := roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		if req.URL.Path != "/robots.txt" {
-			mu.Lock()
-			got = append(got, req.URL.EscapedPath())
-			mu.Unlock()
+	var hosts []string // the Host of each robots.txt request
+	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hosts = append(hosts, r.Host)
+		mu.Unlock()
+		if r.Host == "victim.example" {
+			io.WriteString(w, "User-agent: *\nDisallow: /private\n")
+			return
 		}
-		return staticRoundTripper{"User-agent: *\nDisallow: /private\nDisallow: /*/b/c$\n"}.RoundTrip(req)
-	})
-	rfc := newHarness(t, func(tr *robotsguard.Transport) { tr.Base = base })
-	strict := newHarness(t, func(tr *robotsguard.Transport) { tr.Base = base; tr.NormalizePaths = true })
-	for _, p := range tricky {
-		rfc.allowed("http://example.com" + p)
-		strict.refused("http://example.com"+p, robotsguard.ReasonRule)
+		io.WriteString(w, "User-agent: *\nAllow: /\n")
+	}))
+	req, _ := http.NewRequest(http.MethodGet, s.URL+"/private", nil)
+	req.Host = "victim.example"
+	_, err := h.client.Do(req)
+	var d *robotsguard.DisallowedError
+	if !errors.As(err, &d) || d.RobotsURL != "http://victim.example/robots.txt" {
+		t.Fatalf("err %v, want a refusal by victim.example's robots.txt", err)
 	}
-	if len(got) != len(tricky) {
-		t.Errorf("sent %q, want only the RFC harness's", got)
+	mu.Lock()
+	if host := hosts[len(hosts)-1]; host != "victim.example" {
+		t.Errorf("robots.txt fetched with Host %q", host)
 	}
-	// Paths that normalise to allowed ones, or hold nothing to normalise,
-	// are allowed, and sent as written.
-	got = nil
-	for _, p := range []string{"/a/./b", "/a//b", "/public/../public/x", "/a/b/c/..", "/x.y/..z", "/%2e%2e%2e/"} {
-		strict.allowed("http://example.com" + p)
-	}
-	strict.refused("http://example.com/private?x", robotsguard.ReasonRule)
-	strict.refused("http://example.com/x/b/./c", robotsguard.ReasonRule)
-	if want := "/a/./b"; len(got) == 0 || got[0] != want {
-		t.Errorf("sent %q, want %q first, as written", got, want)
-	}
-	// Check answers as RoundTrip does.
-	req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, "http://example.com/a/../private", nil)
-	if err := strict.tr.Check(req); err == nil {
-		t.Error("Check allowed /a/../private with NormalizePaths")
-	}
+	mu.Unlock()
+	h.allowed(s.URL + "/private") // the address's own origin allows it
 }

@@ -1,10 +1,14 @@
 package robotsguard_test
 
 import (
+	"bytes"
+	"context"
 	"errors"
-	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/url"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -14,6 +18,7 @@ import (
 
 	"github.com/robotsguard/robotsguard"
 	"github.com/robotsguard/robotsguard/cache"
+	"github.com/robotsguard/robotsguard/robotstest"
 )
 
 // These tests drive the cache through the Transport with a manual clock,
@@ -21,13 +26,13 @@ import (
 
 // fetchesAt returns the number of robots.txt requests the site has seen
 // after a request for /page at each offset from the start.
-func fetchesAt(h *harness, s *site, offsets ...time.Duration) []int {
+func fetchesAt(h *harness, s *robotstest.Origin, offsets ...time.Duration) []int {
 	start := h.clock.Now()
 	var out []int
 	for _, off := range offsets {
 		h.clock.Advance(start.Add(off).Sub(h.clock.Now()))
 		h.get(s.URL + "/page")
-		out = append(out, s.count("/robots.txt"))
+		out = append(out, count(s, "/robots.txt"))
 	}
 	return out
 }
@@ -88,9 +93,9 @@ func TestFreshness(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, func(tr *robotsguard.Transport) { tr.CachePolicy = tc.policy })
-			s := newSite(t, nil)
+			s := h.origin("User-agent: *\nDisallow: /private\n")
 			fields := tc.fields(h)
-			s.robots = robotsTxt("User-agent: *\nDisallow: /private\n", fields...)
+			s.Fault("/robots.txt", robotstest.Status(200, fields...))
 			if got := fetchesAt(h, s, tc.offsets...); !slices.Equal(got, tc.want) {
 				t.Errorf("robots.txt requests seen after each page request: %v, want %v (fields %q)", got, tc.want, fields)
 			}
@@ -103,7 +108,8 @@ func TestFreshness(t *testing.T) {
 func TestRevalidation(t *testing.T) {
 	h := newHarness(t)
 	var served atomic.Int32
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+	s := h.origin("")
+	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("If-None-Match") == `"v1"` {
 			w.Header().Set("Cache-Control", "max-age=7200")
 			w.WriteHeader(http.StatusNotModified)
@@ -114,23 +120,23 @@ func TestRevalidation(t *testing.T) {
 		w.Header().Set("Last-Modified", "Mon, 02 Jan 2006 15:04:05 GMT")
 		w.Header().Set("Cache-Control", "max-age=600")
 		io.WriteString(w, "User-agent: *\nDisallow: /private\n")
-	})
+	}))
 	h.refused(s.URL+"/private", robotsguard.ReasonRule)
 	h.clock.Advance(11 * time.Minute)
 	h.refused(s.URL+"/private", robotsguard.ReasonRule)
-	r := s.lastRobotsRequest()
+	r := lastRobots(t, s)
 	if r.Header.Get("If-None-Match") != `"v1"` || r.Header.Get("If-Modified-Since") != "Mon, 02 Jan 2006 15:04:05 GMT" {
 		t.Errorf("revalidation sent %v", r.Header)
 	}
 	// The 304's max-age=7200 now applies.
 	h.clock.Advance(119 * time.Minute)
 	h.refused(s.URL+"/private", robotsguard.ReasonRule)
-	if n := s.count("/robots.txt"); n != 2 || served.Load() != 1 {
+	if n := count(s, "/robots.txt"); n != 2 || served.Load() != 1 {
 		t.Errorf("%d robots.txt requests, %d full responses; want 2 and 1", n, served.Load())
 	}
 	h.clock.Advance(2 * time.Minute)
 	h.allowed(s.URL + "/public")
-	if n := s.count("/robots.txt"); n != 3 {
+	if n := count(s, "/robots.txt"); n != 3 {
 		t.Errorf("%d robots.txt requests, want a third past the 304's lifetime", n)
 	}
 }
@@ -138,11 +144,13 @@ func TestRevalidation(t *testing.T) {
 // TestUnavailableCached: a 4xx outcome is cached like a 2xx one.
 func TestUnavailableCached(t *testing.T) {
 	h := newHarness(t)
-	s := newSite(t, status(404))
+	s := h.origin("")
+	s.Fault("/robots.txt", robotstest.Status(404))
 	if got := fetchesAt(h, s, 0, time.Hour, 23*time.Hour, 24*time.Hour+time.Second); !slices.Equal(got, []int{1, 1, 1, 2}) {
 		t.Errorf("robots.txt requests %v, want one per 24 hours", got)
 	}
-	s2 := newSite(t, status(403, "Cache-Control: max-age=600"))
+	s2 := h.origin("")
+	s2.Fault("/robots.txt", robotstest.Status(403, "Cache-Control: max-age=600"))
 	if got := fetchesAt(h, s2, 0, 9*time.Minute, 11*time.Minute); !slices.Equal(got, []int{1, 1, 2}) {
 		t.Errorf("robots.txt requests %v for a 403 with max-age=600", got)
 	}
@@ -154,34 +162,40 @@ func TestUnavailableCached(t *testing.T) {
 // 30 days, when it is treated as unavailable.
 func TestStaleCopyWhileUnreachable(t *testing.T) {
 	var failing atomic.Bool
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.RetryMax = -1 })
+	day := 24 * time.Hour
+	// The Origin lets the Transport take a file unreachable for 30 days
+	// for unavailable, as RFC 9309 permits.
+	s := robotstest.NewUnstartedOrigin(t, "")
+	s.Clock = h.clock
+	s.UnreachableLimit = 30 * day
+	s.Start()
+	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
 		if failing.Load() {
 			w.WriteHeader(http.StatusInternalServerError)
 			return
 		}
 		w.Header().Set("Cache-Control", "max-age=3600")
 		io.WriteString(w, "User-agent: *\nDisallow: /private\n")
-	})
-	h := newHarness(t, func(tr *robotsguard.Transport) { tr.RetryMax = -1 })
-	day := 24 * time.Hour
+	}))
 
 	h.allowed(s.URL + "/page")
 	failing.Store(true)
 	h.clock.Advance(2 * time.Hour) // stale: the fetch fails, the copy stands in
 	h.allowed(s.URL + "/page")
 	h.refused(s.URL+"/private", robotsguard.ReasonRule)
-	if n := s.count("/robots.txt"); n != 2 {
+	if n := count(s, "/robots.txt"); n != 2 {
 		t.Fatalf("%d robots.txt requests, want 2", n)
 	}
 	// Failed fetches back off: a minute, doubling, up to an hour.
 	h.clock.Advance(30 * time.Second)
 	h.allowed(s.URL + "/page")
-	if n := s.count("/robots.txt"); n != 2 {
+	if n := count(s, "/robots.txt"); n != 2 {
 		t.Errorf("%d robots.txt requests within the back-off, want 2", n)
 	}
 	h.clock.Advance(31 * time.Second)
 	h.allowed(s.URL + "/page")
-	if n := s.count("/robots.txt"); n != 3 {
+	if n := count(s, "/robots.txt"); n != 3 {
 		t.Errorf("%d robots.txt requests after the back-off, want 3", n)
 	}
 	// 30 days after the last success, the copy is dropped.
@@ -204,19 +218,20 @@ func TestStaleCopyWhileUnreachable(t *testing.T) {
 // TestNoCopyWhileUnreachable: with no copy, an unreachable robots.txt
 // disallows everything, and fetches back off.
 func TestNoCopyWhileUnreachable(t *testing.T) {
-	s := newSite(t, status(503))
 	h := newHarness(t, func(tr *robotsguard.Transport) { tr.RetryMax = -1 })
+	s := h.origin("") // a failure's Date is not read: h2 may fetch from it too
+	s.Fault("/robots.txt", robotstest.Status(503))
 	got := []int{}
 	for _, step := range []time.Duration{0, 30 * time.Second, 31 * time.Second, time.Minute, 61 * time.Second, 2 * time.Minute} {
 		h.clock.Advance(step)
 		h.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
-		got = append(got, s.count("/robots.txt"))
+		got = append(got, count(s, "/robots.txt"))
 	}
 	// Back-offs of 1, 2 and 4 minutes after the 1st, 2nd and 3rd failure.
 	if want := []int{1, 1, 2, 2, 3, 3}; !slices.Equal(got, want) {
 		t.Errorf("robots.txt requests %v, want %v", got, want)
 	}
-	if n := s.count("/page"); n != 0 {
+	if n := count(s, "/page"); n != 0 {
 		t.Errorf("origin got %d page requests", n)
 	}
 	// DisallowWhileUnreachable: still refused after 30 days.
@@ -229,150 +244,111 @@ func TestNoCopyWhileUnreachable(t *testing.T) {
 // TestRetryAfterOnRobots: a 503 with Retry-After holds off the next fetch
 // until then.
 func TestRetryAfterOnRobots(t *testing.T) {
-	s := newSite(t, status(503, "Retry-After: 7200"))
 	h := newHarness(t)
+	s := h.origin("")
+	s.Fault("/robots.txt", robotstest.Status(503, "Retry-After: 7200"))
 	h.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
 	h.clock.Advance(119 * time.Minute)
 	h.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
-	if n := s.count("/robots.txt"); n != 1 {
+	if n := count(s, "/robots.txt"); n != 1 {
 		t.Errorf("%d robots.txt requests before Retry-After, want 1", n)
 	}
 	h.clock.Advance(2 * time.Minute)
 	h.refused(s.URL+"/page", robotsguard.ReasonUnreachable)
-	if n := s.count("/robots.txt"); n != 2 {
+	if n := count(s, "/robots.txt"); n != 2 {
 		t.Errorf("%d robots.txt requests after Retry-After, want 2", n)
 	}
 }
 
-// TestCacheSizeBound: the in-memory cache holds at most CacheSize bytes of
-// parsed files (at least MinCacheSize); the least recently used origin is
-// dropped and fetched again when needed.
-func TestCacheSizeBound(t *testing.T) {
-	var sb strings.Builder
-	sb.WriteString("User-agent: *\n")
-	for i := 0; sb.Len() < 400<<10; i++ {
-		fmt.Fprintf(&sb, "Disallow: /section-%d/page\n", i)
-	}
-	base := &countingRoundTripper{robots: sb.String()}
-	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Base = base; tr.CacheSize = 1 })
-	// Each parsed file holds over a MiB: 30 origins overflow 16 MiB.
-	for i := range 30 {
-		h.allowed(fmt.Sprintf("http://site%d.example/", i))
-	}
-	h.allowed("http://site29.example/again")
-	h.allowed("http://site0.example/again")
-	if n := base.robotsFetches("site29.example"); n != 1 {
-		t.Errorf("the most recent origin was fetched %d times, want once", n)
-	}
-	if n := base.robotsFetches("site0.example"); n != 2 {
-		t.Errorf("the oldest origin was fetched %d times, want again after eviction", n)
-	}
+// panicReader is a body that panics when read.
+type panicReader struct{}
+
+func (panicReader) Read([]byte) (int, error) { panic("body exploded") }
+
+func response(req *http.Request, status int, body io.Reader) *http.Response {
+	return &http.Response{StatusCode: status, Header: http.Header{"Cache-Control": {"max-age=60"}},
+		Body: io.NopCloser(body), Request: req}
 }
 
-// countingRoundTripper is a staticRoundTripper that counts robots.txt
-// requests by host.
-type countingRoundTripper struct {
-	robots string
-	mu     sync.Mutex
-	counts map[string]int
-}
-
-func (c *countingRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.URL.Path == "/robots.txt" {
-		c.mu.Lock()
-		if c.counts == nil {
-			c.counts = map[string]int{}
-		}
-		c.counts[req.URL.Host]++
-		c.mu.Unlock()
-	}
-	return staticRoundTripper{c.robots}.RoundTrip(req)
-}
-
-func (c *countingRoundTripper) robotsFetches(host string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.counts[host]
-}
-
-// TestObserverFetched: the Observer is told how each fetch ended, with the
-// lifetime given to the file and what set it; Stats count fetches and
-// failures once each, however many requests waited.
-func TestObserverFetched(t *testing.T) {
-	const body = "User-agent: *\nDisallow: /private\n"
-	var failing atomic.Bool
-	var h *harness
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
-		if failing.Load() {
-			w.WriteHeader(http.StatusInternalServerError)
-			return
-		}
-		w.Header().Set("Date", h.clock.Now().Format(http.TimeFormat))
-		w.Header().Set("Cache-Control", "max-age=600")
-		w.Header().Set("ETag", `"v1"`)
-		if r.Header.Get("If-None-Match") == `"v1"` {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		io.WriteString(w, body)
-	})
-	var mu sync.Mutex
-	var events []robotsguard.FetchEvent
-	observe := func(tr *robotsguard.Transport) {
+// TestPanicDuringRefreshKeepsRules: a panic while a stale robots.txt is
+// fetched again (here, reading its body) fails that fetch; the last rules
+// stand in, as for any failure, and keep refusing what they refuse.
+func TestPanicDuringRefreshKeepsRules(t *testing.T) {
+	var fetches, pages atomic.Int32
+	h := newHarness(t, func(tr *robotsguard.Transport) {
 		tr.RetryMax = -1
-		tr.Store = cache.NewMemoryStore(1 << 20)
-		tr.Observer = &robotsguard.Observer{Fetched: func(ev robotsguard.FetchEvent) {
-			mu.Lock()
-			events = append(events, ev)
-			mu.Unlock()
-		}}
+		tr.Base = roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			if req.URL.Path != "/robots.txt" {
+				pages.Add(1)
+				return response(req, 200, strings.NewReader("page")), nil
+			}
+			if fetches.Add(1) == 1 {
+				return response(req, 200, strings.NewReader("User-agent: *\nDisallow: /secret\n")), nil
+			}
+			return response(req, 200, panicReader{}), nil
+		})
+	})
+	h.refused("http://example.com/secret", robotsguard.ReasonRule)
+	h.clock.Advance(2 * time.Minute) // stale: fetched again, and the body panics
+	h.refused("http://example.com/secret", robotsguard.ReasonRule)
+	h.allowed("http://example.com/open")
+	if n := fetches.Load(); n != 2 {
+		t.Errorf("robots.txt fetched %d times, want 2", n)
 	}
-	h = newHarness(t, observe)
-	last := func() robotsguard.FetchEvent {
-		mu.Lock()
-		defer mu.Unlock()
-		if len(events) == 0 {
-			t.Fatal("no fetch event")
+	if n := pages.Load(); n != 1 {
+		t.Errorf("%d pages sent, want only /open", n)
+	}
+	snap := robotsOf(t, h, "http://example.com/")
+	var pe *robotsguard.PanicError
+	if !errors.As(snap.Err, &pe) || pe.Value != "body exploded" {
+		t.Errorf("the failure %v does not hold the panic", snap.Err)
+	}
+}
+
+// TestDelayCappedNoticed: a Crawl-delay above MaxDelay is not capped
+// without a word: the Observer hears it once per origin (not on every
+// request, nor when the same file is fetched again), the Logger says it
+// at Warn, and the Snapshot shows the pause asked beside the one kept.
+func TestDelayCappedNoticed(t *testing.T) {
+	for _, ua := range []string{"TestBot/1.0", ""} {
+		var events []robotsguard.DelayEvent
+		var mu sync.Mutex
+		var logged bytes.Buffer
+		h := newHarness(t, func(tr *robotsguard.Transport) {
+			tr.UserAgent = ua
+			tr.Delay = 0
+			tr.Observer = &robotsguard.Observer{DelayCapped: func(ev robotsguard.DelayEvent) {
+				mu.Lock()
+				events = append(events, ev)
+				mu.Unlock()
+			}}
+			tr.Logger = slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		})
+		s := h.origin("User-agent: *\nCrawl-delay: 86400\n")
+		for range 3 {
+			h.allowed(s.URL + "/page")
 		}
-		ev := events[len(events)-1]
-		events = events[:0]
-		return ev
-	}
-	robotsURL := s.URL + "/robots.txt"
-
-	h.allowed(s.URL + "/a")
-	if ev := last(); ev.URL != robotsURL || ev.Origin != s.URL || ev.Outcome != robotsguard.OutcomeFetched || ev.Status != 200 ||
-		ev.Bytes != len(body) || ev.Lifetime != 10*time.Minute || ev.LifetimeSource != "max-age" || ev.Err != nil {
-		t.Errorf("first fetch: %+v", ev)
-	}
-	h.clock.Advance(11 * time.Minute)
-	h.allowed(s.URL + "/a")
-	if ev := last(); ev.Outcome != robotsguard.OutcomeRevalidated || ev.Lifetime != 10*time.Minute {
-		t.Errorf("revalidation: %+v", ev)
-	}
-	// Another Transport sharing the Store takes the file from it.
-	store := h.tr.Store
-	h2 := newHarness(t, observe, func(tr *robotsguard.Transport) { tr.Store = store })
-	h2.clock.Advance(h.clock.Now().Sub(h2.clock.Now()))
-	h2.refused(s.URL+"/private", robotsguard.ReasonRule)
-	if ev := last(); ev.Outcome != robotsguard.OutcomeFromStore || ev.Status != 200 || ev.Bytes != len(body) {
-		t.Errorf("from the Store: %+v", ev)
-	}
-	failing.Store(true)
-	h.clock.Advance(11 * time.Minute)
-	h.refused(s.URL+"/private", robotsguard.ReasonRule)
-	var fe *robotsguard.FetchError
-	if ev := last(); ev.Outcome != robotsguard.OutcomeServedStale || !errors.As(ev.Err, &fe) || fe.Status != 500 || ev.Status != 500 {
-		t.Errorf("failure with a copy: %+v", ev)
-	}
-	if st := h.tr.Stats(); st.Fetches != 3 || st.Failures != 1 || st.CacheMisses != 3 || st.Checked != 3 || st.Refused != 1 || st.StoreErrors != 0 {
-		t.Errorf("stats %+v, want 3 fetches, 1 failure, 3 misses, 3 checks, 1 refusal", st)
-	}
-
-	down := newSite(t, status(503))
-	h.allowed(s.URL + "/a") // nothing fetched: the copy stands in during the back-off
-	h.refused(down.URL+"/a", robotsguard.ReasonUnreachable)
-	if ev := last(); ev.Outcome != robotsguard.OutcomeFailed || ev.Status != 503 || ev.Err == nil || ev.Lifetime != 0 {
-		t.Errorf("failure without a copy: %+v", ev)
+		h.clock.Advance(25 * time.Hour) // the file is fetched again: the same delay
+		h.allowed(s.URL + "/page")
+		mu.Lock()
+		want := []robotsguard.DelayEvent{{Origin: s.URL, Agent: "testbot", Asked: 24 * time.Hour, Applied: robotsguard.DefaultMaxDelay}}
+		if ua == "" {
+			want[0].Agent = "go-http-client"
+		}
+		if !reflect.DeepEqual(events, want) {
+			t.Errorf("UserAgent %q: events %+v, want %+v", ua, events, want)
+		}
+		mu.Unlock()
+		if n := strings.Count(logged.String(), "level=WARN"); n != 1 || !strings.Contains(logged.String(), "asked=24h0m0s applied=30s") {
+			t.Errorf("UserAgent %q: logged %q: want one warning with the pause asked and kept", ua, logged.String())
+		}
+		if ua == "" {
+			continue
+		}
+		u, _ := url.Parse(s.URL)
+		snap, err := h.tr.Snapshot(context.Background(), u)
+		if err != nil || snap.Delay != robotsguard.DefaultMaxDelay || snap.DelayAsked != 24*time.Hour {
+			t.Errorf("Snapshot %+v, %v: want Delay 30s, DelayAsked 24h", snap, err)
+		}
 	}
 }

@@ -1,0 +1,181 @@
+package robotsguard_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/robotsguard/robotsguard"
+	"github.com/robotsguard/robotsguard/robotstest"
+)
+
+// TestHerd: a thousand concurrent requests to a cold origin cause exactly
+// one robots.txt request; all of them wait for it and then proceed.
+func TestHerd(t *testing.T) {
+	release := make(chan struct{})
+	h := newHarness(t, func(tr *robotsguard.Transport) {
+		tr.Base = &http.Transport{MaxConnsPerHost: 8}
+	})
+	s := h.origin("")
+	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
+		<-release
+		io.WriteString(w, "User-agent: *\nDisallow: /no\n")
+	}))
+	free := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(free) // before s.Close, which waits for the handler
+	const n = 1000
+	// Each request tells, through its context, when it first waits on
+	// something: on the robots.txt fetch, since that cannot end before
+	// release. One that returns without waiting tells too.
+	var waiting sync.WaitGroup
+	waiting.Add(n)
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			path := "/page"
+			if i%10 == 0 {
+				path = "/no"
+			}
+			ctx := &waitingContext{Context: context.Background(), waiting: sync.OnceFunc(waiting.Done)}
+			_, err := h.do(ctx, s.URL+path)
+			ctx.waiting()
+			if (path == "/no") != errors.Is(err, robotsguard.ErrDisallowed) || path != "/no" && err != nil {
+				errs <- fmt.Errorf("%s: %v", path, err)
+			}
+		}()
+	}
+	allWaiting := make(chan struct{})
+	go func() { waiting.Wait(); close(allWaiting) }()
+	select {
+	case <-allWaiting:
+	case <-time.After(time.Minute): // a bound on failure, not a pause: this is never reached when the Transport works
+		t.Error("the requests did not all wait on the robots.txt fetch")
+	}
+	free()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if got := count(s, "/robots.txt"); got != 1 {
+		t.Errorf("robots.txt requested %d times, want 1", got)
+	}
+	if got := count(s, "/page"); got != n-n/10 {
+		t.Errorf("origin got %d page requests, want %d", got, n-n/10)
+	}
+	if got := count(s, "/no"); got != 0 {
+		t.Errorf("origin got %d disallowed requests", got)
+	}
+	if st := h.tr.Stats(); st.CacheMisses != n || st.Fetches != 1 {
+		t.Errorf("%d cache misses and %d fetches, want all %d requests waiting on one fetch", st.CacheMisses, st.Fetches, n)
+	}
+}
+
+// waitingContext is a context that calls waiting when it is first asked
+// for its Done channel: when whoever holds it is about to wait.
+type waitingContext struct {
+	context.Context
+	waiting func()
+}
+
+func (c *waitingContext) Done() <-chan struct{} {
+	c.waiting()
+	return c.Context.Done()
+}
+
+// TestContextCancelledWhileFetching: a request whose context ends while
+// the robots.txt is being fetched returns at once with the context's
+// error; the fetch goes on and serves the next request.
+func TestContextCancelledWhileFetching(t *testing.T) {
+	fetching := make(chan struct{}, 1)
+	release := make(chan struct{})
+	h := newHarness(t)
+	s := h.origin("")
+	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case fetching <- struct{}{}:
+		default: // told once is enough
+		}
+		<-release
+		io.WriteString(w, "User-agent: *\nDisallow: /no\n")
+	}))
+	free := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(free) // before s.Close, which waits for the handler
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() {
+		_, err := h.do(ctx, s.URL+"/page")
+		done <- err
+	}()
+	select {
+	case <-fetching:
+	case err := <-done:
+		t.Fatalf("request returned before the robots.txt was fetched: %v", err)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) || errors.Is(err, robotsguard.ErrDisallowed) {
+		t.Fatalf("cancelled request: %v, want context.Canceled", err)
+	}
+	free()
+	h.allowed(s.URL + "/page")
+	h.refused(s.URL+"/no", robotsguard.ReasonRule)
+	if got := seen(s); !slices.Equal(got, []string{"/robots.txt", "/page"}) {
+		t.Errorf("origin saw %q", got)
+	}
+}
+
+// TestCheckContext: Check waits for the robots.txt within the request's
+// context, and returns the context's error, not a refusal.
+func TestCheckContext(t *testing.T) {
+	release := make(chan struct{})
+	h := newHarness(t)
+	s := h.origin("")
+	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
+		<-release
+		io.WriteString(w, "User-agent: *\nDisallow: /no\n")
+	}))
+	t.Cleanup(sync.OnceFunc(func() { close(release) }))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/no", nil)
+	if err := h.tr.Check(req); !errors.Is(err, context.Canceled) || errors.Is(err, robotsguard.ErrDisallowed) {
+		t.Errorf("Check with a cancelled context: %v, want context.Canceled", err)
+	}
+}
+
+// TestBaseIgnoresContext: a Base that never answers a robots.txt request,
+// whatever its context says, holds requests for a little more than
+// FetchTimeout; they are then refused (no copy stands in).
+func TestBaseIgnoresContext(t *testing.T) {
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	h := newHarness(t, func(tr *robotsguard.Transport) {
+		tr.FetchTimeout = 40 * time.Millisecond
+		tr.Base = roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			<-release
+			return nil, errors.New("released")
+		})
+	})
+	done := make(chan *robotsguard.DisallowedError, 1)
+	go func() {
+		done <- h.refused("http://example.com/page", robotsguard.ReasonUnreachable)
+	}()
+	select {
+	case d := <-done:
+		var fe *robotsguard.FetchError
+		if !errors.As(d.Err, &fe) {
+			t.Errorf("refusal %v: want a FetchError", d)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("a Base that ignores its context held the request for a minute")
+	}
+}
