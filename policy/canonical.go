@@ -1,15 +1,14 @@
 package policy
 
 import (
-	"strings"
-
 	"github.com/robotsguard/robotsguard/internal/canonical"
+	"github.com/robotsguard/robotsguard/internal/match"
 )
 
 func init() {
 	canonical.RulePath = (*Group).ruleCanonical
 	canonical.Rule = (*Group).ruleAt
-	canonical.PathStart = pathStart
+	canonical.PathStart = match.PathStart
 }
 
 // ruleCanonical finds the rule that decides a path the caller made
@@ -24,26 +23,17 @@ func (g *Group) ruleCanonical(path string) (allow bool, pattern string, idx int3
 	if basis != BasisRule {
 		return false, "", -1, false
 	}
-	idx = best.idx()
-	return best.allow(), g.r.str(g.r.rules()[idx].pattern), idx, true
+	idx = best.Idx()
+	return best.Allow(), g.r.rules()[idx].Pattern(g.r.text()), idx, true
 }
 
 // ruleAt returns the rule whose index ruleCanonical returned.
 func (g *Group) ruleAt(idx int32) Rule { return g.r.rule(idx) }
 
 // lookupCanonical is lookupPath for a path the caller made canonical.
-func (g *Group) lookupCanonical(path string) (ruleRef, Basis) {
+func (g *Group) lookupCanonical(path string) (match.Ref, Basis) {
 	if enc, ok := g.encoding(); path == "" || path[0] != '/' || !ok || enc != encCanonical {
 		return g.lookupPath(path)
 	}
 	return g.decideNormalised(path)
-}
-
-// lookupPath returns the rule that decides path for DecidePath, or noRule,
-// and why.
-func (g *Group) lookupPath(path string) (ruleRef, Basis) {
-	if path == "" || path[0] != '/' || strings.IndexByte(path, '#') >= 0 {
-		return g.lookup(path)
-	}
-	return g.decide(path, false)
 }

@@ -1,5 +1,11 @@
 package policy
 
+import (
+	"strings"
+
+	"github.com/robotsguard/robotsguard/internal/match"
+)
+
 // DecidePath is Decide for a path with its query, starting with "/", as
 // CanonicalPath(PathOf(target)) gives it: it does not look for a scheme
 // and host, so a caller that needs the canonical path for itself
@@ -10,4 +16,13 @@ package policy
 // is decided by Decide.
 func (g *Group) DecidePath(path string) Decision {
 	return g.decision(g.lookupPath(path))
+}
+
+// lookupPath returns the rule that decides path for DecidePath, or
+// match.NoRule, and why.
+func (g *Group) lookupPath(path string) (match.Ref, Basis) {
+	if path == "" || path[0] != '/' || strings.IndexByte(path, '#') >= 0 {
+		return g.lookup(path)
+	}
+	return g.decide(path, false)
 }
