@@ -3,34 +3,41 @@ package policy_test
 import (
 	"fmt"
 
-	"github.com/robotsguard/robotsguard/internal/canonical"
+	"github.com/robotsguard/robotsguard/internal/match"
 	"github.com/robotsguard/robotsguard/policy"
 )
 
-// ruleCanonical and ruleAt are what package acap calls to find the rule
-// that decides a path it made canonical itself: TestDecidePath and
-// FuzzMatch check, with checkRuleCanonical, that it is DecidePath's.
-var (
-	ruleCanonical = canonical.RulePath.(func(*policy.Group, string) (allow bool, pattern string, idx int32, ok bool))
-	ruleAt        = canonical.Rule.(func(*policy.Group, int32) policy.Rule)
-)
+// matchOptions are the match.Options of the dialects whose paths a caller
+// outside the package can put in their form: RFC9309's, which package acap
+// uses for the conventional records it pools with its own (canonical
+// paths), and Google's (paths as given). Koster1996's form is policy's
+// own.
+var matchOptions = map[policy.Dialect]match.Options{
+	policy.RFC9309: match.RFC9309(),
+	policy.Google:  {Wildcards: true, IndexHTML: true},
+}
 
-// checkRuleCanonical reports how ruleCanonical(g, path) and the rule of
-// its index differ from what g.DecidePath(path) decides, or "".
-func checkRuleCanonical(g *policy.Group, path string) string {
-	d := g.DecidePath(path)
-	allow, pattern, idx, ok := ruleCanonical(g, path)
-	if ok != (d.Basis == policy.BasisRule) {
-		return fmt.Sprintf("ruleCanonical(%q) found a rule: %v; DecidePath = %v", path, ok, d)
+// checkMatchGroup reports how a match.Group compiled from g's rules, as
+// package acap compiles one from a conventional group, decides path
+// differently from g.DecidePath(path), or "". path is in the form of
+// dialect d, which match.Options holds; "" for Koster1996.
+func checkMatchGroup(g *policy.Group, d policy.Dialect, path string) string {
+	opts, ok := matchOptions[d]
+	if !ok {
+		return ""
+	}
+	rules := g.Rules()
+	m := match.NewGroup(opts, len(rules), func(i int) (string, bool) { return rules[i].Pattern, rules[i].Allow })
+	want := g.DecidePath(path)
+	i, ok := m.Match(path)
+	if ok != (want.Basis == policy.BasisRule) {
+		return fmt.Sprintf("match.Group.Match(%q) found a rule: %v; DecidePath = %v", path, ok, want)
 	}
 	if !ok {
 		return ""
 	}
-	if allow != d.Rule.Allow || pattern != d.Rule.Pattern {
-		return fmt.Sprintf("ruleCanonical(%q) = %v, %q; DecidePath = %v", path, allow, pattern, d)
-	}
-	if r := ruleAt(g, idx); r != d.Rule {
-		return fmt.Sprintf("ruleAt(%d) = %+v for %q; DecidePath = %v", idx, r, path, d)
+	if m.Allow(i) != want.Rule.Allow || m.Pattern(i) != want.Rule.Pattern || rules[i] != want.Rule {
+		return fmt.Sprintf("match.Group.Match(%q) = rule %d, %v %q (%+v); DecidePath = %v", path, i, m.Allow(i), m.Pattern(i), rules[i], want)
 	}
 	return ""
 }

@@ -145,7 +145,7 @@ func FuzzMatch(f *testing.F) {
 			if p := r.Group(agent).DecidePath(policy.CanonicalPath(policy.PathOf(url))); d == policy.RFC9309 && p != got {
 				t.Fatalf("%v: DecidePath(%q) = %v; Decide(%q) = %v", d, policy.CanonicalPath(policy.PathOf(url)), p, url, got)
 			}
-			if diff := checkRuleCanonical(r.Group(agent), policy.CanonicalPath(policy.PathOf(url))); diff != "" {
+			if diff := checkMatchGroup(r.Group(agent), d, policy.CanonicalPath(policy.PathOf(url))); diff != "" {
 				t.Fatalf("%v: %s", d, diff)
 			}
 			if u, err := neturl.Parse(url); err == nil {

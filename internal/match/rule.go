@@ -95,7 +95,7 @@ type Options struct {
 	// also allows "/d/", as if "/d/$" were written.
 	IndexHTML bool
 	// RobotsTxtAllowed: /robots.txt is always allowed; no rule decides
-	// it. The caller tests it (Plan.RobotsTxtAllowed).
+	// it. The caller tests it (Plan.RobotsTxtAllowed, Group.Match).
 	RobotsTxtAllowed bool
 }
 
