@@ -19,7 +19,7 @@ func TestDecidePath(t *testing.T) {
 	bodies = append(bodies, []byte("User-agent: *\nDisallow: /a?b\nDisallow: /caf%C3%A9\nAllow: /robots.txt\n"))
 	for _, d := range []policy.Dialect{policy.RFC9309, policy.Google, policy.Koster1996} {
 		for _, body := range bodies {
-			r := policy.ParseWith(body, d)
+			r := policy.Parser{Dialect: d}.Parse(body)
 			for _, agent := range []string{"FooBot", "Googlebot"} {
 				g := r.Group(agent)
 				for _, u := range urls {

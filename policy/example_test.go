@@ -41,10 +41,10 @@ func ExampleRobots_Group() {
 	// crawl-delay 1.5s
 }
 
-func ExampleParseWith() {
+func ExampleParser_dialect() {
 	body := []byte("User-agent: *\nDisalow: /tmp/\n") // a typo Google accepts
 	fmt.Println(policy.Parse(body).Allowed("FooBot", "/tmp/x"))
-	fmt.Println(policy.ParseWith(body, policy.Google).Allowed("FooBot", "/tmp/x"))
+	fmt.Println(policy.Parser{Dialect: policy.Google}.Parse(body).Allowed("FooBot", "/tmp/x"))
 	// Output:
 	// true
 	// false

@@ -20,7 +20,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, d := range []policy.Dialect{policy.RFC9309, policy.Google, policy.Koster1996} {
-			r := policy.ParseWith(body, d)
+			r := policy.Parser{Dialect: d}.Parse(body)
 			lines := policy.Parser{Dialect: d}.Report(body)
 			if want := countLines(body); len(lines) != want {
 				t.Fatalf("%v: %d line reports for %d lines", d, len(lines), want)
@@ -136,7 +136,7 @@ func FuzzMatch(f *testing.F) {
 	f.Add("user-agent: *\ndisallow: /\nallow: /*/index.html\n", "a", "/foo/")
 	f.Fuzz(func(t *testing.T, robots, agent, url string) {
 		for _, d := range []policy.Dialect{policy.RFC9309, policy.Google, policy.Koster1996} {
-			r := policy.ParseWith([]byte(robots), d)
+			r := policy.Parser{Dialect: d}.Parse([]byte(robots))
 			got := r.Decide(agent, url)
 			allowed, line := newReference([]byte(robots), d).decide(agent, url)
 			if got.Allowed != allowed || got.Rule.Line != line {

@@ -41,7 +41,7 @@ func TestManyWildcardRulesAgreeWithReference(t *testing.T) {
 			}
 		}
 		for _, d := range []policy.Dialect{policy.RFC9309, policy.Google} {
-			r := policy.ParseWith([]byte(body.String()), d)
+			r := policy.Parser{Dialect: d}.Parse([]byte(body.String()))
 			ref := newReference([]byte(body.String()), d)
 			for q := 0; q < 200; q++ {
 				b := []byte(pick(prefixes))

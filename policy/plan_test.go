@@ -29,7 +29,7 @@ func TestFlatPlanWhen(t *testing.T) {
 		{"google index.html", "User-agent: *\nAllow: /a/index.html\n", "bot", Google, false, 0},
 		{"koster record", "User-agent: botany\nDisallow: /a\nDisallow: /b\n", "bot", Koster1996, true, 2},
 	} {
-		g := ParseWith([]byte(c.body), c.d).Group(c.agent)
+		g := Parser{Dialect: c.d}.Parse([]byte(c.body)).Group(c.agent)
 		f := g.flat
 		if got := f.OK(); got != c.plan || f.Len() != c.n {
 			t.Errorf("%s: plan %v with %d rules, want %v with %d", c.name, got, f.Len(), c.plan, c.n)
@@ -44,7 +44,7 @@ func TestFlatPlanAgrees(t *testing.T) {
 	planned := 0
 	for _, body := range corpusBodies(t) {
 		for _, d := range []Dialect{RFC9309, Google, Koster1996} {
-			r := ParseWith(body, d)
+			r := Parser{Dialect: d}.Parse(body)
 			agents := []string{"unknownbot", "googlebot", "bingbot"}
 			for _, a := range r.agents() {
 				if !a.star() && a.token.n > 0 {
@@ -93,7 +93,7 @@ func TestFlatPlanPastLastRule(t *testing.T) {
 	for n := 1; n <= 9; n++ {
 		body := "User-agent: *\nDisallow:\n" + strings.Repeat("Allow: /b\n", n-1)
 		for _, d := range []Dialect{RFC9309, Google, Koster1996} {
-			g := ParseWith([]byte(body), d).Group("bot")
+			g := Parser{Dialect: d}.Parse([]byte(body)).Group("bot")
 			for _, p := range []string{"/\xff", "/\xffb", "\xff\xff"} {
 				if dec := g.Decide(p); !dec.Allowed || dec.Basis == BasisRule {
 					t.Errorf("dialect %v, %d rules, %q: %v, want no rule", d, n, p, dec)

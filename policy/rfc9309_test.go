@@ -184,7 +184,7 @@ func TestRFC9309(t *testing.T) {
 	}
 	for _, tc := range tests {
 		for _, d := range []policy.Dialect{policy.RFC9309, policy.Google} {
-			r := policy.ParseWith([]byte(tc.robots), d)
+			r := policy.Parser{Dialect: d}.Parse([]byte(tc.robots))
 			checks := tc.checks
 			if d == policy.Google {
 				// Google compares URLs as given and lets the rules decide

@@ -285,17 +285,14 @@ type directive struct {
 }
 
 // Parse parses a robots.txt body with the RFC9309 dialect and the default
-// size limit. It never fails: content that is not robots.txt is ignored, so
+// size limit: it is the zero Parser's Parse, the common case (another
+// dialect or limit is Parser{Dialect: d, MaxSize: n}.Parse(body)). It
+// never fails: content that is not robots.txt is ignored, so
 // an HTML page parses to an empty set of rules that allows everything. (A
 // fetcher decides what a bad response means before it parses; see the
 // robotsguard package.) Parse does not retain body.
 func Parse(body []byte) *Robots {
 	return Parser{}.Parse(body)
-}
-
-// ParseWith parses body with dialect d and the default size limit.
-func ParseWith(body []byte, d Dialect) *Robots {
-	return Parser{Dialect: d}.Parse(body)
 }
 
 // Parse parses body. It never fails, and does not retain body. An unknown

@@ -313,7 +313,7 @@ func TestAdversarialPatterns(t *testing.T) {
 	}
 	for _, tc := range tests {
 		for _, d := range []policy.Dialect{policy.RFC9309, policy.Google} {
-			r := policy.ParseWith([]byte("user-agent: *\ndisallow: "+tc.pattern+"\n"), d)
+			r := policy.Parser{Dialect: d}.Parse([]byte("user-agent: *\ndisallow: " + tc.pattern + "\n"))
 			if got := !r.Allowed("x", tc.path); got != tc.match {
 				t.Errorf("%v: %.40q on a %d-byte path: match %v, want %v", d, tc.pattern, len(tc.path), got, tc.match)
 			}
@@ -341,7 +341,7 @@ func TestGoogleDialectDifferences(t *testing.T) {
 			d    policy.Dialect
 			want bool
 		}{{policy.RFC9309, tc.rfc}, {policy.Google, tc.google}} {
-			if got := policy.ParseWith([]byte(tc.robots), c.d).Allowed(tc.agent, tc.url); got != c.want {
+			if got := (policy.Parser{Dialect: c.d}).Parse([]byte(tc.robots)).Allowed(tc.agent, tc.url); got != c.want {
 				t.Errorf("%v: %q: Allowed(%q, %q) = %v, want %v", c.d, tc.robots, tc.agent, tc.url, got, c.want)
 			}
 		}
@@ -355,7 +355,7 @@ func TestDecideURL(t *testing.T) {
 	n := 0
 	for _, s := range loadSites(t, filepath.Join("testdata", "corpus"), 50) {
 		for _, d := range []policy.Dialect{policy.RFC9309, policy.Google} {
-			r := policy.ParseWith(s.body, d)
+			r := policy.Parser{Dialect: d}.Parse(s.body)
 			urls := append(s.urls, "https://example.com", "https://example.com?q=1", "https://example.com/a?", "//example.com/x",
 				"https://example.com//admin/secret", "https://example.com//a?b=//c")
 			for _, raw := range urls {
@@ -441,7 +441,7 @@ func TestManyAgents(t *testing.T) {
 // an Allow for "<dir>/index.html" whatever the directory holds, wildcards
 // included.
 func TestGoogleIndexHTMLWithWildcards(t *testing.T) {
-	r := policy.ParseWith([]byte("user-agent: *\ndisallow: /\nallow: /*/index.html\n"), policy.Google)
+	r := policy.Parser{Dialect: policy.Google}.Parse([]byte("user-agent: *\ndisallow: /\nallow: /*/index.html\n"))
 	for _, tc := range []struct {
 		url     string
 		allowed bool
@@ -502,7 +502,7 @@ func TestKosterMemSize(t *testing.T) {
 	for i := range 2000 {
 		fmt.Fprintf(&b, "disallow: /p%d/\n", i)
 	}
-	r := policy.ParseWith([]byte(b.String()), policy.Koster1996)
+	r := policy.Parser{Dialect: policy.Koster1996}.Parse([]byte(b.String()))
 	r.Allowed("other", "/") // indexes the records, compiles none of them
 	before := r.MemSize()
 	if r.Allowed("bot", "/p7/x") {
