@@ -537,7 +537,7 @@ func (t *Transport) newState(k stateKey, e *cache.Entry, err error, p parsed) *o
 	}
 	if t.UserAgent != "" {
 		st.group = st.robots.Group(groupAgent(t.UserAgent))
-		st.group.Allowed("/") // build its matcher now, to count it
+		st.group.Decide("/") // build its matcher now, to count it
 		st.every, st.over = t.interval(st.group)
 	}
 	// The parsed body is counted with UserAgent's matcher, built above.

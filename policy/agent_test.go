@@ -25,7 +25,7 @@ func TestGroupRepeatedAgents(t *testing.T) {
 			for _, c := range cases {
 				g := r.Group(c.agent)
 				for _, p := range []string{"/a", "/b", "/c"} {
-					if got, want := g.Allowed(p), p != c.want; got != want {
+					if got, want := g.Decide(p).Allowed, p != c.want; got != want {
 						t.Errorf("%v, round %d: Group(%q).Allowed(%q) = %v, want %v", d, round, c.agent, p, got, want)
 					}
 				}

@@ -197,8 +197,8 @@ func TestCorpusParses(t *testing.T) {
 					t.Errorf("%s: %d bytes, Truncated() = %v, Size() = %d", f, len(body), r.Truncated(), r.Size())
 				}
 				for _, a := range corpusAgents {
-					r.Decide(a, "/")
-					r.Decide(a, "https://example.com/a/b.php?c=d")
+					r.Group(a).Decide("/")
+					r.Group(a).Decide("https://example.com/a/b.php?c=d")
 				}
 				_ = policy.Parser{Dialect: d}.Report(body)
 			}

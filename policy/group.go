@@ -461,15 +461,13 @@ func (r *Robots) initRules(rs *rules, members []uint32) {
 }
 
 // Allowed reports whether userAgent may fetch target, which is an absolute
-// URL or a path with an optional query. It is Group(userAgent).Allowed(target).
+// URL or a path with an optional query: Group(userAgent).Decide(target).Allowed,
+// in one call, without building the Decision. It is the one-line question
+// a crawler asks of a file, and the cheapest on a string: to know why,
+// look the group up (Robots.Group) and call Decide.
 func (r *Robots) Allowed(userAgent, target string) bool {
-	return r.Group(userAgent).Allowed(target)
-}
-
-// Decide returns the verdict on target for userAgent, with the rule that
-// decided it. It is Group(userAgent).Decide(target).
-func (r *Robots) Decide(userAgent, target string) Decision {
-	return r.Group(userAgent).Decide(target)
+	best, basis := r.Group(userAgent).lookup(target)
+	return basis != BasisRule || best.Allow()
 }
 
 // Agent returns the group's product token in lower case (under
@@ -512,18 +510,13 @@ func (g *Group) Rules() []Rule {
 	return out
 }
 
-// Allowed reports whether target may be fetched; target is an absolute URL
-// or a path with an optional query.
-func (g *Group) Allowed(target string) bool {
-	best, basis := g.lookup(target)
-	return basis != BasisRule || best.Allow()
-}
-
-// Decide returns the verdict on target, with the rule that decided it.
-// target is an absolute URL ("https://example.com/a?b") or a path with an
-// optional query ("/a?b"). A path that starts with "//" is read as a
-// scheme-relative URL, whose first segment is a host: decide such paths
-// through an absolute URL, or with DecideURL.
+// Decide returns the verdict on target, with the rule that decided it: the
+// one way to ask a Group about a URL held as a string (the Decision holds
+// the verdict, Allowed, and allocates nothing). target is an absolute URL
+// ("https://example.com/a?b") or a path with an optional query ("/a?b").
+// A path that starts with "//" is read as a scheme-relative URL, whose
+// first segment is a host: decide such paths through an absolute URL, or
+// with DecideURL.
 //
 // In the RFC9309 and Koster1996 dialects, target is normalised as described
 // in the package documentation, and /robots.txt is always allowed. In the
@@ -536,13 +529,17 @@ func (g *Group) Decide(target string) Decision {
 }
 
 // DecideURL is Decide for a parsed URL: its escaped path and its query, as
-// sent in a request (URL.RequestURI), without building that string.
+// sent in a request (URL.RequestURI), without building that string. The
+// Transport calls it for the Decision of a refusal.
 func (g *Group) DecideURL(u *url.URL) Decision {
 	return g.decision(g.lookupURL(u))
 }
 
 // AllowedURL reports whether u may be fetched: it is DecideURL(u).Allowed,
-// without the rest of the Decision.
+// without the rest of the Decision (the rule's line and text, the group),
+// and allocates nothing. It is what a request's hot path asks, as the
+// Transport does before each request; most answers are yes, and need no
+// reason.
 func (g *Group) AllowedURL(u *url.URL) bool {
 	best, basis := g.lookupURL(u)
 	return basis != BasisRule || best.Allow()

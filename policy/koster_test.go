@@ -52,7 +52,7 @@ func TestKoster1996_4_ExampleMatrix(t *testing.T) {
 		want := []bool{row.unhipbot, row.webcrawler, row.webcrawler, row.others}
 		for i, robot := range robots {
 			if got := r.Allowed(robot, row.url); got != want[i] {
-				t.Errorf("%s, %s: allowed %v, want %v (%v)", robot, row.url, got, want[i], r.Decide(robot, row.url))
+				t.Errorf("%s, %s: allowed %v, want %v (%v)", robot, row.url, got, want[i], r.Group(robot).Decide(row.url))
 			}
 		}
 	}
@@ -145,11 +145,11 @@ func TestKoster1996(t *testing.T) {
 // TestKoster1996Explains: the first matching rule is the one reported.
 func TestKoster1996Explains(t *testing.T) {
 	r := policy.Parser{Dialect: policy.Koster1996}.Parse([]byte(fict))
-	d := r.Decide("OtherBot", "/org/plans.html")
+	d := r.Group("OtherBot").Decide("/org/plans.html")
 	if d.Allowed || d.Rule.Line != 12 || d.Rule.Pattern != "/org/plans.html" || d.GroupAgent != "*" || d.GroupLine != 11 {
 		t.Errorf("Decide = %+v", d)
 	}
-	d = r.Decide("Excite", "/x")
+	d = r.Group("Excite").Decide("/x")
 	if !d.Allowed || d.Basis != policy.BasisNoMatch || d.GroupLine != 7 {
 		t.Errorf("Decide = %+v", d)
 	}

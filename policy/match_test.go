@@ -49,7 +49,7 @@ func TestManyWildcardRulesAgreeWithReference(t *testing.T) {
 					b = append(b, alphabet[rng.IntN(len(alphabet))])
 				}
 				u := "/" + strings.TrimPrefix(string(b), "/")
-				got := r.Decide("a", u)
+				got := r.Group("a").Decide(u)
 				allowed, line := ref.decide("a", u)
 				if got.Allowed != allowed || got.Rule.Line != line {
 					t.Fatalf("%v: file\n%s\nDecide(%q) = %v; reference: allowed=%v line %d", d, body.String(), u, got, allowed, line)

@@ -16,7 +16,7 @@ func checkVerdicts(t *testing.T, name string, r *policy.Robots, vs []verdict) {
 	t.Helper()
 	for _, v := range vs {
 		if got := r.Allowed(v.agent, v.url); got != v.allowed {
-			t.Errorf("%s: Allowed(%q, %q) = %v, want %v (%v)", name, v.agent, v.url, got, v.allowed, r.Decide(v.agent, v.url))
+			t.Errorf("%s: Allowed(%q, %q) = %v, want %v (%v)", name, v.agent, v.url, got, v.allowed, r.Group(v.agent).Decide(v.url))
 		}
 	}
 }

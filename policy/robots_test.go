@@ -53,12 +53,12 @@ func TestDecideExplains(t *testing.T) {
 		{"FooBot", "/robots.txt", policy.Decision{Allowed: true, Basis: policy.BasisRobotsTxt, GroupAgent: "foobot", GroupLine: 8}},
 	}
 	for _, tc := range tests {
-		if got := r.Decide(tc.agent, tc.url); got != tc.want {
+		if got := r.Group(tc.agent).Decide(tc.url); got != tc.want {
 			t.Errorf("Decide(%q, %q) =\n\t%+v, want\n\t%+v", tc.agent, tc.url, got, tc.want)
 		}
 	}
 	none := policy.Parse([]byte("user-agent: FooBot\ndisallow: /\n"))
-	if d := none.Decide("BarBot", "/x"); d != (policy.Decision{Allowed: true, Basis: policy.BasisNoGroup}) {
+	if d := none.Group("BarBot").Decide("/x"); d != (policy.Decision{Allowed: true, Basis: policy.BasisNoGroup}) {
 		t.Errorf("no group: %+v", d)
 	}
 }
@@ -71,7 +71,7 @@ func TestDecisionString(t *testing.T) {
 		{"FooBot", "/robots.txt", "allowed: robots.txt is always allowed"},
 	}
 	for _, tc := range tests {
-		if got := r.Decide(tc.agent, tc.url).String(); got != tc.want {
+		if got := r.Group(tc.agent).Decide(tc.url).String(); got != tc.want {
 			t.Errorf("Decide(%q, %q).String() = %q, want %q", tc.agent, tc.url, got, tc.want)
 		}
 	}
@@ -431,8 +431,8 @@ func TestManyAgents(t *testing.T) {
 	r := policy.Parse([]byte(sb.String()))
 	for _, i := range []int{0, 1, n / 2, n - 1} {
 		g := r.Group(name(i))
-		if d, _ := g.CrawlDelay(); d != time.Duration(n-i)*time.Second || g.Allowed("/x") {
-			t.Errorf("%s: crawl-delay %v, want %ds; /x allowed %v", name(i), d, n-i, g.Allowed("/x"))
+		if d, _ := g.CrawlDelay(); d != time.Duration(n-i)*time.Second || g.Decide("/x").Allowed {
+			t.Errorf("%s: crawl-delay %v, want %ds; /x allowed %v", name(i), d, n-i, g.Decide("/x").Allowed)
 		}
 	}
 }
@@ -562,7 +562,7 @@ func TestRuleLines(t *testing.T) {
 				if rl.Line != want[i] {
 					t.Errorf("gap %d, %d rules: rule %d on line %d, want %d", gap, n, i, rl.Line, want[i])
 				}
-				if d := r.Decide("x", fmt.Sprintf("/r%d", i)); d.Rule.Line != want[i] {
+				if d := r.Group("x").Decide(fmt.Sprintf("/r%d", i)); d.Rule.Line != want[i] {
 					t.Errorf("gap %d, %d rules: /r%d decided by line %d, want %d", gap, n, i, d.Rule.Line, want[i])
 				}
 			}

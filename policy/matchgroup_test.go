@@ -19,8 +19,8 @@ var matchOptions = map[policy.Dialect]match.Options{
 
 // checkMatchGroup reports how a match.Group compiled from g's rules, as
 // package acap compiles one from a conventional group, decides path
-// differently from g.DecidePath(path), or "". path is in the form of
-// dialect d, which match.Options holds; "" for Koster1996.
+// differently from g (decidePath), or "". path, which starts with "/", is
+// in the form of dialect d; "" for Koster1996.
 func checkMatchGroup(g *policy.Group, d policy.Dialect, path string) string {
 	opts, ok := matchOptions[d]
 	if !ok {
@@ -28,16 +28,16 @@ func checkMatchGroup(g *policy.Group, d policy.Dialect, path string) string {
 	}
 	rules := g.Rules()
 	m := match.NewGroup(opts, len(rules), func(i int) (string, bool) { return rules[i].Pattern, rules[i].Allow })
-	want := g.DecidePath(path)
+	want := decidePath(g, path)
 	i, ok := m.Match(path)
 	if ok != (want.Basis == policy.BasisRule) {
-		return fmt.Sprintf("match.Group.Match(%q) found a rule: %v; DecidePath = %v", path, ok, want)
+		return fmt.Sprintf("match.Group.Match(%q) found a rule: %v; Decide = %v", path, ok, want)
 	}
 	if !ok {
 		return ""
 	}
 	if m.Allow(i) != want.Rule.Allow || m.Pattern(i) != want.Rule.Pattern || rules[i] != want.Rule {
-		return fmt.Sprintf("match.Group.Match(%q) = rule %d, %v %q (%+v); DecidePath = %v", path, i, m.Allow(i), m.Pattern(i), rules[i], want)
+		return fmt.Sprintf("match.Group.Match(%q) = rule %d, %v %q (%+v); Decide = %v", path, i, m.Allow(i), m.Pattern(i), rules[i], want)
 	}
 	return ""
 }
