@@ -205,7 +205,7 @@ func (t *Transport) newRefState(rawURL string, res fetchResult, now time.Time) *
 	e := res.entry
 	rs := &refState{entry: e, until: e.RetryAt}
 	if e.Failures == 0 {
-		rs.until = t.cachePolicy().FreshUntil(e)
+		rs.until = t.cachePolicy().Freshness(e).Until
 	}
 	switch {
 	case e.Status == 0 || e.Failures > 0 && !t.cachePolicy().UsableStale(e, now):
