@@ -133,6 +133,10 @@ func (f Field) String() string {
 
 // A Decision is the verdict on a Query, with what decided it.
 type Decision struct {
+	// Permitted is the verdict, in ACAP 1.1's words: a usage is permitted
+	// or prohibited (its ACAP-allow- and ACAP-disallow- fields are
+	// permissions and prohibitions), where policy.Decision.Allowed tells
+	// whether a URL may be accessed, in RFC 9309's.
 	Permitted bool
 	Basis     Basis
 	// Field is the field with the narrowest scope, when Basis is
