@@ -167,7 +167,7 @@ func FuzzResponse(f *testing.F) {
 				t.Fatalf("status %d %q: allowed", status, fields)
 			}
 		case status < 300 && !codings:
-			want := policy.Parser{}.Parse(body).Decide("TestBot", "/x").Allowed
+			want := policy.Parser{}.Parse(body).Allowed("TestBot", "/x")
 			if allowed != want {
 				t.Fatalf("status %d %q: allowed=%v, the body's rules say %v (%v)", status, fields, allowed, want, err)
 			}

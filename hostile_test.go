@@ -550,7 +550,7 @@ func TestHostileContent(t *testing.T) {
 			rules := policy.Parse([]byte(tc.body))
 			measured(t, h, fetchAllocBound, func() {
 				for _, p := range tc.paths {
-					want := rules.Decide("TestBot", p).Allowed
+					want := rules.Allowed("TestBot", p)
 					if want {
 						h.allowed(s.URL + p)
 					} else {
@@ -579,7 +579,7 @@ func TestHostileRulesChange(t *testing.T) {
 	s := newOrigin(t, h.clock, "", func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		defer mu.Unlock()
-		if !rulesOf(version).Decide("TestBot", r.URL.RequestURI()).Allowed {
+		if !rulesOf(version).Allowed("TestBot", r.URL.RequestURI()) {
 			violations = append(violations, r.URL.RequestURI())
 		}
 		io.WriteString(w, "ok")

@@ -119,7 +119,7 @@ func (t *Transport) obtain(o origin, url string, start, deadline time.Time, old 
 	}
 	// A file still fresh (with ACAP on, here only for its references) is
 	// not fetched again.
-	if old != nil && old.Failures == 0 && old.Status != 0 && start.Before(t.cachePolicy().FreshUntil(old)) {
+	if old != nil && old.Failures == 0 && old.Status != 0 && start.Before(t.cachePolicy().Freshness(old).Until) {
 		return fetchResult{entry: old}
 	}
 	if l, ok := t.Store.(cache.Locker); ok {
@@ -157,7 +157,7 @@ func (t *Transport) obtain(o origin, url string, start, deadline time.Time, old 
 // decisive reports whether e, an entry from the Store, decides at now
 // without a fetch: a fresh response, or a failure whose back-off lasts.
 func (t *Transport) decisive(e *cache.Entry, now time.Time) bool {
-	return e.Failures == 0 && e.Status != 0 && now.Before(t.cachePolicy().FreshUntil(e)) ||
+	return e.Failures == 0 && e.Status != 0 && now.Before(t.cachePolicy().Freshness(e).Until) ||
 		e.Failures > 0 && now.Before(e.RetryAt)
 }
 

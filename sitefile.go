@@ -101,7 +101,7 @@ func (t *Transport) newSiteFile(rawURL string, res fetchResult, now time.Time) *
 	e := res.entry
 	f := &siteFile{entry: e, until: e.RetryAt}
 	if e.Failures == 0 {
-		f.until = t.cachePolicy().FreshUntil(e)
+		f.until = t.cachePolicy().Freshness(e).Until
 	}
 	switch {
 	case e.Status == 0 || e.Failures > 0 && !t.cachePolicy().UsableStale(e, now):

@@ -506,7 +506,7 @@ func (t *Transport) newState(k stateKey, e *cache.Entry, err error, p parsed) *o
 	}
 	if t.UserAgent != "" {
 		st.group = st.robots.Group(groupAgent(t.UserAgent))
-		st.group.Allowed("/") // build its matcher now, to count it
+		st.group.Decide("/") // build its matcher now, to count it
 		st.every, st.over = t.interval(st.group)
 	}
 	// The parsed body is counted with UserAgent's matcher, built above.
@@ -526,7 +526,7 @@ func (t *Transport) newState(k stateKey, e *cache.Entry, err error, p parsed) *o
 	case e.Failures > 0:
 		until = e.RetryAt
 	case e.Status != 0:
-		until = t.cachePolicy().FreshUntil(e)
+		until = t.cachePolicy().Freshness(e).Until
 	}
 	for _, sp := range p.signals {
 		if sp == nil {

@@ -221,7 +221,8 @@ func TestRealFiles(t *testing.T) {
 }
 
 // TestConventionalAgreesWithPolicy checks that, in files without ACAP
-// records, the crawl decisions are those of the policy package.
+// records, the crawl decisions are those of the policy package, made by
+// the same rule.
 func TestConventionalAgreesWithPolicy(t *testing.T) {
 	files, _ := filepath.Glob("../policy/testdata/corpus/robots/*.txt")
 	if len(files) == 0 {
@@ -244,8 +245,13 @@ func TestConventionalAgreesWithPolicy(t *testing.T) {
 			for _, u := range paths {
 				n++
 				d := p.Decide(acap.Query{Agent: agent, URL: u, Usage: acap.Crawl})
-				if want := r.Decide(agent, u); d.Permitted != want.Allowed {
+				want := r.Group(agent).Decide(u)
+				if d.Permitted != want.Allowed {
 					t.Fatalf("%s: %s %s: ACAP %v, policy %v", f, agent, u, d, want)
+				}
+				byRule := d.Basis == acap.BasisField && d.Field.Conventional
+				if byRule != (want.Basis == policy.BasisRule) || byRule && (d.Field.Line != want.Rule.Line || d.Field.Text != want.Rule.String()) {
+					t.Fatalf("%s: %s %s: ACAP %v (%+v), policy %v", f, agent, u, d, d.Field, want)
 				}
 			}
 		}

@@ -42,7 +42,7 @@ func TestParseAlong(t *testing.T) {
 		parsed := acap.Parse(body)
 		for _, a := range agents {
 			for _, u := range paths {
-				if g, w := got.Decide(a, u), want.Decide(a, u); !reflect.DeepEqual(g, w) {
+				if g, w := got.Group(a).Decide(u), want.Group(a).Decide(u); !reflect.DeepEqual(g, w) {
 					t.Fatalf("%s: %q %q: %v, want %v", f, a, u, g, w)
 				}
 				q := acap.Query{Agent: a, URL: u, Usage: acap.Crawl}

@@ -28,7 +28,7 @@ func BenchmarkParse(b *testing.B) {
 
 // BenchmarkDecideCrawl compares an ACAP crawl decision (ACAP records and
 // conventional ones pooled, Policy.Decide) with the policy package's
-// decision on the same file's conventional records (policy.Group.Allowed,
+// decision on the same file's conventional records (policy.Group.Decide,
 // the group looked up once), side by side: benchstat -col /engine gives
 // the ratio. The real files are the corpus's two with ACAP records, asked
 // about the URLs seen on their sites, by an unknown agent and by one their
@@ -68,7 +68,7 @@ func BenchmarkDecideCrawl(b *testing.B) {
 				b.ReportAllocs()
 				i := 0
 				for b.Loop() {
-					g.Allowed(f.urls[i%len(f.urls)])
+					g.Decide(f.urls[i%len(f.urls)])
 					i++
 				}
 			})

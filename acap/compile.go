@@ -11,7 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/robotsguard/robotsguard/internal/ascii"
-	"github.com/robotsguard/robotsguard/internal/canonical"
+	"github.com/robotsguard/robotsguard/internal/match"
 	"github.com/robotsguard/robotsguard/policy"
 )
 
@@ -552,10 +552,10 @@ type agentPlan struct {
 	// the record-level fields of the records for any crawler for every
 	// resource (section 2.2.1).
 	covered usageSet
-	conv    *policy.Group
-	// convRules: the conventional group has rules with a pattern,
-	// without which it decides nothing by a rule.
-	convRules bool
+	// conv is the agent's conventional group, or nil when it has no rule
+	// with a pattern (and so decides nothing by a rule), or the
+	// conventional records are ignored.
+	conv *convGroup
 	// convRepeated: the ACAP fields repeat every conventional rule (see
 	// repeatsConventional), which a crawl decision need not look up.
 	convRepeated bool
@@ -620,12 +620,8 @@ func (p *Policy) newPlan(agent string) *agentPlan {
 		}
 	}
 	if p.conventional != nil && !p.ignoreConventional {
-		pl.conv = p.conventional.Group(agent)
-		for _, r := range pl.conv.Rules() {
-			// An empty pattern matches nothing (RFC 9309 section 2.2.2).
-			pl.convRules = pl.convRules || r.Pattern != ""
-		}
-		pl.convRepeated = pl.convRules && pl.repeatsConventional()
+		pl.conv = p.convFor(p.conventional.Group(agent))
+		pl.convRepeated = pl.conv != nil && pl.repeatsConventional()
 	}
 	if pl.crawlEverywhere() {
 		d := new(Decision)
@@ -647,7 +643,7 @@ func (p *Policy) newPlan(agent string) *agentPlan {
 // path.
 func (pl *agentPlan) crawlEverywhere() bool {
 	written := relevantUsages(Crawl) & pl.usages
-	if len(pl.recs) == 0 || pl.sets&written != 0 || pl.conv != nil && pl.convRules && !pl.convRepeated {
+	if len(pl.recs) == 0 || pl.sets&written != 0 || pl.conv != nil && !pl.convRepeated {
 		return false
 	}
 	for _, pr := range pl.recs {
@@ -685,7 +681,8 @@ func (pl *agentPlan) repeatsConventional() bool {
 			namedCrawl = true
 		}
 	}
-	for _, rl := range pl.conv.Rules() {
+	for i := range int32(pl.conv.len()) {
+		rl := pl.conv.rule(i)
 		if rl.Pattern == "" {
 			continue // it matches nothing
 		}
@@ -813,11 +810,11 @@ func canonicalLower(buf []byte, path string) (cased string, lower []byte, lacks 
 }
 
 // canonicalLowerURL is canonicalLower of policy.PathOf(url). The path of
-// a URL of the common forms (canonical.PathStart) that needs no rewriting
+// a URL of the common forms (match.PathStart) that needs no rewriting
 // and holds no fragment is read once, as canonicalLower reads it; others
 // take policy.PathOf.
 func canonicalLowerURL(buf []byte, url string) (cased string, lower []byte, lacks uint8) {
-	if begin, ok := canonical.PathStart(url); ok && begin >= 0 {
+	if begin, ok := match.PathStart(url); ok && begin >= 0 {
 		path := url[begin:]
 		if classes := classesOf(path); classes&byteRewrite == 0 {
 			return lowerClassified(buf, path, classes)

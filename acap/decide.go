@@ -8,18 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/robotsguard/robotsguard/internal/canonical"
 	"github.com/robotsguard/robotsguard/policy"
-)
-
-// ruleCanonical finds the rule that decides, as policy.Group.DecidePath
-// does, a path Decide made canonical itself (policy.CanonicalPath of
-// policy.PathOf), which the group does not scan again: its verdict,
-// pattern and index, if a rule decides (ok). ruleAt returns the rule of an
-// index, line included. No policy.Decision is built.
-var (
-	ruleCanonical = canonical.RulePath.(func(*policy.Group, string) (allow bool, pattern string, idx int32, ok bool))
-	ruleAt        = canonical.Rule.(func(*policy.Group, int32) policy.Rule)
 )
 
 // A Query asks whether a crawler may use a resource for a usage.
@@ -144,6 +133,10 @@ func (f Field) String() string {
 
 // A Decision is the verdict on a Query, with what decided it.
 type Decision struct {
+	// Permitted is the verdict, in ACAP 1.1's words: a usage is permitted
+	// or prohibited (its ACAP-allow- and ACAP-disallow- fields are
+	// permissions and prohibitions), where policy.Decision.Allowed tells
+	// whether a URL may be accessed, in RFC 9309's.
 	Permitted bool
 	Basis     Basis
 	// Field is the field with the narrowest scope, when Basis is
@@ -369,8 +362,7 @@ func (p *Policy) Decide(q Query) (dec Decision) {
 		}
 	}
 	// The path in RFC 9309's canonical form, as the conventional records
-	// compare it (policy.Group.DecidePath), and lower-cased for the ACAP
-	// fields.
+	// compare it (convGroup.find), and lower-cased for the ACAP fields.
 	if q.Purpose == "" && q.Honours == nil && q.Interprets == nil {
 		var buf [192]byte
 		cased, lower, lacks := canonicalLowerURL(buf[:0], q.URL)
@@ -414,7 +406,7 @@ func (p *Policy) decideGeneral(q Query, cased string, s *subject) Decision {
 func (d *decider) run(p *Policy, q Query) Decision {
 	d.p, d.q, d.plan = p, q, p.planFor(q.Agent)
 	d.collect()
-	if q.Usage == Crawl && d.plan.conv != nil && d.plan.convRules {
+	if q.Usage == Crawl && d.plan.conv != nil {
 		if e, ok := d.conventional(); ok {
 			d.entries = append(d.entries, e)
 		}
@@ -828,7 +820,7 @@ func (d *decider) fallbackOnce(pt *part) (allow bool, u Usage, fellBack bool) {
 // the opposite verdict is ignored, and the decision taken without it.
 func (d *decider) conventional() (entry, bool) {
 	g := d.plan.conv
-	_, _, idx, ok := ruleCanonical(g, d.cased)
+	_, _, idx, ok := g.find(d.cased)
 	if !ok {
 		return entry{}, false
 	}
@@ -843,12 +835,13 @@ func (d *decider) conventional() (entry, bool) {
 		}
 		return verdicts[strings.ToLower(r.Pattern)]&want != 0
 	}
-	rule := ruleAt(g, idx)
+	rule := g.rule(idx)
 	if len(d.entries) > 32 && ignored(rule) || len(d.entries) <= 32 && d.opposed(rule.Allow, strings.ToLower(rule.Pattern)) {
 		// Decide again without the ignored rules: the longest match wins,
 		// an Allow a tie (RFC 9309 §2.2.2).
 		found := false
-		for _, r := range g.Rules() {
+		for i := range int32(g.len()) {
+			r := g.rule(i)
 			if ignored(r) || !policy.PatternMatches(r.Pattern, d.cased) {
 				continue
 			}
@@ -863,7 +856,7 @@ func (d *decider) conventional() (entry, bool) {
 	d.convRule = rule
 	d.conv = Field{
 		Line: rule.Line, Permission: rule.Allow, Usage: Crawl,
-		Pattern: strings.ToLower(rule.Pattern), Crawler: g.Agent(), Conventional: true,
+		Pattern: strings.ToLower(rule.Pattern), Crawler: g.agent, Conventional: true,
 	}
 	return entry{conv: &d.conv, rule: &d.convRule, written: Crawl, usage: Crawl, allow: rule.Allow, relevant: true}, true
 }

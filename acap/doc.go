@@ -192,8 +192,10 @@
 // once per call, however many fields name it), each match taking time
 // linear in the pattern and the path; it then compares the patterns that
 // match by scope, in the time of sorting them. The path is made canonical
-// once, for the ACAP fields and the conventional records alike
-// (policy.Group.DecidePath).
+// once, for the ACAP fields and the conventional records alike: the rules
+// of the agent's conventional group are compiled, once per agent, by the
+// matcher package policy uses, and decide that path without reading it
+// again.
 //
 // Fields that say the same (same pattern, usages, verdicts and qualifiers)
 // are read once, however many times a file repeats them. A pattern that

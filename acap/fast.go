@@ -94,8 +94,8 @@ func (p *Policy) decideFast(pl *agentPlan, q *Query, cased string, s *subject, d
 	conv := false // the conventional rule joins the entries
 	// Where the fields repeat every conventional rule, the rule that
 	// decides is repeated by an entry and need not be looked up.
-	if q.Usage == Crawl && pl.conv != nil && pl.convRules && !pl.convRepeated {
-		rule.Allow, rule.Pattern, ruleIdx, conv = ruleCanonical(pl.conv, cased)
+	if q.Usage == Crawl && pl.conv != nil && !pl.convRepeated {
+		rule.Allow, rule.Pattern, ruleIdx, conv = pl.conv.find(cased)
 	}
 	// Without sub-records, a record naming the crawler overrides one for
 	// any crawler, for the same usage as written.
@@ -177,10 +177,10 @@ func (p *Policy) decideFast(pl *agentPlan, q *Query, cased string, s *subject, d
 	if e.f == nil {
 		// Member by member: dec is zero, and a composite literal would be
 		// built aside and copied.
-		rule = ruleAt(pl.conv, ruleIdx)
+		rule = pl.conv.rule(ruleIdx)
 		f := &dec.Field
 		f.Line, f.Text, f.Permission, f.Usage = rule.Line, rule.String(), rule.Allow, Crawl
-		f.Pattern, f.Crawler, f.Conventional = strings.ToLower(rule.Pattern), pl.conv.Agent(), true
+		f.Pattern, f.Crawler, f.Conventional = strings.ToLower(rule.Pattern), pl.conv.agent, true
 		return true
 	}
 	pr := &pl.recs[e.ri]

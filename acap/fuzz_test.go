@@ -1,6 +1,7 @@
 package acap_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,6 +87,20 @@ func FuzzParse(f *testing.F) {
 				}
 				if q.Honours != nil && len(d.Qualifiers) > 0 {
 					t.Fatalf("%+v: qualifiers %v the crawler cannot honour", q, d.Qualifiers)
+				}
+			}
+		}
+		// A file without ACAP content is its conventional records: the
+		// crawl decision is policy's, made by the same rule.
+		if !bytes.Contains(bytes.ToLower(body), []byte("acap")) {
+			r := policy.Parse(body)
+			for _, agent := range []string{"FooBot/1.0", purpose} {
+				d := p.Decide(acap.Query{Agent: agent, URL: url, Usage: acap.Crawl})
+				want := r.Group(agent).Decide(url)
+				byRule := d.Basis == acap.BasisField && d.Field.Conventional
+				if d.Permitted != want.Allowed || byRule != (want.Basis == policy.BasisRule) ||
+					byRule && (d.Field.Line != want.Rule.Line || d.Field.Text != want.Rule.String()) {
+					t.Fatalf("%q %q: ACAP %v (%+v), policy %v", agent, url, d, d.Field, want)
 				}
 			}
 		}

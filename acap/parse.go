@@ -39,6 +39,7 @@ type Policy struct {
 	problems []Problem
 
 	plans  *planCache  // the records that apply to the agents last asked about
+	convs  *convCache  // their conventional groups, compiled
 	unions *unionCache // the qualifiers of permissions that decisions read
 }
 
@@ -260,7 +261,7 @@ func (ps Parser) Parse(body []byte) *Policy { return ps.ParseAlong(body, nil) }
 //	r := b.Robots()
 func (ps Parser) ParseAlong(body []byte, also policy.LineHandler) *Policy {
 	p := &Policy{
-		maxSize: ps.MaxSize, plans: &planCache{}, unions: newUnionCache(),
+		maxSize: ps.MaxSize, plans: &planCache{}, convs: &convCache{}, unions: newUnionCache(),
 		qualified: map[string][]part{}, composite: map[string][]part{}, sets: map[string]*resources{},
 	}
 	conv := convPool.Get().(*policy.Builder)
@@ -332,7 +333,7 @@ func (p *Policy) Include(ref Reference, body []byte) *Policy {
 	if ref.rec == nil || !slices.Contains(p.records, ref.rec) {
 		return p
 	}
-	n := *p
+	n := *p // n.convs is p's: the conventional records are the same
 	n.plans, n.unions = &planCache{}, newUnionCache()
 	n.records = slices.Clone(p.records)
 	n.problems = slices.Clone(p.problems)
@@ -1058,11 +1059,21 @@ func (p *Policy) qualifierCount() int {
 }
 
 // MemSize estimates the bytes of memory p holds, for caches that bound
-// their size.
+// their size. What Decide compiles of the conventional records for an
+// agent, on its first decision for the agent, counts from then on.
 func (p *Policy) MemSize() int {
 	n := 512
 	if p.conventional != nil {
 		n += p.conventional.MemSize()
+	}
+	if p.convs != nil {
+		if last := p.convs.last.Load(); last != nil {
+			for _, e := range last {
+				if e.c != nil {
+					n += e.c.memSize()
+				}
+			}
+		}
 	}
 	var counted map[*Qualifier]bool // the qualifier arrays counted: parts share a definition's
 	parts := func(ps []part) {

@@ -174,7 +174,7 @@ func BenchmarkMatchGroup(b *testing.B) {
 			og, tg := s.ours.Group(a), s.temoto.FindGroup(a)
 			for i, u := range s.urls {
 				qs = append(qs, gq{og, tg, u, s.paths[i]})
-				og.Allowed(u)
+				og.Decide(u)
 			}
 		}
 	}
@@ -182,7 +182,7 @@ func BenchmarkMatchGroup(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			q := &qs[i%len(qs)]
-			q.ours.Allowed(q.url)
+			q.ours.Decide(q.url)
 		}
 	})
 	b.Run("lib=temoto", func(b *testing.B) {

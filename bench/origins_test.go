@@ -245,7 +245,7 @@ func BenchmarkPolicyHeap(b *testing.B) {
 				kept := make([]*policy.Robots, n)
 				for j := range kept {
 					r := policy.Parse(fs[j%len(fs)])
-					r.Group("BenchBot/1.0").Allowed("/")
+					r.Group("BenchBot/1.0").Decide("/")
 					kept[j] = r
 				}
 				b.StopTimer()

@@ -65,29 +65,30 @@ func TestLifetimeAndAge(t *testing.T) {
 		{"two Cache-Control fields", entry(200, "Cache-Control", "public", "Cache-Control", "max-age=30"), 30 * time.Second, 12 * time.Second},
 	}
 	for _, tc := range tests {
-		if got := strict.Lifetime(tc.e); got != tc.lifetime {
-			t.Errorf("%s: Lifetime = %v, want %v", tc.name, got, tc.lifetime)
+		f := strict.Freshness(tc.e)
+		if f.Lifetime != tc.lifetime {
+			t.Errorf("%s: Lifetime = %v, want %v", tc.name, f.Lifetime, tc.lifetime)
 		}
-		if got := strict.Age(tc.e, t0.Add(10*time.Second)); got != tc.age {
-			t.Errorf("%s: Age = %v, want %v", tc.name, got, tc.age)
+		if got := cache.InitialAge(tc.e) + t0.Add(10*time.Second).Sub(tc.e.Received); got != tc.age {
+			t.Errorf("%s: age = %v, want %v", tc.name, got, tc.age)
 		}
 		fresh := tc.lifetime > tc.age
-		if got := strict.Fresh(tc.e, t0.Add(10*time.Second)); got != fresh {
-			t.Errorf("%s: Fresh = %v, want %v", tc.name, got, fresh)
+		if got := t0.Add(10 * time.Second).Before(f.Until); got != fresh {
+			t.Errorf("%s: fresh = %v, want %v (until %v)", tc.name, got, fresh, f.Until)
 		}
 	}
 }
 
-// TestFreshUntil: the cap and the floor apply to what is left of the
+// TestFreshnessUntil: the cap and the floor apply to what is left of the
 // lifetime when the response is received, not to the lifetime.
-func TestFreshUntil(t *testing.T) {
+func TestFreshnessUntil(t *testing.T) {
 	var p cache.Policy
 	strict := cache.Policy{Strict: true}
 	tests := []struct {
 		name   string
 		p      cache.Policy
 		e      *cache.Entry
-		window time.Duration // FreshUntil minus Received
+		window time.Duration // Until minus Received
 	}{
 		{"a year old CDN copy with a long max-age", p, entry(200, "Cache-Control", "max-age=31536000", "Age", "172800"), 24 * time.Hour},
 		{"same, Strict", strict, entry(200, "Cache-Control", "max-age=31536000", "Age", "172800"), 24 * time.Hour},
@@ -98,7 +99,7 @@ func TestFreshUntil(t *testing.T) {
 		{"403 without fields, Strict: stale", strict, entry(403), 0},
 	}
 	for _, tc := range tests {
-		if got := tc.p.FreshUntil(tc.e).Sub(tc.e.Received); got != tc.window {
+		if got := tc.p.Freshness(tc.e).Until.Sub(tc.e.Received); got != tc.window {
 			t.Errorf("%s: fresh for %v after receipt, want %v", tc.name, got, tc.window)
 		}
 	}
@@ -107,8 +108,8 @@ func TestFreshUntil(t *testing.T) {
 func TestFloorAndStale(t *testing.T) {
 	var p cache.Policy
 	e := entry(200, "Cache-Control", "max-age=0")
-	if got := p.FreshUntil(e); !got.Equal(t0.Add(time.Minute)) {
-		t.Errorf("FreshUntil = %v, want one minute after receipt", got)
+	if got := p.Freshness(e).Until; !got.Equal(t0.Add(time.Minute)) {
+		t.Errorf("Until = %v, want one minute after receipt", got)
 	}
 	if !p.Storable(entry(200, "Cache-Control", "no-store")) || (cache.Policy{Strict: true}).Storable(entry(200, "Cache-Control", "no-store")) {
 		t.Error("no-store: storable unless Strict")
@@ -233,7 +234,7 @@ func TestDefaultAge(t *testing.T) {
 		{entry(200, "Cache-Control", "max-age=60"), time.Minute},
 		{entry(200, "Cache-Control", "no-cache"), 0},
 	} {
-		if got := p.Lifetime(tc.e); got != tc.want {
+		if got := p.Freshness(tc.e).Lifetime; got != tc.want {
 			t.Errorf("Lifetime(%v) = %v, want %v", tc.e.Header, got, tc.want)
 		}
 	}
@@ -297,17 +298,18 @@ func TestFreshnessSource(t *testing.T) {
 		e               *cache.Entry
 		source          string
 		capped, floored bool
+		window          time.Duration // Until minus Received; each entry is received 2s after its request
 	}{
-		{entry(200, "Cache-Control", "max-age=600"), "max-age", false, false},
-		{entry(200, "Cache-Control", "max-age=31536000"), "max-age", true, false},
-		{entry(200, "Cache-Control", "no-cache"), "no-cache", false, true},
-		{entry(200, "Date", httpDate(t0), "Expires", httpDate(t0.Add(time.Hour))), "Expires", false, false},
-		{entry(200, "Date", httpDate(t0), "Last-Modified", httpDate(t0.Add(-10*time.Hour))), "Last-Modified heuristic", false, false},
-		{entry(404), "MaxAge (no freshness information)", false, false},
+		{entry(200, "Cache-Control", "max-age=600"), "max-age", false, false, 598 * time.Second},
+		{entry(200, "Cache-Control", "max-age=31536000"), "max-age", true, false, 24 * time.Hour},
+		{entry(200, "Cache-Control", "no-cache"), "no-cache", false, true, time.Minute},
+		{entry(200, "Date", httpDate(t0), "Expires", httpDate(t0.Add(time.Hour))), "Expires", false, false, time.Hour - 2*time.Second},
+		{entry(200, "Date", httpDate(t0), "Last-Modified", httpDate(t0.Add(-10*time.Hour))), "Last-Modified heuristic", false, false, time.Hour - 2*time.Second},
+		{entry(404), "MaxAge (no freshness information)", false, false, 24*time.Hour - 2*time.Second},
 	} {
 		f := p.Freshness(tc.e)
-		if f.Source != tc.source || f.Capped != tc.capped || f.Floored != tc.floored || !f.Until.Equal(p.FreshUntil(tc.e)) {
-			t.Errorf("Freshness(%v) = %+v, want source %q capped %v floored %v", tc.e.Header, f, tc.source, tc.capped, tc.floored)
+		if f.Source != tc.source || f.Capped != tc.capped || f.Floored != tc.floored || f.Until.Sub(tc.e.Received) != tc.window {
+			t.Errorf("Freshness(%v) = %+v, want source %q capped %v floored %v, fresh for %v", tc.e.Header, f, tc.source, tc.capped, tc.floored, tc.window)
 		}
 	}
 }
@@ -415,14 +417,14 @@ func TestSimpleDirectives(t *testing.T) {
 	}
 }
 
-// TestFreshUntilAllocs: the freshness of a response with common
+// TestFreshnessAllocs: the freshness of a response with common
 // directives is read without allocating.
-func TestFreshUntilAllocs(t *testing.T) {
+func TestFreshnessAllocs(t *testing.T) {
 	e := entry(200, "Cache-Control", "public, max-age=600")
 	e.Header.Set("Date", httpDate(t0))
 	e.Received = t0
 	var p cache.Policy
-	if n := testing.AllocsPerRun(100, func() { p.FreshUntil(e) }); n != 0 {
-		t.Errorf("FreshUntil allocates %v times", n)
+	if n := testing.AllocsPerRun(100, func() { p.Freshness(e) }); n != 0 {
+		t.Errorf("Freshness allocates %v times", n)
 	}
 }

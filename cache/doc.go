@@ -4,9 +4,9 @@
 //
 //	e := &cache.Entry{Status: 200, Body: body, Header: cache.KeepCaching(resp.Header),
 //		Requested: sent, Received: got}
-//	var p cache.Policy                        // the zero value is the default policy
-//	if p.Fresh(e, time.Now()) { /* use it */ }
-//	req.Header = e.Validators()               // else revalidate: If-None-Match, If-Modified-Since
+//	var p cache.Policy                                  // the zero value is the default policy
+//	if time.Now().Before(p.Freshness(e).Until) { /* use it */ }
+//	req.Header = e.Validators()                         // else revalidate: If-None-Match, If-Modified-Since
 //
 // # Freshness
 //

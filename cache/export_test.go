@@ -3,7 +3,13 @@ package cache
 import (
 	"fmt"
 	"net/http"
+	"time"
 )
+
+// InitialAge returns the corrected initial age of the entry's response
+// (RFC 9111 §4.2.3), which Freshness subtracts from the lifetime: its age
+// at now is InitialAge plus the time since it was received.
+func InitialAge(e *Entry) time.Duration { return e.initialAge() }
 
 // CheckDirectives returns an error when the allocation-free reading of v,
 // a Cache-Control field, differs from the cacheobject parser's, or counts

@@ -159,27 +159,8 @@ func simpleDirectives(v string) (cc cacheDirectives, maxAges int, ok bool) {
 	return cc, maxAges, true
 }
 
-// Lifetime returns the freshness lifetime of the entry's response (RFC 9111
-// §4.2.1):
-//   - max-age (including 0), over Expires; a response that gives max-age
-//     twice is stale (§4.2.1 allows that reading), as is one whose
-//     Cache-Control does not parse;
-//   - Expires minus Date; an Expires that does not parse means already
-//     expired;
-//   - otherwise DefaultAge, or, without one, a heuristic lifetime
-//     (§4.2.2): a tenth of the time since Last-Modified, or MaxAge without
-//     Last-Modified. Under a Strict policy
-//     only statuses cacheable by default get one (RFC 9110 §15.1); else any
-//     usable response does, so that a 403 is not fetched every minute;
-//   - no-cache and no-store make it zero.
-//
-// FreshUntil applies MaxAge and MinAge to what is left of it.
-func (p Policy) Lifetime(e *Entry) time.Duration {
-	d, _ := p.lifetime(e)
-	return d
-}
-
-// lifetime returns Lifetime and what set it.
+// lifetime returns the freshness lifetime of the entry's response (see
+// Freshness.Lifetime) and what set it.
 func (p Policy) lifetime(e *Entry) (time.Duration, string) {
 	h := e.Header
 	cc, repeated, ok := countedDirectives(h)
@@ -218,22 +199,43 @@ func (p Policy) lifetime(e *Entry) (time.Duration, string) {
 
 // Freshness is how long a response is used without a new fetch, and why.
 type Freshness struct {
-	// Lifetime is the response's freshness lifetime (see Lifetime), and
+	// Lifetime is the response's freshness lifetime (RFC 9111 §4.2.1):
+	//   - max-age (including 0), over Expires; a response that gives
+	//     max-age twice is stale (§4.2.1 allows that reading), as is one
+	//     whose Cache-Control does not parse;
+	//   - Expires minus Date; an Expires that does not parse means
+	//     already expired;
+	//   - otherwise DefaultAge, or, without one, a heuristic lifetime
+	//     (§4.2.2): a tenth of the time since Last-Modified, or MaxAge
+	//     without Last-Modified. Under a Strict policy only statuses
+	//     cacheable by default get one (RFC 9110 §15.1); else any usable
+	//     response does, so that a 403 is not fetched every minute;
+	//   - no-cache and no-store make it zero.
+	//
 	// Source names what set it: "max-age", "Expires", "Last-Modified
 	// heuristic", "DefaultAge", "MaxAge (no freshness information)",
 	// "no-cache", "no-store", or the reason the response is stale on
 	// arrival ("Expires that does not parse", …).
 	Lifetime time.Duration
 	Source   string
-	// Until is FreshUntil: the end of what was left of the lifetime on
-	// receipt, after the cap and the floor.
+	// Until is the time at which the response stops being fresh: what
+	// was left of its lifetime when it was received (the lifetime less
+	// its corrected initial age, RFC 9111 §4.2.3, from the Age and Date
+	// fields and the request and response times), capped at MaxAge, so
+	// that a copy is not used without a new fetch for more than MaxAge,
+	// and, unless the policy is Strict, raised to MinAge. A response is
+	// fresh at now when now is before Until.
 	Until time.Time
 	// Capped and Floored tell whether MaxAge cut what was left, or
 	// MinAge raised it.
 	Capped, Floored bool
 }
 
-// Freshness returns how long the entry's response is fresh, and why.
+// Freshness returns how long the entry's response is fresh, and why: the
+// one question of freshness, whose answer holds the lifetime, its source,
+// and the time the response stops being fresh. It allocates nothing for
+// responses with common Cache-Control fields: the Transport asks it each
+// time it reads a response.
 func (p Policy) Freshness(e *Entry) Freshness {
 	f := Freshness{}
 	f.Lifetime, f.Source = p.lifetime(e)
@@ -253,7 +255,7 @@ func (p Policy) Freshness(e *Entry) Freshness {
 // its failures no longer matter to when the file counts as long
 // unreachable. A Store may forget it then.
 func (p Policy) Expiry(e *Entry) time.Time {
-	t := p.FreshUntil(e)
+	t := p.Freshness(e).Until
 	if e.Status != 0 {
 		t = later(t, e.Received.Add(p.staleLimit()))
 	}
@@ -295,25 +297,6 @@ func heuristicallyCacheable(status int) bool {
 		return true
 	}
 	return false
-}
-
-// Age returns the current age of the entry's response at now (RFC 9111
-// §4.2.3): the corrected initial age from Age, Date and the request and
-// response times, plus the time since it was received.
-func (p Policy) Age(e *Entry, now time.Time) time.Duration {
-	return e.initialAge() + max(now.Sub(e.Received), 0)
-}
-
-// FreshUntil returns the time at which the entry's response stops being
-// fresh: what is left of its lifetime when it was received (the lifetime
-// less its corrected initial age), capped at MaxAge, so that a copy is not
-// used without a new fetch for more than MaxAge, and, unless the policy is
-// Strict, raised to MinAge.
-func (p Policy) FreshUntil(e *Entry) time.Time { return p.Freshness(e).Until }
-
-// Fresh reports whether the entry's response is fresh at now.
-func (p Policy) Fresh(e *Entry, now time.Time) bool {
-	return e.Status != 0 && now.Before(p.FreshUntil(e))
 }
 
 // Storable reports whether the entry may be stored for later use. Only a

@@ -14,7 +14,7 @@ import (
 func TestGroupRepeatedAgents(t *testing.T) {
 	const body = "user-agent: foo_bot\ndisallow: /a\n\nuser-agent: foobot\ndisallow: /b\n\nuser-agent: *\ndisallow: /c\n"
 	for _, d := range []policy.Dialect{policy.RFC9309, policy.Google} {
-		r := policy.ParseWith([]byte(body), d)
+		r := policy.Parser{Dialect: d}.Parse([]byte(body))
 		cases := []struct{ agent, want string }{
 			{"foo_bot", "/a"}, {"FOO_BOT", "/a"}, {"Foo_Bot", "/a"}, {"foo_bot", "/a"},
 			{"foo\x7fbot", "/c"}, {"FOO\x7fBOT", "/c"},
@@ -25,7 +25,7 @@ func TestGroupRepeatedAgents(t *testing.T) {
 			for _, c := range cases {
 				g := r.Group(c.agent)
 				for _, p := range []string{"/a", "/b", "/c"} {
-					if got, want := g.Allowed(p), p != c.want; got != want {
+					if got, want := g.Decide(p).Allowed, p != c.want; got != want {
 						t.Errorf("%v, round %d: Group(%q).Allowed(%q) = %v, want %v", d, round, c.agent, p, got, want)
 					}
 				}

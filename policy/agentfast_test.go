@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"math"
 	"strings"
 	"testing"
 
@@ -85,32 +84,6 @@ func TestGroupAgentsBySize(t *testing.T) {
 				if got := r.Group(ua).Agent(); got != want {
 					t.Errorf("round %d: Group(%q).Agent() = %q, want %q", round, ua, got, want)
 				}
-			}
-		}
-	}
-}
-
-// TestChainCount checks the branch-free binary search of countKeys
-// against a count of keys, on sets of 0 to 40 keys with repeats, for keys
-// around each of theirs and the extremes.
-func TestChainCount(t *testing.T) {
-	for n := 0; n <= 40; n++ {
-		c := make([]prefixEntry, n)
-		for i := range c {
-			c[i].key = uint64(i/3) * 7
-			if i == n-1 && n%2 == 0 {
-				c[i].key = math.MaxUint64
-			}
-		}
-		for _, k := range []uint64{0, 1, 6, 7, 8, 20, 21, 22, 90, 91, math.MaxUint64 - 1, math.MaxUint64} {
-			want := 0
-			for _, e := range c {
-				if e.key <= k {
-					want++
-				}
-			}
-			if got := countKeys(c, k); got != want {
-				t.Fatalf("%d keys: count(%d) = %d, want %d", n, k, got, want)
 			}
 		}
 	}

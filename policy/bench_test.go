@@ -22,7 +22,7 @@ func benchQueries(b *testing.B) []benchQuery {
 		for _, a := range corpusAgents {
 			g := r.Group(a)
 			for _, u := range s.urls {
-				g.Allowed(u)
+				g.Decide(u)
 				qs = append(qs, benchQuery{g, u})
 			}
 		}
@@ -30,15 +30,15 @@ func benchQueries(b *testing.B) []benchQuery {
 	return qs
 }
 
-// BenchmarkGroupAllowed is the cost of one query on a compiled group,
+// BenchmarkGroupDecide is the cost of one Decide on a compiled group,
 // averaged over the real URLs of the subset and four agents.
-func BenchmarkGroupAllowed(b *testing.B) {
+func BenchmarkGroupDecide(b *testing.B) {
 	qs := benchQueries(b)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		q := &qs[i%len(qs)]
-		q.g.Allowed(q.url)
+		q.g.Decide(q.url)
 	}
 }
 

@@ -28,7 +28,7 @@ func TestBuilder(t *testing.T) {
 			}
 			for _, a := range corpusAgents {
 				for _, u := range probes(want, s.urls, 50) {
-					if g, w := got.Decide(a, u), want.Decide(a, u); !reflect.DeepEqual(g, w) {
+					if g, w := got.Group(a).Decide(u), want.Group(a).Decide(u); !reflect.DeepEqual(g, w) {
 						t.Fatalf("%v %s: %s %s: %v, want %v", d, s.name, a, u, g, w)
 					}
 				}

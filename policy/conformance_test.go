@@ -50,7 +50,7 @@ func loadRobotsVectors(t testing.TB) []robotsVector {
 // test suite.
 func TestGoogleConformance(t *testing.T) {
 	for _, v := range loadRobotsVectors(t) {
-		r := policy.ParseWith([]byte(v.Robots), policy.Google)
+		r := policy.Parser{Dialect: policy.Google}.Parse([]byte(v.Robots))
 		if got := r.Allowed(v.Agent, v.URL); got != v.Allowed {
 			t.Errorf("%s: Allowed(%q, %.80q) = %v, want %v\n%s", v.ID, v.Agent, v.URL, got, v.Allowed, v.Note)
 		}
@@ -127,7 +127,7 @@ func TestPathOfConformance(t *testing.T) {
 // MaybeEscapePattern does.
 func TestGoogleEscapeConformance(t *testing.T) {
 	for _, v := range pathVectors(t, "MaybeEscapePattern", 4) {
-		r := policy.ParseWith([]byte("user-agent: *\nallow: "+v.Input+"\n"), policy.Google)
+		r := policy.Parser{Dialect: policy.Google}.Parse([]byte("user-agent: *\nallow: " + v.Input + "\n"))
 		if got := r.Records()[0].Rules[0].Pattern; got != v.Expected {
 			t.Errorf("%s: pattern %q normalised to %q, want %q", v.ID, v.Input, got, v.Expected)
 		}

@@ -106,7 +106,7 @@ func checkAgainstReference(t *testing.T, s corpusSite, maxProbes int) int {
 	t.Helper()
 	n := 0
 	for _, d := range []policy.Dialect{policy.RFC9309, policy.Google, policy.Koster1996} {
-		r := policy.ParseWith(s.body, d)
+		r := policy.Parser{Dialect: d}.Parse(s.body)
 		ref := newReference(s.body, d)
 		for _, agent := range agentsOf(r) {
 			g := r.Group(agent)
@@ -192,13 +192,13 @@ func TestCorpusParses(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, d := range []policy.Dialect{policy.RFC9309, policy.Google, policy.Koster1996} {
-				r := policy.ParseWith(body, d)
+				r := policy.Parser{Dialect: d}.Parse(body)
 				if r.Truncated() != (len(body) > policy.DefaultMaxSize) || r.Size() > policy.DefaultMaxSize {
 					t.Errorf("%s: %d bytes, Truncated() = %v, Size() = %d", f, len(body), r.Truncated(), r.Size())
 				}
 				for _, a := range corpusAgents {
-					r.Decide(a, "/")
-					r.Decide(a, "https://example.com/a/b.php?c=d")
+					r.Group(a).Decide("/")
+					r.Group(a).Decide("https://example.com/a/b.php?c=d")
 				}
 				_ = policy.Parser{Dialect: d}.Report(body)
 			}

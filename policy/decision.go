@@ -54,6 +54,12 @@ func (b Basis) String() string {
 
 // A Decision is the verdict on one URL for one agent, with what decided it.
 type Decision struct {
+	// Allowed is the verdict, in RFC 9309's words: a crawler is allowed
+	// or disallowed to access a URL (its Allow and Disallow rules). The
+	// other packages' verdicts keep their protocols' words:
+	// acap.Decision.Permitted (ACAP 1.1 permits or prohibits a usage),
+	// and usage.Decision.Verdict, three-valued, as the signals it weighs
+	// may say nothing of a use.
 	Allowed bool
 	Basis   Basis
 	// Rule is the rule that decided, when Basis is BasisRule.

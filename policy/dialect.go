@@ -1,6 +1,10 @@
 package policy
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/robotsguard/robotsguard/internal/match"
+)
 
 // A Dialect selects how a robots.txt body is read and matched. The zero value
 // is RFC9309.
@@ -87,34 +91,17 @@ type behaviour struct {
 	// token follows the "*" groups.
 	emptyAgentGroup bool
 
-	// Rules.
-
-	// wildcards: '*' matches any sequence of bytes and a final '$' the
-	// end of the path. Otherwise every pattern is a plain prefix.
-	wildcards bool
-	// firstMatch: the first rule of the group, in file order, that
-	// matches decides. Otherwise the longest pattern that matches
-	// decides, an Allow winning a tie.
-	firstMatch bool
-	// queryVariants: a pattern also matches the paths where the query
-	// delimiters it writes percent-encoded appear plain (see
-	// queryVariants), as canonical paths decode them.
-	queryVariants bool
-	// indexHTML: an Allow for "/d/index.html" (or "/d/index.htm...")
-	// also allows "/d/", as if "/d/$" were written.
-	indexHTML bool
-	// robotsTxtAllowed: /robots.txt is always allowed.
-	robotsTxtAllowed bool
+	// Rules: how they match (wildcards, the longest or the first match,
+	// query variants, index.html, /robots.txt always allowed).
+	match match.Options
 }
 
 // dialects holds the behaviour of each Dialect, by value.
 var dialects = [...]behaviour{
 	RFC9309: {
-		name:             "RFC9309",
-		encoding:         encCanonical,
-		wildcards:        true,
-		queryVariants:    true,
-		robotsTxtAllowed: true,
+		name:     "RFC9309",
+		encoding: encCanonical,
+		match:    match.RFC9309(),
 	},
 	Google: {
 		name:            "Google",
@@ -124,16 +111,14 @@ var dialects = [...]behaviour{
 		nulEndsLine:     true,
 		encoding:        encGoogle,
 		emptyAgentGroup: true,
-		wildcards:       true,
-		indexHTML:       true,
+		match:           match.Options{Wildcards: true, IndexHTML: true},
 	},
 	Koster1996: {
-		name:             "Koster1996",
-		encoding:         encKoster,
-		blankEndsRecord:  true,
-		substringAgents:  true,
-		firstMatch:       true,
-		robotsTxtAllowed: true,
+		name:            "Koster1996",
+		encoding:        encKoster,
+		blankEndsRecord: true,
+		substringAgents: true,
+		match:           match.Options{FirstMatch: true, RobotsTxtAllowed: true},
 	},
 }
 

@@ -4,14 +4,22 @@
 //
 // Parse once, then ask many times, from any number of goroutines:
 //
-//	r := policy.Parse(body)                       // never fails
+//	r := policy.Parse(body)                            // never fails
 //	if !r.Allowed("FooBot/2.1", "https://example.com/private/x") {
-//		d := r.Decide("FooBot", "/private/x")  // why?
-//		log.Print(d)                            // disallowed by "Disallow: /private/" (line 7, group "*" at line 3)
+//		d := r.Group("FooBot").Decide("/private/x") // why?
+//		log.Print(d)                                 // disallowed by "Disallow: /private/" (line 7, group "*" at line 3)
 //	}
 //
-// For many URLs and one agent, look the group up once with [Robots.Group]
-// and call [Group.Allowed]: it allocates nothing.
+// Four calls decide, each for a caller that needs it, and none allocates:
+//   - [Robots.Allowed], the one-line question, and the cheapest on a
+//     string: a verdict, without its reason;
+//   - [Group.Decide], the verdict with the rule that decided it, for a
+//     URL held as a string: for many URLs and one agent, look the group up
+//     once with [Robots.Group];
+//   - [Group.AllowedURL] and [Group.DecideURL], the same for a parsed
+//     URL, as a request carries it: AllowedURL is what the Transport asks
+//     before each request, without building a Decision, and DecideURL
+//     gives the Decision of a refusal.
 //
 // # Matching
 //
@@ -125,7 +133,7 @@
 //
 // # Explanations and reporting
 //
-// [Robots.Decide] returns the rule that decided, with its line, and the
+// [Group.Decide] returns the rule that decided, with its line, and the
 // group followed. [Parser.Scan] feeds the directives of a file, with their
 // line numbers, to any [Handler]; [Parser.Report] uses it to describe every
 // line as a linter shows it (typos, missing colons, comments, unknown keys),

@@ -17,8 +17,8 @@ Disallow: /*.pdf$
 `))
 	fmt.Println(r.Allowed("OtherBot/1.0", "https://example.com/private/report"))
 	fmt.Println(r.Allowed("OtherBot/1.0", "https://example.com/private/press/today"))
-	fmt.Println(r.Decide("FooBot/2.1 (+https://example.com/bot)", "/docs/a.pdf"))
-	fmt.Println(r.Decide("FooBot", "/private/report"))
+	fmt.Println(r.Group("FooBot/2.1 (+https://example.com/bot)").Decide("/docs/a.pdf"))
+	fmt.Println(r.Group("FooBot").Decide("/private/report"))
 	// Output:
 	// false
 	// true
@@ -30,7 +30,7 @@ func ExampleRobots_Group() {
 	r := policy.Parse([]byte("User-agent: FooBot\nDisallow: /search\nCrawl-delay: 1.5\n"))
 	g := r.Group("Mozilla/5.0 (compatible; FooBot/2.1)") // look up once, reuse
 	for _, url := range []string{"/", "/search?q=robots", "/searching"} {
-		fmt.Println(url, g.Allowed(url))
+		fmt.Println(url, g.Decide(url).Allowed)
 	}
 	delay, _ := g.CrawlDelay()
 	fmt.Println("crawl-delay", delay)
@@ -41,10 +41,10 @@ func ExampleRobots_Group() {
 	// crawl-delay 1.5s
 }
 
-func ExampleParseWith() {
+func ExampleParser_dialect() {
 	body := []byte("User-agent: *\nDisalow: /tmp/\n") // a typo Google accepts
 	fmt.Println(policy.Parse(body).Allowed("FooBot", "/tmp/x"))
-	fmt.Println(policy.ParseWith(body, policy.Google).Allowed("FooBot", "/tmp/x"))
+	fmt.Println(policy.Parser{Dialect: policy.Google}.Parse(body).Allowed("FooBot", "/tmp/x"))
 	// Output:
 	// true
 	// false

@@ -20,7 +20,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, d := range []policy.Dialect{policy.RFC9309, policy.Google, policy.Koster1996} {
-			r := policy.ParseWith(body, d)
+			r := policy.Parser{Dialect: d}.Parse(body)
 			lines := policy.Parser{Dialect: d}.Report(body)
 			if want := countLines(body); len(lines) != want {
 				t.Fatalf("%v: %d line reports for %d lines", d, len(lines), want)
@@ -30,7 +30,7 @@ func FuzzParse(f *testing.F) {
 			ref := newReference(body, d)
 			for _, u := range []string{"/", "/a", "/a/b.php?c=d", "/index.html", "/robots.txt"} {
 				for _, a := range []string{"FooBot", "*", ""} {
-					got := r.Decide(a, u)
+					got := r.Group(a).Decide(u)
 					allowed, line := ref.decide(a, u)
 					if got.Allowed != allowed || got.Rule.Line != line {
 						t.Fatalf("%v: Decide(%q, %q) = %v; reference: allowed=%v line %d", d, a, u, got, allowed, line)
@@ -136,16 +136,16 @@ func FuzzMatch(f *testing.F) {
 	f.Add("user-agent: *\ndisallow: /\nallow: /*/index.html\n", "a", "/foo/")
 	f.Fuzz(func(t *testing.T, robots, agent, url string) {
 		for _, d := range []policy.Dialect{policy.RFC9309, policy.Google, policy.Koster1996} {
-			r := policy.ParseWith([]byte(robots), d)
-			got := r.Decide(agent, url)
+			r := policy.Parser{Dialect: d}.Parse([]byte(robots))
+			got := r.Group(agent).Decide(url)
 			allowed, line := newReference([]byte(robots), d).decide(agent, url)
 			if got.Allowed != allowed || got.Rule.Line != line {
 				t.Fatalf("%v: Decide(%q, %q) = %v; reference: allowed=%v line %d", d, agent, url, got, allowed, line)
 			}
-			if p := r.Group(agent).DecidePath(policy.CanonicalPath(policy.PathOf(url))); d == policy.RFC9309 && p != got {
-				t.Fatalf("%v: DecidePath(%q) = %v; Decide(%q) = %v", d, policy.CanonicalPath(policy.PathOf(url)), p, url, got)
+			if p := decidePath(r.Group(agent), policy.CanonicalPath(policy.PathOf(url))); d == policy.RFC9309 && p != got {
+				t.Fatalf("%v: Decide on the path %q = %v; Decide(%q) = %v", d, policy.CanonicalPath(policy.PathOf(url)), p, url, got)
 			}
-			if diff := checkRuleCanonical(r.Group(agent), policy.CanonicalPath(policy.PathOf(url))); diff != "" {
+			if diff := checkMatchGroup(r.Group(agent), d, policy.CanonicalPath(policy.PathOf(url))); diff != "" {
 				t.Fatalf("%v: %s", d, diff)
 			}
 			if u, err := neturl.Parse(url); err == nil {

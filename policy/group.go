@@ -1,8 +1,6 @@
 package policy
 
 import (
-	"math"
-	"math/bits"
 	"net/url"
 	"slices"
 	"sync"
@@ -11,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/robotsguard/robotsguard/internal/ascii"
+	"github.com/robotsguard/robotsguard/internal/match"
 )
 
 // A Group is the set of rules one agent follows in a robots.txt: the union
@@ -23,7 +22,7 @@ type Group struct {
 	// of one group of the file, matched rule by rule: first, so that a
 	// decision reads the Group's first bytes, then the rules it tries and
 	// their text, and neither the Robots nor its list of groups.
-	flat  flatPlan
+	flat  match.Plan
 	agent string // "*", a lower-case token (Koster1996: value), or "" for no group
 	// ext is the Crawl-delay and Request-rate that apply, or nil when
 	// neither does: one of Robots.exts when it is among them.
@@ -31,125 +30,26 @@ type Group struct {
 	*rules
 }
 
-// A flatPlan holds, for a Group whose rules are those of one group of the
-// file and which is matched rule by rule (see flat), what deciding a path
-// reads: where the rules of that group and the text of their patterns
-// are, the dialect's settings that deciding needs, and the rules that can
-// match a path, best first, with the second byte of each. Its zero value
-// (planOK unset) means the Group has none, and is decided through its
-// rules. A decision reads its first 40 bytes, and the index of each rule
-// it tries: one or two cache lines, next to each other.
-type flatPlan struct {
-	rules  unsafe.Pointer // &Robots.rules()[lo]; nil when the group has none
-	text   unsafe.Pointer // Robots.text(); nil when it is empty
-	lo     uint32         // the index of the first rule in Robots.rules
-	nrules uint32         // len(Robots.rules()), for firstMatch priorities
-	n      uint8          // rules in idx: those of the group but empty ones
-	enc    encoding
-	bits   planBits
-	// seconds holds rule.second of the rule idx[k] in byte k%8 of
-	// seconds[k/8], and 0xff past the last rule.
-	seconds [(flatMax + 7) / 8]uint64
-	idx     [flatMax]uint8 // the rules best first, as indices from lo
-}
-
-type planBits uint8
-
-const (
-	planOK           planBits = 1 << iota // the Group has a plan
-	planFirstMatch                        // behaviour.firstMatch
-	planRobotsTxtAll                      // behaviour.robotsTxtAllowed
-)
-
 // planOf returns the plan of a Group of the groups members of r, or the
 // zero plan when it has none: several members, none, or rules that a
 // compiled matcher decides.
-func planOf(r *Robots, members []uint32) flatPlan {
-	if len(members) != 1 || !flat(r, members) {
-		return flatPlan{}
+func planOf(r *Robots, members []uint32) match.Plan {
+	if len(members) != 1 {
+		return match.Plan{}
 	}
 	lo, hi := r.groupRules(members[0])
-	f := flatPlan{lo: lo, nrules: r.nrules, enc: r.beh.encoding, bits: planOK}
-	if hi > lo {
-		f.rules = unsafe.Pointer(&r.rules()[lo])
+	runs := []match.Run{{Lo: lo, Hi: hi}}
+	if !match.Flat(r.set(), runs) {
+		return match.Plan{}
 	}
-	if r.ntext > 0 {
-		f.text = unsafe.Pointer(unsafe.StringData(r.text()))
-	}
-	if r.beh.firstMatch {
-		f.bits |= planFirstMatch
-	}
-	if r.beh.robotsTxtAllowed {
-		f.bits |= planRobotsTxtAll
-	}
-	// The ranks of the rules, best (greatest) first, by insertion: there
-	// are at most flatMax.
-	all := r.rules()
-	var refs [flatMax]ruleRef
-	for j := lo; j < hi; j++ {
-		if all[j].kind == kindEmpty {
-			continue // an empty pattern matches nothing
-		}
-		ref, k := all[j].rank(int32(j), r.beh.firstMatch, r.nrules), f.n
-		for ; k > 0 && refs[k-1] < ref; k-- {
-			refs[k] = refs[k-1]
-		}
-		refs[k] = ref
-		f.n++
-	}
-	for w := range f.seconds {
-		f.seconds[w] = math.MaxUint64
-	}
-	for k, ref := range refs[:f.n] {
-		f.idx[k] = uint8(uint32(ref.idx()) - lo)
-		f.seconds[k/8] ^= uint64(0xff^all[ref.idx()].second) << (8 * (k % 8))
-	}
-	return f
-}
-
-// match returns the rule that decides path, or noRule: the first rule of
-// idx that matches it.
-//
-// A rule whose first two bytes are literal (or one and the anchor) cannot
-// match a path whose second byte differs: a test that rules out most rules
-// without reading them, eight at once. A path shorter than two bytes can
-// only match such a rule when its second byte is the anchor ("/$"). The
-// rules tried are those whose second byte is 0 (any) or path's.
-func (f *flatPlan) match(path string) ruleRef {
-	second := byte('$')
-	if len(path) > 1 {
-		second = path[1]
-	}
-	want := uint64(second) * lsb8
-	for w, x := range f.seconds[:(f.n+7)/8] {
-		for cand := zeroBytes(x) | zeroBytes(x^want); cand != 0; cand &= cand - 1 {
-			k := w*8 + bits.TrailingZeros64(cand)/8
-			if k >= int(f.n) {
-				return noRule // 0xff past the last rule, and path's second byte
-			}
-			// The rule and its pattern (not empty), without the checks
-			// of slicing: both are a rule's of the group.
-			i := f.idx[k]
-			rl := (*rule)(unsafe.Add(f.rules, uintptr(i)*unsafe.Sizeof(rule{})))
-			if rl.matches(unsafe.String((*byte)(unsafe.Add(f.text, rl.pattern.off)), rl.pattern.n), path) {
-				return rl.rank(int32(f.lo)+int32(i), f.bits&planFirstMatch != 0, f.nrules)
-			}
-		}
-	}
-	return noRule
-}
-
-// zeroBytes returns x with the high bit of each of its zero bytes set, and
-// no other bit.
-func zeroBytes(x uint64) uint64 {
-	return ^((x&low7 + low7) | x) & (lsb8 << 7)
+	return match.NewPlan(r.set(), runs[0], uint8(r.beh.encoding))
 }
 
 // encoding returns how the paths g decides are normalised, and whether g
 // has rules at all (a Group without is decided without normalising).
 func (g *Group) encoding() (encoding, bool) {
-	if g.flat.bits&planOK != 0 {
-		return g.flat.enc, true
+	if g.flat.OK() {
+		return encoding(g.flat.Enc()), true
 	}
 	if g.empty() {
 		return 0, false
@@ -161,9 +61,9 @@ func (g *Group) encoding() (encoding, bool) {
 // (members) of the Robots r whose rules they are.
 type rules struct {
 	r    *Robots
-	m    atomic.Pointer[matcher] // set once, by compile, with r.index.mu held
-	more *[]uint32               // the members when there are several
-	one  [1]uint32               // the members when there are fewer (n of them)
+	m    atomic.Pointer[match.Matcher] // set once, by compile, with r.index.mu held
+	more *[]uint32                     // the members when there are several
+	one  [1]uint32                     // the members when there are fewer (n of them)
 	n    uint32
 }
 
@@ -561,15 +461,13 @@ func (r *Robots) initRules(rs *rules, members []uint32) {
 }
 
 // Allowed reports whether userAgent may fetch target, which is an absolute
-// URL or a path with an optional query. It is Group(userAgent).Allowed(target).
+// URL or a path with an optional query: Group(userAgent).Decide(target).Allowed,
+// in one call, without building the Decision. It is the one-line question
+// a crawler asks of a file, and the cheapest on a string: to know why,
+// look the group up (Robots.Group) and call Decide.
 func (r *Robots) Allowed(userAgent, target string) bool {
-	return r.Group(userAgent).Allowed(target)
-}
-
-// Decide returns the verdict on target for userAgent, with the rule that
-// decided it. It is Group(userAgent).Decide(target).
-func (r *Robots) Decide(userAgent, target string) Decision {
-	return r.Group(userAgent).Decide(target)
+	best, basis := r.Group(userAgent).lookup(target)
+	return basis != BasisRule || best.Allow()
 }
 
 // Agent returns the group's product token in lower case (under
@@ -612,18 +510,13 @@ func (g *Group) Rules() []Rule {
 	return out
 }
 
-// Allowed reports whether target may be fetched; target is an absolute URL
-// or a path with an optional query.
-func (g *Group) Allowed(target string) bool {
-	best, basis := g.lookup(target)
-	return basis != BasisRule || best.allow()
-}
-
-// Decide returns the verdict on target, with the rule that decided it.
-// target is an absolute URL ("https://example.com/a?b") or a path with an
-// optional query ("/a?b"). A path that starts with "//" is read as a
-// scheme-relative URL, whose first segment is a host: decide such paths
-// through an absolute URL, or with DecideURL.
+// Decide returns the verdict on target, with the rule that decided it: the
+// one way to ask a Group about a URL held as a string (the Decision holds
+// the verdict, Allowed, and allocates nothing). target is an absolute URL
+// ("https://example.com/a?b") or a path with an optional query ("/a?b").
+// A path that starts with "//" is read as a scheme-relative URL, whose
+// first segment is a host: decide such paths through an absolute URL, or
+// with DecideURL.
 //
 // In the RFC9309 and Koster1996 dialects, target is normalised as described
 // in the package documentation, and /robots.txt is always allowed. In the
@@ -636,20 +529,24 @@ func (g *Group) Decide(target string) Decision {
 }
 
 // DecideURL is Decide for a parsed URL: its escaped path and its query, as
-// sent in a request (URL.RequestURI), without building that string.
+// sent in a request (URL.RequestURI), without building that string. The
+// Transport calls it for the Decision of a refusal.
 func (g *Group) DecideURL(u *url.URL) Decision {
 	return g.decision(g.lookupURL(u))
 }
 
 // AllowedURL reports whether u may be fetched: it is DecideURL(u).Allowed,
-// without the rest of the Decision.
+// without the rest of the Decision (the rule's line and text, the group),
+// and allocates nothing. It is what a request's hot path asks, as the
+// Transport does before each request; most answers are yes, and need no
+// reason.
 func (g *Group) AllowedURL(u *url.URL) bool {
 	best, basis := g.lookupURL(u)
-	return basis != BasisRule || best.allow()
+	return basis != BasisRule || best.Allow()
 }
 
-// lookupURL returns the rule that decides u, or noRule, and why.
-func (g *Group) lookupURL(u *url.URL) (ruleRef, Basis) {
+// lookupURL returns the rule that decides u, or match.NoRule, and why.
+func (g *Group) lookupURL(u *url.URL) (match.Ref, Basis) {
 	if u.Opaque != "" {
 		return g.lookup(u.RequestURI())
 	}
@@ -666,18 +563,18 @@ func (g *Group) lookupURL(u *url.URL) (ruleRef, Basis) {
 }
 
 // decision is the Decision for the rule best, found on the given basis.
-func (g *Group) decision(best ruleRef, basis Basis) Decision {
+func (g *Group) decision(best match.Ref, basis Basis) Decision {
 	switch basis {
 	case BasisNoGroup:
 		return Decision{Allowed: true, Basis: BasisNoGroup}
 	case BasisRule:
-		return Decision{Allowed: best.allow(), Basis: BasisRule, Rule: g.r.rule(best.idx()), GroupAgent: g.agent, GroupLine: g.line()}
+		return Decision{Allowed: best.Allow(), Basis: BasisRule, Rule: g.r.rule(best.Idx()), GroupAgent: g.agent, GroupLine: g.line()}
 	}
 	return Decision{Allowed: true, Basis: basis, GroupAgent: g.agent, GroupLine: g.line()}
 }
 
-// lookup returns the rule that decides target, or noRule, and why.
-func (g *Group) lookup(target string) (ruleRef, Basis) {
+// lookup returns the rule that decides target, or match.NoRule, and why.
+func (g *Group) lookup(target string) (match.Ref, Basis) {
 	if enc, ok := g.encoding(); ok && enc == encCanonical {
 		// Most URLs are canonical already: one pass finds the path and
 		// tells. Those that are not are put in that form without
@@ -696,11 +593,11 @@ func (g *Group) lookup(target string) (ruleRef, Basis) {
 }
 
 // decide returns the rule that decides path (with its query), which is
-// missing its leading "/" when slash is true, or noRule, and why.
-func (g *Group) decide(path string, slash bool) (ruleRef, Basis) {
+// missing its leading "/" when slash is true, or match.NoRule, and why.
+func (g *Group) decide(path string, slash bool) (match.Ref, Basis) {
 	enc, ok := g.encoding()
 	if !ok {
-		return noRule, BasisNoGroup
+		return match.NoRule, BasisNoGroup
 	}
 	if slash || enc.needsPath(path) {
 		var buf [256]byte
@@ -716,28 +613,51 @@ func (g *Group) decide(path string, slash bool) (ruleRef, Basis) {
 
 // decideNormalised is decide for a path normalised for the dialect, of a
 // group with members.
-func (g *Group) decideNormalised(path string) (ruleRef, Basis) {
-	var best ruleRef
-	if f := &g.flat; f.bits&planOK != 0 {
-		if f.bits&planRobotsTxtAll != 0 && path == "/robots.txt" {
-			return noRule, BasisRobotsTxt
+func (g *Group) decideNormalised(path string) (match.Ref, Basis) {
+	var best match.Ref
+	if f := &g.flat; f.OK() {
+		if f.RobotsTxtAllowed() && path == "/robots.txt" {
+			return match.NoRule, BasisRobotsTxt
 		}
-		best = f.match(path)
-	} else if g.r.beh.robotsTxtAllowed && path == "/robots.txt" {
-		return noRule, BasisRobotsTxt
+		best = f.Match(path)
+	} else if g.r.beh.match.RobotsTxtAllowed && path == "/robots.txt" {
+		return match.NoRule, BasisRobotsTxt
 	} else if m := g.load(); m == flatMatcher {
 		best = matchFlat(g.r, g.members(), path)
 	} else {
-		best = m.match(path)
+		best = m.Match(path)
 	}
-	if best == noRule {
-		return noRule, BasisNoMatch
+	if best == match.NoRule {
+		return match.NoRule, BasisNoMatch
 	}
 	return best, BasisRule
 }
 
+// flatMatcher marks a group matched rule by rule (matchFlat).
+var flatMatcher = new(match.Matcher)
+
+// matchFlat returns the rule of the groups members that decides path, or
+// match.NoRule, trying each rule that would beat the best match so far.
+func matchFlat(r *Robots, members []uint32, path string) match.Ref {
+	best := match.NoRule
+	for _, gi := range members {
+		lo, hi := r.groupRules(gi)
+		best = match.MatchRun(r.rules()[lo:hi], lo, r.text(), r.beh.match.FirstMatch, r.nrules, path, best)
+	}
+	return best
+}
+
+// runs returns the runs of rules of the groups members of r.
+func (r *Robots) runs(members []uint32) []match.Run {
+	runs := make([]match.Run, len(members))
+	for i, gi := range members {
+		runs[i].Lo, runs[i].Hi = r.groupRules(gi)
+	}
+	return runs
+}
+
 // load returns the matcher of g, building it on the first call.
-func (g *rules) load() *matcher {
+func (g *rules) load() *match.Matcher {
 	if m := g.m.Load(); m != nil {
 		return m
 	}
@@ -745,16 +665,17 @@ func (g *rules) load() *matcher {
 }
 
 // compile builds the matcher of g, once, and returns it.
-func (g *rules) compile() *matcher {
+func (g *rules) compile() *match.Matcher {
 	g.r.index.mu.Lock()
 	defer g.r.index.mu.Unlock()
 	m := g.m.Load()
-	switch {
-	case m != nil:
-	case flat(g.r, g.members()):
-		m = flatMatcher
-	default:
-		m = compile(g.r, g.members())
+	if m == nil {
+		runs := g.r.runs(g.members())
+		if match.Flat(g.r.set(), runs) {
+			m = flatMatcher
+		} else {
+			m = match.Compile(g.r.set(), runs)
+		}
 	}
 	g.m.Store(m)
 	return m

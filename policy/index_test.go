@@ -31,11 +31,11 @@ func TestGroupLazyIndex(t *testing.T) {
 				g := r.Group(ua)
 				own := fmt.Sprintf("/only%d", i)
 				if i < 50 {
-					if g.Agent() != name(i) || g.Allowed(own) || !g.Allowed("/star") {
-						t.Errorf("%s: group %q, %s allowed %v, /star allowed %v", ua, g.Agent(), own, g.Allowed(own), g.Allowed("/star"))
+					if g.Agent() != name(i) || g.Decide(own).Allowed || !g.Decide("/star").Allowed {
+						t.Errorf("%s: group %q, %s allowed %v, /star allowed %v", ua, g.Agent(), own, g.Decide(own).Allowed, g.Decide("/star").Allowed)
 					}
-				} else if g.Agent() != "*" || g.Allowed("/star") {
-					t.Errorf("%s: group %q, /star allowed %v", ua, g.Agent(), g.Allowed("/star"))
+				} else if g.Agent() != "*" || g.Decide("/star").Allowed {
+					t.Errorf("%s: group %q, /star allowed %v", ua, g.Agent(), g.Decide("/star").Allowed)
 				}
 			}
 		}()
@@ -44,7 +44,7 @@ func TestGroupLazyIndex(t *testing.T) {
 	if r.Group("botad") != r.Group("BOTAD") {
 		t.Error("a token's Group is not reused")
 	}
-	if d, _ := r.Group("twin").CrawlDelay(); d.Seconds() != 2 || r.Group("twin").Allowed("/star") {
+	if d, _ := r.Group("twin").CrawlDelay(); d.Seconds() != 2 || r.Group("twin").Decide("/star").Allowed {
 		t.Errorf("twin: delay %v", d)
 	}
 	if r.MemSize() <= 0 {

@@ -30,7 +30,7 @@ Disallow: /
 
 // TestKoster1996_4_ExampleMatrix checks the matrix of section 4, row by row.
 func TestKoster1996_4_ExampleMatrix(t *testing.T) {
-	r := policy.ParseWith([]byte(fict), policy.Koster1996)
+	r := policy.Parser{Dialect: policy.Koster1996}.Parse([]byte(fict))
 	robots := []string{"UnhipBot/0.1", "WebCrawler/3.0", "Excite/1.0", "OtherBot/1.0"}
 	rows := []struct {
 		url                          string
@@ -52,7 +52,7 @@ func TestKoster1996_4_ExampleMatrix(t *testing.T) {
 		want := []bool{row.unhipbot, row.webcrawler, row.webcrawler, row.others}
 		for i, robot := range robots {
 			if got := r.Allowed(robot, row.url); got != want[i] {
-				t.Errorf("%s, %s: allowed %v, want %v (%v)", robot, row.url, got, want[i], r.Decide(robot, row.url))
+				t.Errorf("%s, %s: allowed %v, want %v (%v)", robot, row.url, got, want[i], r.Group(robot).Decide(row.url))
 			}
 		}
 	}
@@ -82,7 +82,7 @@ func TestKoster1996_3_2_2_PathMatching(t *testing.T) {
 		{"/~joe/index.html", "/%7Ejoe/index.html", true},
 	}
 	for _, row := range rows {
-		r := policy.ParseWith([]byte("User-agent: *\nDisallow: "+row.record+"\n"), policy.Koster1996)
+		r := policy.Parser{Dialect: policy.Koster1996}.Parse([]byte("User-agent: *\nDisallow: " + row.record + "\n"))
 		if got := !r.Allowed("bot", row.path); got != row.match {
 			t.Errorf("record %q, path %q: match %v, want %v", row.record, row.path, got, row.match)
 		}
@@ -138,18 +138,18 @@ func TestKoster1996(t *testing.T) {
 		},
 	}
 	for _, tc := range tests {
-		checkVerdicts(t, tc.name, policy.ParseWith([]byte(tc.robots), policy.Koster1996), tc.checks)
+		checkVerdicts(t, tc.name, policy.Parser{Dialect: policy.Koster1996}.Parse([]byte(tc.robots)), tc.checks)
 	}
 }
 
 // TestKoster1996Explains: the first matching rule is the one reported.
 func TestKoster1996Explains(t *testing.T) {
-	r := policy.ParseWith([]byte(fict), policy.Koster1996)
-	d := r.Decide("OtherBot", "/org/plans.html")
+	r := policy.Parser{Dialect: policy.Koster1996}.Parse([]byte(fict))
+	d := r.Group("OtherBot").Decide("/org/plans.html")
 	if d.Allowed || d.Rule.Line != 12 || d.Rule.Pattern != "/org/plans.html" || d.GroupAgent != "*" || d.GroupLine != 11 {
 		t.Errorf("Decide = %+v", d)
 	}
-	d = r.Decide("Excite", "/x")
+	d = r.Group("Excite").Decide("/x")
 	if !d.Allowed || d.Basis != policy.BasisNoMatch || d.GroupLine != 7 {
 		t.Errorf("Decide = %+v", d)
 	}
@@ -169,7 +169,7 @@ func TestDialectExamples(t *testing.T) {
 	}
 	for _, tc := range tests {
 		for d, want := range map[policy.Dialect]bool{policy.RFC9309: tc.rfc, policy.Google: tc.google, policy.Koster1996: tc.koster1996} {
-			if got := policy.ParseWith([]byte(tc.robots), d).Allowed("FooBot", tc.url); got != want {
+			if got := (policy.Parser{Dialect: d}).Parse([]byte(tc.robots)).Allowed("FooBot", tc.url); got != want {
 				t.Errorf("%v: %q, %s: allowed %v, want %v", d, tc.robots, tc.url, got, want)
 			}
 		}

@@ -41,7 +41,7 @@ func TestManyWildcardRulesAgreeWithReference(t *testing.T) {
 			}
 		}
 		for _, d := range []policy.Dialect{policy.RFC9309, policy.Google} {
-			r := policy.ParseWith([]byte(body.String()), d)
+			r := policy.Parser{Dialect: d}.Parse([]byte(body.String()))
 			ref := newReference([]byte(body.String()), d)
 			for q := 0; q < 200; q++ {
 				b := []byte(pick(prefixes))
@@ -49,7 +49,7 @@ func TestManyWildcardRulesAgreeWithReference(t *testing.T) {
 					b = append(b, alphabet[rng.IntN(len(alphabet))])
 				}
 				u := "/" + strings.TrimPrefix(string(b), "/")
-				got := r.Decide("a", u)
+				got := r.Group("a").Decide(u)
 				allowed, line := ref.decide("a", u)
 				if got.Allowed != allowed || got.Rule.Line != line {
 					t.Fatalf("%v: file\n%s\nDecide(%q) = %v; reference: allowed=%v line %d", d, body.String(), u, got, allowed, line)

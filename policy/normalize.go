@@ -2,12 +2,11 @@ package policy
 
 import (
 	"encoding/binary"
-	"math/bits"
-	"slices"
 	"strings"
 	"unsafe"
 
 	"github.com/robotsguard/robotsguard/internal/ascii"
+	"github.com/robotsguard/robotsguard/internal/match"
 )
 
 // This file holds the byte-level transformations applied before matching:
@@ -74,16 +73,16 @@ func pathOf(url string) (p string, slash bool) {
 }
 
 // canonicalPathOf returns pathOf(url) when that is a path that starts
-// with "/" of one of the forms pathStart reads (ok), and whether it is
+// with "/" of one of the forms match.PathStart reads (ok), and whether it is
 // already in the RFC 9309 canonical form (see canonicalize), as most are.
 // It reads url once, eight and sixteen bytes at a time, when it is.
 func canonicalPathOf(url string) (path string, canonical, ok bool) {
-	// pathStart, without calling it.
+	// match.PathStart, without calling it.
 	var begin int
-	if n := schemeLen(url); n > 0 {
-		begin, ok = authorityEnd(url, n)
+	if n := match.SchemeLen(url); n > 0 {
+		begin, ok = match.AuthorityEnd(url, n)
 	} else {
-		ok = isPath(url)
+		ok = match.IsPath(url)
 	}
 	switch {
 	case !ok:
@@ -104,75 +103,6 @@ func canonicalPathOf(url string) (path string, canonical, ok bool) {
 	return path[:end], canonical, true
 }
 
-// pathStart returns the index of the path of url, when url is an http or
-// https URL whose authority a '/' ends, or a path that starts with one
-// '/'; begin is -1 when url is such a URL without a path (nothing, or a
-// fragment, follows its authority), whose path is "/". ok is false for
-// the other forms, whose path pathOf finds.
-func pathStart(url string) (begin int, ok bool) {
-	if n := schemeLen(url); n > 0 {
-		return authorityEnd(url, n)
-	}
-	return 0, isPath(url)
-}
-
-// schemeLen returns the length of the "https://" or "http://" that starts
-// url, or 0.
-func schemeLen(url string) int {
-	switch {
-	case strings.HasPrefix(url, "https://"):
-		return len("https://")
-	case strings.HasPrefix(url, "http://"):
-		return len("http://")
-	}
-	return 0
-}
-
-// isPath reports whether url is a path that starts with one '/' ("//"
-// starts an authority).
-func isPath(url string) bool {
-	return len(url) > 0 && url[0] == '/' && (len(url) == 1 || url[1] != '/')
-}
-
-// authorityEnd is pathStart for a URL whose authority starts at from.
-// The authority ends at the first '/', '?' or ';'; a '#' before it starts
-// a fragment, and the path is "/" (begin -1). ok is false when it is not
-// a '/': "/" is to be put in front ("example.com?a").
-func authorityEnd(url string, from int) (begin int, ok bool) {
-	i := from
-	for ; i+8 <= len(url); i += 8 {
-		// Eight bytes at once. With h the low seven bits of each byte of
-		// x, a byte of h^b*lsb8 + low7 has its high bit clear exactly
-		// where h holds b (no byte carries into the next); the bytes of x
-		// with the high bit set are not ASCII. '/' and '?' differ in bit
-		// 0x10 only: h|0x10 holds '?' where h holds either.
-		x := load64(url, i)
-		h := x & low7
-		t := ((h | 0x10*lsb8) ^ '?'*lsb8 + low7) & (h ^ ';'*lsb8 + low7) & (h ^ '#'*lsb8 + low7)
-		if z := ^(t | x) & (lsb8 << 7); z != 0 {
-			return endsAuthority(url, i+bits.TrailingZeros64(z)/8)
-		}
-	}
-	for ; i < len(url); i++ {
-		if endsHost[url[i]] != 0 {
-			return endsAuthority(url, i)
-		}
-	}
-	return -1, true
-}
-
-// endsAuthority is authorityEnd for the byte at j, the first '/', '?', ';'
-// or '#' of the authority.
-func endsAuthority(url string, j int) (begin int, ok bool) {
-	switch url[j] {
-	case '/':
-		return j, true
-	case '#':
-		return -1, true
-	}
-	return 0, false
-}
-
 // load64 returns the eight bytes of s from i on, which s holds.
 func load64(s string, i int) uint64 {
 	return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(s)), i))[:])
@@ -182,15 +112,6 @@ func load64(s string, i int) uint64 {
 func load32(s string, i int) uint32 {
 	return binary.LittleEndian.Uint32((*[4]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(s)), i))[:])
 }
-
-// lsb8 has the low bit of each byte set, low7 the seven low bits.
-const (
-	lsb8 = 0x0101010101010101
-	low7 = 0x7f * lsb8
-)
-
-// endsHost is 1 for '/', '?', ';' and '#', 0 for the other bytes.
-var endsHost = [256]uint8{'/': 1, '?': 1, ';': 1, '#': 1}
 
 // canonicalEnd returns the length of the path with its query that starts
 // s, which ends at the first '#', and whether it is canonical
@@ -542,94 +463,6 @@ func googleEscape(dst, s []byte) []byte {
 		}
 	}
 	return dst
-}
-
-// queryVariants returns the patterns that stand for the canonical RFC9309
-// pattern p (without its end anchor) when a "%2F" or "%3F" in it falls in
-// the query of a URL.
-//
-// A canonical URL decodes %2F and %3F in its query only (see decodes). A
-// pattern knows where it stands only before its first '*' (the path) and
-// after its first '?' (the query); between the two, an encoded '/' or '?'
-// may meet a path, where it stays encoded, or a query, where the URL has it
-// decoded. The pattern as written covers the first case; each variant
-// covers the second, with the URL's query starting before one of the
-// literals up to the first that holds such an escape ("?" is inserted
-// there), and those escapes decoded from there on.
-//
-// A pattern that would need more than maxQueryVariants variants (each as
-// long as the pattern, so their size grows with the square of its length)
-// gets none, and ok is false: the caller then reads it in the way that
-// prohibits more (see compile).
-func queryVariants(p string) (variants []string, ok bool) {
-	star := strings.IndexByte(p, '*')
-	if star < 0 {
-		return nil, true
-	}
-	q := strings.IndexByte(p, '?')
-	if q < 0 {
-		q = len(p)
-	}
-	if q < star {
-		return nil, true
-	}
-	if !hasQueryDelimEscape(p[star+1 : q]) {
-		return nil, true // the common case, without splitting
-	}
-	segs := strings.Split(p[star+1:q], "*")
-	first := slices.IndexFunc(segs, hasQueryDelimEscape)
-	if first < 0 {
-		return nil, true
-	}
-	if first+1 > maxQueryVariants {
-		return nil, false
-	}
-	var out []string
-	for j := 0; j <= first; j++ {
-		var b strings.Builder
-		b.WriteString(p[:star+1])
-		for i, seg := range segs {
-			if i == j {
-				b.WriteString("?*")
-			}
-			if i >= j {
-				seg = decodeQueryDelims.Replace(seg)
-			}
-			b.WriteString(seg)
-			if i < len(segs)-1 {
-				b.WriteByte('*')
-			}
-		}
-		b.WriteString(p[q:])
-		out = append(out, b.String())
-	}
-	return out, true
-}
-
-// widenQueryDelims returns p with each "%2F" and "%3F" between its first
-// '*' and its first '?' replaced by '*': a pattern that matches whatever p
-// or any of its query variants matches.
-func widenQueryDelims(p string) string {
-	star := strings.IndexByte(p, '*')
-	q := strings.IndexByte(p, '?')
-	if star < 0 || q >= 0 && q < star {
-		return p
-	}
-	if q < 0 {
-		q = len(p)
-	}
-	return p[:star+1] + widen.Replace(p[star+1:q]) + p[q:]
-}
-
-var widen = strings.NewReplacer("%2F", "*", "%3F", "*")
-
-// maxQueryVariants bounds the variants of one pattern (queryVariants).
-const maxQueryVariants = 8
-
-var decodeQueryDelims = strings.NewReplacer("%2F", "/", "%3F", "?")
-
-func hasQueryDelimEscape(s string) bool {
-	return strings.Contains(s, "%2F") || strings.Contains(s, "%3F")
 }
 
 // kosterCanonical appends to dst the form in which the 1996 draft compares

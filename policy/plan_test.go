@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/robotsguard/robotsguard/internal/match"
 )
 
 // TestFlatPlanWhen checks which Groups decide through a flatPlan: those of
 // one group of the file matched rule by rule, and no others.
 func TestFlatPlanWhen(t *testing.T) {
-	many := "User-agent: *\n" + strings.Repeat("Disallow: /x\n", flatMax+1)
+	many := "User-agent: *\n" + strings.Repeat("Disallow: /x\n", match.FlatMax+1)
 	for _, c := range []struct {
 		name, body, agent string
 		d                 Dialect
@@ -20,17 +22,17 @@ func TestFlatPlanWhen(t *testing.T) {
 		{"named group", "User-agent: *\nDisallow: /\n\nUser-agent: bot\nDisallow: /a\n", "bot", RFC9309, true, 1},
 		{"no rules", "User-agent: other\nDisallow: /\nUser-agent: bot\n", "bot", RFC9309, true, 0},
 		{"two groups name the agent", "User-agent: bot\nDisallow: /a\n\nUser-agent: bot\nDisallow: /b\n", "bot", RFC9309, false, 0},
-		{"more than flatMax rules", many, "bot", RFC9309, false, 0},
+		{"more than match.FlatMax rules", many, "bot", RFC9309, false, 0},
 		{"no group", "User-agent: other\nDisallow: /\n", "bot", RFC9309, false, 0},
 		{"query variants", "User-agent: *\nDisallow: /a*%3Fb\n", "bot", RFC9309, false, 0},
 		{"google", "User-agent: *\nDisallow: /a\n", "bot", Google, true, 1},
 		{"google index.html", "User-agent: *\nAllow: /a/index.html\n", "bot", Google, false, 0},
 		{"koster record", "User-agent: botany\nDisallow: /a\nDisallow: /b\n", "bot", Koster1996, true, 2},
 	} {
-		g := ParseWith([]byte(c.body), c.d).Group(c.agent)
+		g := Parser{Dialect: c.d}.Parse([]byte(c.body)).Group(c.agent)
 		f := g.flat
-		if got := f.bits&planOK != 0; got != c.plan || int(f.n) != c.n {
-			t.Errorf("%s: plan %v with %d rules, want %v with %d", c.name, got, f.n, c.plan, c.n)
+		if got := f.OK(); got != c.plan || f.Len() != c.n {
+			t.Errorf("%s: plan %v with %d rules, want %v with %d", c.name, got, f.Len(), c.plan, c.n)
 		}
 	}
 }
@@ -42,7 +44,7 @@ func TestFlatPlanAgrees(t *testing.T) {
 	planned := 0
 	for _, body := range corpusBodies(t) {
 		for _, d := range []Dialect{RFC9309, Google, Koster1996} {
-			r := ParseWith(body, d)
+			r := Parser{Dialect: d}.Parse(body)
 			agents := []string{"unknownbot", "googlebot", "bingbot"}
 			for _, a := range r.agents() {
 				if !a.star() && a.token.n > 0 {
@@ -51,12 +53,12 @@ func TestFlatPlanAgrees(t *testing.T) {
 			}
 			for _, agent := range agents {
 				g := r.Group(agent)
-				if g.flat.bits&planOK == 0 {
+				if !g.flat.OK() {
 					continue
 				}
 				planned++
 				bare := *g
-				bare.flat = flatPlan{}
+				bare.flat = match.Plan{}
 				for _, p := range planPaths(g) {
 					if got, want := g.Decide(p), bare.Decide(p); got != want {
 						t.Fatalf("dialect %v, agent %q, path %q: %v through the plan, %v without", d, agent, p, got, want)
@@ -91,7 +93,7 @@ func TestFlatPlanPastLastRule(t *testing.T) {
 	for n := 1; n <= 9; n++ {
 		body := "User-agent: *\nDisallow:\n" + strings.Repeat("Allow: /b\n", n-1)
 		for _, d := range []Dialect{RFC9309, Google, Koster1996} {
-			g := ParseWith([]byte(body), d).Group("bot")
+			g := Parser{Dialect: d}.Parse([]byte(body)).Group("bot")
 			for _, p := range []string{"/\xff", "/\xffb", "\xff\xff"} {
 				if dec := g.Decide(p); !dec.Allowed || dec.Basis == BasisRule {
 					t.Errorf("dialect %v, %d rules, %q: %v, want no rule", d, n, p, dec)

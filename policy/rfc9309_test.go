@@ -16,7 +16,7 @@ func checkVerdicts(t *testing.T, name string, r *policy.Robots, vs []verdict) {
 	t.Helper()
 	for _, v := range vs {
 		if got := r.Allowed(v.agent, v.url); got != v.allowed {
-			t.Errorf("%s: Allowed(%q, %q) = %v, want %v (%v)", name, v.agent, v.url, got, v.allowed, r.Decide(v.agent, v.url))
+			t.Errorf("%s: Allowed(%q, %q) = %v, want %v (%v)", name, v.agent, v.url, got, v.allowed, r.Group(v.agent).Decide(v.url))
 		}
 	}
 }
@@ -184,7 +184,7 @@ func TestRFC9309(t *testing.T) {
 	}
 	for _, tc := range tests {
 		for _, d := range []policy.Dialect{policy.RFC9309, policy.Google} {
-			r := policy.ParseWith([]byte(tc.robots), d)
+			r := policy.Parser{Dialect: d}.Parse([]byte(tc.robots))
 			checks := tc.checks
 			if d == policy.Google {
 				// Google compares URLs as given and lets the rules decide

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/robotsguard/robotsguard/internal/ascii"
+	"github.com/robotsguard/robotsguard/internal/match"
 )
 
 // Robots is a parsed robots.txt. It is immutable once Parse returns and safe
@@ -49,7 +50,7 @@ type Robots struct {
 func (r *Robots) layout(nrules, ngroups, nexts, ntext, nagents, nothers, nsitemaps int, hasHost bool) {
 	r.nrules, r.ngroups, r.nexts, r.ntext = uint32(nrules), uint32(ngroups), uint32(nexts), uint32(ntext)
 	r.nagents, r.nothers, r.nsitemaps, r.hasHost = uint32(nagents), uint32(nothers), uint32(nsitemaps), hasHost
-	exts := (uintptr(nrules)*unsafe.Sizeof(rule{}) + uintptr(ngroups)*unsafe.Sizeof(group{}) + 7) &^ 7
+	exts := (uintptr(nrules)*unsafe.Sizeof(match.Rule{}) + uintptr(ngroups)*unsafe.Sizeof(group{}) + 7) &^ 7
 	// At most 2 GiB for the largest size limit: a rule, group or agentExt
 	// takes fewer than twice the bytes of its lines.
 	r.textOff = uint32(exts + uintptr(nexts)*unsafe.Sizeof(agentExt{}))
@@ -66,14 +67,19 @@ func (r *Robots) offsets() (agents, others, values, lines uintptr) {
 }
 
 // rules returns the rules, in file order.
-func (r *Robots) rules() []rule {
-	return unsafe.Slice((*rule)(r.tail), r.nrules) // tail is nil when there is nothing
+func (r *Robots) rules() []match.Rule {
+	return unsafe.Slice((*match.Rule)(r.tail), r.nrules) // tail is nil when there is nothing
+}
+
+// set returns the rules as the matcher reads them.
+func (r *Robots) set() match.Set {
+	return match.Set{Text: r.text(), Rules: r.rules(), Opts: r.beh.match}
 }
 
 // groups returns the groups, in file order.
 func (r *Robots) groups() []group {
 	// With no groups there are no rules: tail.
-	return unsafe.Slice((*group)(unsafe.Add(r.tail, uintptr(r.nrules)*unsafe.Sizeof(rule{}))), r.ngroups)
+	return unsafe.Slice((*group)(unsafe.Add(r.tail, uintptr(r.nrules)*unsafe.Sizeof(match.Rule{}))), r.ngroups)
 }
 
 // exts returns the Crawl-delay and Request-rate values of the agents.
@@ -204,16 +210,6 @@ func (r *Robots) ruleLine(i int32) int {
 	return int(base + uint32(*(*uint16)(unsafe.Add(p, 2*i))))
 }
 
-type rule struct {
-	pattern span // normalised for the dialect
-	allow   bool
-	kind    ruleKind
-	// second is the pattern's second byte when its first two bytes are
-	// literal (neither is '*'), else 0: a path whose second byte differs
-	// does not match it (matchFlat tests this without reading the text).
-	second byte
-}
-
 // group is one group of the file: consecutive user-agent lines and the
 // rules that follow them. Its user-agent lines are those from the agent
 // marked firstAgent that starts it to the next one so marked; its rules
@@ -289,17 +285,14 @@ type directive struct {
 }
 
 // Parse parses a robots.txt body with the RFC9309 dialect and the default
-// size limit. It never fails: content that is not robots.txt is ignored, so
+// size limit: it is the zero Parser's Parse, the common case (another
+// dialect or limit is Parser{Dialect: d, MaxSize: n}.Parse(body)). It
+// never fails: content that is not robots.txt is ignored, so
 // an HTML page parses to an empty set of rules that allows everything. (A
 // fetcher decides what a bad response means before it parses; see the
 // robotsguard package.) Parse does not retain body.
 func Parse(body []byte) *Robots {
 	return Parser{}.Parse(body)
-}
-
-// ParseWith parses body with dialect d and the default size limit.
-func ParseWith(body []byte, d Dialect) *Robots {
-	return Parser{Dialect: d}.Parse(body)
 }
 
 // Parse parses body. It never fails, and does not retain body. An unknown
@@ -458,7 +451,7 @@ func (r *Robots) MemSize() int {
 			n += allocSize(int(unsafe.Sizeof(*g.more))) + allocSize(4*cap(*g.more))
 		}
 		if m := g.m.Load(); m != nil && m != flatMatcher {
-			n += m.memSize()
+			n += m.MemSize()
 		}
 	}
 	star := r.index.star.Load()
@@ -646,7 +639,7 @@ func (r *Robots) Records() []Record {
 // rule returns the exported form of rules[i].
 func (r *Robots) rule(i int32) Rule {
 	rl := &r.rules()[i]
-	return Rule{Allow: rl.allow, Pattern: r.str(rl.pattern), Line: r.ruleLine(i)}
+	return Rule{Allow: rl.Allow(), Pattern: rl.Pattern(r.text()), Line: r.ruleLine(i)}
 }
 
 // builder is the Handler inside a Builder. Its slices are scratch space,
@@ -654,7 +647,7 @@ func (r *Robots) rule(i int32) Rule {
 // copies them into one allocation.
 type builder struct {
 	text  []byte
-	rules []rule
+	rules []match.Rule
 	lines []uint32 // of the rules
 	// agentLines holds the lines of the agents that do not start a
 	// group, each a uvarint above the agent's before (Robots.agentLines);
@@ -778,11 +771,7 @@ func (b *builder) rule(line int, pattern []byte, allow bool) {
 		return
 	}
 	b.taking = false
-	rl := rule{pattern: b.add(pattern), allow: allow, kind: kindOf(pattern, b.beh.wildcards)}
-	if len(pattern) > 1 && pattern[0] != '*' && pattern[1] != '*' {
-		rl.second = pattern[1]
-	}
-	b.rules = append(b.rules, rl)
+	b.rules = append(b.rules, match.NewRule(b.add(pattern).off, pattern, allow, b.beh.match.Wildcards))
 	b.lines = append(b.lines, uint32(line))
 	b.groups[len(b.groups)-1].end = uint32(len(b.rules))
 }

@@ -53,12 +53,12 @@ func TestDecideExplains(t *testing.T) {
 		{"FooBot", "/robots.txt", policy.Decision{Allowed: true, Basis: policy.BasisRobotsTxt, GroupAgent: "foobot", GroupLine: 8}},
 	}
 	for _, tc := range tests {
-		if got := r.Decide(tc.agent, tc.url); got != tc.want {
+		if got := r.Group(tc.agent).Decide(tc.url); got != tc.want {
 			t.Errorf("Decide(%q, %q) =\n\t%+v, want\n\t%+v", tc.agent, tc.url, got, tc.want)
 		}
 	}
 	none := policy.Parse([]byte("user-agent: FooBot\ndisallow: /\n"))
-	if d := none.Decide("BarBot", "/x"); d != (policy.Decision{Allowed: true, Basis: policy.BasisNoGroup}) {
+	if d := none.Group("BarBot").Decide("/x"); d != (policy.Decision{Allowed: true, Basis: policy.BasisNoGroup}) {
 		t.Errorf("no group: %+v", d)
 	}
 }
@@ -71,7 +71,7 @@ func TestDecisionString(t *testing.T) {
 		{"FooBot", "/robots.txt", "allowed: robots.txt is always allowed"},
 	}
 	for _, tc := range tests {
-		if got := r.Decide(tc.agent, tc.url).String(); got != tc.want {
+		if got := r.Group(tc.agent).Decide(tc.url).String(); got != tc.want {
 			t.Errorf("Decide(%q, %q).String() = %q, want %q", tc.agent, tc.url, got, tc.want)
 		}
 	}
@@ -313,7 +313,7 @@ func TestAdversarialPatterns(t *testing.T) {
 	}
 	for _, tc := range tests {
 		for _, d := range []policy.Dialect{policy.RFC9309, policy.Google} {
-			r := policy.ParseWith([]byte("user-agent: *\ndisallow: "+tc.pattern+"\n"), d)
+			r := policy.Parser{Dialect: d}.Parse([]byte("user-agent: *\ndisallow: " + tc.pattern + "\n"))
 			if got := !r.Allowed("x", tc.path); got != tc.match {
 				t.Errorf("%v: %.40q on a %d-byte path: match %v, want %v", d, tc.pattern, len(tc.path), got, tc.match)
 			}
@@ -341,7 +341,7 @@ func TestGoogleDialectDifferences(t *testing.T) {
 			d    policy.Dialect
 			want bool
 		}{{policy.RFC9309, tc.rfc}, {policy.Google, tc.google}} {
-			if got := policy.ParseWith([]byte(tc.robots), c.d).Allowed(tc.agent, tc.url); got != c.want {
+			if got := (policy.Parser{Dialect: c.d}).Parse([]byte(tc.robots)).Allowed(tc.agent, tc.url); got != c.want {
 				t.Errorf("%v: %q: Allowed(%q, %q) = %v, want %v", c.d, tc.robots, tc.agent, tc.url, got, c.want)
 			}
 		}
@@ -355,7 +355,7 @@ func TestDecideURL(t *testing.T) {
 	n := 0
 	for _, s := range loadSites(t, filepath.Join("testdata", "corpus"), 50) {
 		for _, d := range []policy.Dialect{policy.RFC9309, policy.Google} {
-			r := policy.ParseWith(s.body, d)
+			r := policy.Parser{Dialect: d}.Parse(s.body)
 			urls := append(s.urls, "https://example.com", "https://example.com?q=1", "https://example.com/a?", "//example.com/x",
 				"https://example.com//admin/secret", "https://example.com//a?b=//c")
 			for _, raw := range urls {
@@ -431,8 +431,8 @@ func TestManyAgents(t *testing.T) {
 	r := policy.Parse([]byte(sb.String()))
 	for _, i := range []int{0, 1, n / 2, n - 1} {
 		g := r.Group(name(i))
-		if d, _ := g.CrawlDelay(); d != time.Duration(n-i)*time.Second || g.Allowed("/x") {
-			t.Errorf("%s: crawl-delay %v, want %ds; /x allowed %v", name(i), d, n-i, g.Allowed("/x"))
+		if d, _ := g.CrawlDelay(); d != time.Duration(n-i)*time.Second || g.Decide("/x").Allowed {
+			t.Errorf("%s: crawl-delay %v, want %ds; /x allowed %v", name(i), d, n-i, g.Decide("/x").Allowed)
 		}
 	}
 }
@@ -441,7 +441,7 @@ func TestManyAgents(t *testing.T) {
 // an Allow for "<dir>/index.html" whatever the directory holds, wildcards
 // included.
 func TestGoogleIndexHTMLWithWildcards(t *testing.T) {
-	r := policy.ParseWith([]byte("user-agent: *\ndisallow: /\nallow: /*/index.html\n"), policy.Google)
+	r := policy.Parser{Dialect: policy.Google}.Parse([]byte("user-agent: *\ndisallow: /\nallow: /*/index.html\n"))
 	for _, tc := range []struct {
 		url     string
 		allowed bool
@@ -502,7 +502,7 @@ func TestKosterMemSize(t *testing.T) {
 	for i := range 2000 {
 		fmt.Fprintf(&b, "disallow: /p%d/\n", i)
 	}
-	r := policy.ParseWith([]byte(b.String()), policy.Koster1996)
+	r := policy.Parser{Dialect: policy.Koster1996}.Parse([]byte(b.String()))
 	r.Allowed("other", "/") // indexes the records, compiles none of them
 	before := r.MemSize()
 	if r.Allowed("bot", "/p7/x") {
@@ -562,7 +562,7 @@ func TestRuleLines(t *testing.T) {
 				if rl.Line != want[i] {
 					t.Errorf("gap %d, %d rules: rule %d on line %d, want %d", gap, n, i, rl.Line, want[i])
 				}
-				if d := r.Decide("x", fmt.Sprintf("/r%d", i)); d.Rule.Line != want[i] {
+				if d := r.Group("x").Decide(fmt.Sprintf("/r%d", i)); d.Rule.Line != want[i] {
 					t.Errorf("gap %d, %d rules: /r%d decided by line %d, want %d", gap, n, i, d.Rule.Line, want[i])
 				}
 			}

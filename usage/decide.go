@@ -185,7 +185,7 @@ func (s *Site) rulesEvidence(agent, target string, c Category) []Evidence {
 	if s.Rules == nil {
 		return nil
 	}
-	pd := s.Rules.Decide(agent, target)
+	pd := s.Rules.Group(agent).Decide(target)
 	v := Disallowed
 	if pd.Allowed {
 		v = Allowed
@@ -208,7 +208,7 @@ func (s *Site) rulesEvidence(agent, target string, c Category) []Evidence {
 // (draft-ietf-aipref-attach: preferences attach to what a crawler may
 // fetch).
 func (s *Site) crawlable(agent, target string) bool {
-	return s.Rules == nil || s.Rules.Decide(agent, target).Allowed
+	return s.Rules == nil || s.Rules.Allowed(agent, target)
 }
 
 // acapUsages maps each category onto the ACAP usages that speak of it: all

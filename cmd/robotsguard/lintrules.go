@@ -265,7 +265,7 @@ func dialectDifferences(body []byte, lines []string, rfc *policy.Robots) []findi
 					}
 					asked[key{tok, c}] = true
 					queries++
-					d1, d2 := rfc.Decide(agent, c), goo.Decide(agent, c)
+					d1, d2 := rfc.Group(agent).Decide(c), goo.Group(agent).Decide(c)
 					if d1.Allowed == d2.Allowed {
 						continue
 					}

@@ -1,4 +1,4 @@
-package policy
+package match
 
 import (
 	"slices"
