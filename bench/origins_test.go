@@ -465,3 +465,47 @@ func BenchmarkColdOrigin(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkHotOrigin is one origin asked by many goroutines at once, as an
+// integration test or a crawl of one's own site does: with pacing state
+// on and no pause (Delay -1), with one request under way at a time
+// (limit=1, the default) and with no limit (limit=none, where no request
+// waits for another and the cost is the state's alone). goroutines is the
+// number of goroutines sending (b.SetParallelism); each request carries
+// the Transport's User-Agent. Compare each with transport=bare at the same
+// goroutines.
+func BenchmarkHotOrigin(b *testing.B) {
+	fs := corpusFiles(b, true)
+	req, _ := http.NewRequest(http.MethodGet, "http://"+originHost(0)+"/articles/2026/robots-and-you?page=2", nil)
+	req.Header.Set("User-Agent", "BenchBot/1.0")
+	for _, g := range []int{1, 2, 64} {
+		run := func(b *testing.B, rt http.RoundTripper) {
+			send(b, rt, req) // fetch the robots.txt
+			b.ReportAllocs()
+			b.SetParallelism(max(g/runtime.GOMAXPROCS(0), 1))
+			b.ResetTimer()
+			if g == 1 {
+				for i := 0; i < b.N; i++ {
+					send(b, rt, req)
+				}
+				return
+			}
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					send(b, rt, req)
+				}
+			})
+		}
+		gs := "goroutines=" + strconv.Itoa(g)
+		b.Run(gs+"/transport=bare", func(b *testing.B) { run(b, &corpusBase{files: fs}) })
+		for _, limit := range []int{1, -1} {
+			name := "limit=1"
+			if limit < 0 {
+				name = "limit=none"
+			}
+			b.Run(gs+"/transport=robotsguard/"+name, func(b *testing.B) {
+				run(b, &robotsguard.Transport{Base: &corpusBase{files: fs}, UserAgent: "BenchBot/1.0", Clock: fastClock{}, Delay: -1, MaxRequestsPerOrigin: limit})
+			})
+		}
+	}
+}
