@@ -2,10 +2,14 @@ module github.com/robotsguard/robotsguard/bench
 
 go 1.25.0
 
+// The root module from this checkout, for development and CI (the
+// unreleased root cannot be downloaded). Modules that require this one
+// ignore replace directives: they get the root at the version this file
+// requires, which scripts/release sets to the version of each release.
 replace github.com/robotsguard/robotsguard => ../
 
 require (
-	github.com/robotsguard/robotsguard v0.0.0
+	github.com/robotsguard/robotsguard v1.0.0
 	github.com/temoto/robotstxt v1.1.2
 )
 

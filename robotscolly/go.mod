@@ -2,11 +2,15 @@ module github.com/robotsguard/robotsguard/robotscolly
 
 go 1.25.0
 
+// The root module from this checkout, for development and CI (the
+// unreleased root cannot be downloaded). Modules that require this one
+// ignore replace directives: they get the root at the version this file
+// requires, which scripts/release sets to the version of each release.
 replace github.com/robotsguard/robotsguard => ../
 
 require (
 	github.com/gocolly/colly/v2 v2.3.0
-	github.com/robotsguard/robotsguard v0.0.0
+	github.com/robotsguard/robotsguard v1.0.0
 )
 
 require (
@@ -29,6 +33,7 @@ require (
 	golang.org/x/net v0.58.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
+	golang.org/x/time v0.15.0 // indirect
 	google.golang.org/appengine v1.6.8 // indirect
 	google.golang.org/protobuf v1.36.10 // indirect
 )

@@ -2,11 +2,15 @@ module github.com/robotsguard/robotsguard/robotsprom
 
 go 1.25.0
 
+// The root module from this checkout, for development and CI (the
+// unreleased root cannot be downloaded). Modules that require this one
+// ignore replace directives: they get the root at the version this file
+// requires, which scripts/release sets to the version of each release.
 replace github.com/robotsguard/robotsguard => ../
 
 require (
 	github.com/prometheus/client_golang v1.24.1
-	github.com/robotsguard/robotsguard v0.0.0
+	github.com/robotsguard/robotsguard v1.0.0
 )
 
 require (

@@ -4,7 +4,7 @@ go 1.25.0
 
 require (
 	github.com/redis/go-redis/v9 v9.22.0
-	github.com/robotsguard/robotsguard v0.0.0
+	github.com/robotsguard/robotsguard v1.0.0
 )
 
 require (
@@ -20,4 +20,8 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 )
 
+// The root module from this checkout, for development and CI (the
+// unreleased root cannot be downloaded). Modules that require this one
+// ignore replace directives: they get the root at the version this file
+// requires, which scripts/release sets to the version of each release.
 replace github.com/robotsguard/robotsguard => ../

@@ -1,9 +1,10 @@
 // Command retryable shows robotsguard under go-retryablehttp, offline: a
-// retrying client whose HTTP client sends through a robotsguard.Transport,
-// with robotsguard.RetryPolicy and robotsguard.Backoff, so that refusals
-// are not retried and a 503 is waited for once, by the Transport.
+// retrying client made by robotsretry.NewClient, whose HTTP client sends
+// through a robotsguard.Transport, with robotsretry.CheckRetry and
+// robotsretry.Backoff, so that refusals are not retried and a 503 is
+// waited for once, by the Transport.
 //
-//	go run ./examples/retryable
+//	cd robotsretry && go run ./examples/retryable
 package main
 
 import (
@@ -20,6 +21,7 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 
 	"github.com/robotsguard/robotsguard"
+	"github.com/robotsguard/robotsguard/robotsretry"
 )
 
 const robotsTxt = `User-agent: *
@@ -50,14 +52,11 @@ func main() {
 	defer site.Close()
 
 	attempts := map[string]int{}
-	client := retryablehttp.NewClient()
+	// CheckRetry: refusals and pacing errors are final; Backoff: after a
+	// 429 or 503, the Transport waits, once.
+	client := robotsretry.NewClient(&robotsguard.Transport{UserAgent: "ExampleBot/1.0 (+https://example.com/bot)", Delay: -1})
 	client.Logger = nil
-	client.HTTPClient = &http.Client{
-		Transport: &robotsguard.Transport{UserAgent: "ExampleBot/1.0 (+https://example.com/bot)", Delay: -1},
-		Timeout:   10 * time.Second,
-	}
-	client.CheckRetry = robotsguard.RetryPolicy(nil) // nil: retryablehttp.DefaultRetryPolicy for the rest
-	client.Backoff = robotsguard.Backoff(nil)        // nil: retryablehttp.DefaultBackoff for the rest
+	client.HTTPClient.Timeout = 10 * time.Second
 	client.RequestLogHook = func(_ retryablehttp.Logger, r *http.Request, _ int) { attempts[r.URL.Path]++ }
 
 	for _, path := range []string{"/", "/private/plans", "/old", "/busy"} {
