@@ -502,7 +502,7 @@ func TestHostileStatusStorms(t *testing.T) {
 			waited += d
 		}
 		if waited > robotsguard.DefaultMaxThrottle {
-			t.Errorf("waited %v after a Retry-After of a year, more than MaxBackoff", waited)
+			t.Errorf("waited %v after a Retry-After of a year, more than MaxThrottle", waited)
 		}
 		// A request whose deadline comes before the pause ends fails at
 		// once, without being sent.

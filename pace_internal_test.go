@@ -19,7 +19,7 @@ func (b *backoffs) Throttle(_ context.Context, _ string, d time.Duration) {
 
 // TestBackoffDoubles: after 429 or 503 answers in a row without a
 // Retry-After, the back-off doubles from the origin's interval up to
-// MaxBackoff, and stays there, however long the interval and however
+// MaxThrottle, and stays there, however long the interval and however
 // many the answers: it never wraps round to a short one.
 func TestBackoffDoubles(t *testing.T) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)

@@ -115,7 +115,7 @@ func TestBackoffAfter429And503(t *testing.T) {
 	}
 	set("86400", 429)
 	if got := run(2); !slices.Equal(got, []time.Duration{time.Second, time.Minute}) {
-		t.Errorf("Retry-After beyond MaxBackoff: pauses %v, want [1s 1m]", got)
+		t.Errorf("Retry-After beyond MaxThrottle: pauses %v, want [1s 1m]", got)
 	}
 	date := h.clock.Now().Add(30 * time.Second).Format(http.TimeFormat)
 	set(date, 503)
