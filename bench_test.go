@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/robotsguard/robotsguard"
@@ -45,8 +46,16 @@ func BenchmarkOverhead(b *testing.B) {
 		{"loopback", loopback, srv.URL + "/articles/2026/robots-and-you?page=2"},
 	}
 	for _, base := range bases {
+		// The request names the agent, as a crawler's do; one that does
+		// not is sent as a copy that does (transport=robotsguard-anonymous).
 		req, _ := http.NewRequest(http.MethodGet, base.url, nil)
+		req.Header.Set("User-Agent", "BenchBot/1.0")
+		anonymous, _ := http.NewRequest(http.MethodGet, base.url, nil)
 		send := func(b *testing.B, rt http.RoundTripper) {
+			req := req
+			if strings.HasSuffix(b.Name(), "-anonymous") {
+				req = anonymous
+			}
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
 				resp, err := rt.RoundTrip(req)
@@ -58,7 +67,7 @@ func BenchmarkOverhead(b *testing.B) {
 			}
 		}
 		b.Run("base="+base.name+"/transport=bare", func(b *testing.B) { send(b, base.rt) })
-		for _, name := range []string{"robotsguard", "robotsguard-acap", "robotsguard-nopacing"} {
+		for _, name := range []string{"robotsguard", "robotsguard-acap", "robotsguard-nopacing", "robotsguard-anonymous"} {
 			b.Run("base="+base.name+"/transport="+name, func(b *testing.B) {
 				tr := &robotsguard.Transport{Base: base.rt, UserAgent: "BenchBot/1.0", Delay: -1}
 				switch name {
