@@ -47,7 +47,9 @@
 // fleet-wide "not before" on the same key, and the origin's places
 // (Transport.MaxRequestsPerOrigin) are leases held fleet-wide, short (ten
 // seconds by default, so that a process that dies holds its origins no
-// longer) and renewed while the response is under way. A place is released
+// longer) and renewed while the response is under way. Requests that find
+// the places taken wait in a queue kept in Redis, and a freed place goes
+// to the oldest of them, whichever process it is in. A place is released
 // in the background when the response ends: closing a body costs no round
 // trip. A place whose reservation's answer was lost (slower than
 // CallTimeout), or whose cancel or release failed, is given back in the
