@@ -62,7 +62,9 @@
 // error costs a fetch, the fetch lock is the process's own, and requests
 // are paced locally with the interval multiplied by Fleet.Size, the first
 // one to an origin once the process's fleet-paced requests to it have
-// ended, and Size intervals after the last one was sent or ended. No
+// ended, and Size intervals after the last one was sent or ended. Either
+// way, a process's own requests to an origin go an interval apart at
+// least, across the switch and back. No
 // request that robots.txt refuses is sent, whether Redis answers or not.
 //
 // # Routing instead

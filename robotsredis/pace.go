@@ -99,14 +99,19 @@ end
 // State that asks for a delay over ARGV[5] is corrupt: it is deleted, and
 // the answer is -2.
 //
+// The slot is ARGV[8] after now at the earliest: the process's own last
+// request to the origin was sent or ended less than an interval ago (the
+// slots Redis gave are forgotten when it restarts empty, and the requests
+// the process paced alone were never known to it).
+//
 // KEYS: pace, leases, queue, tickets. ARGV: interval µs, limit, lease TTL
-// µs, token, the longest delay µs, channel, ticket TTL µs, then the token
-// and interval µs of each place to release.
+// µs, token, the longest delay µs, channel, ticket TTL µs, the earliest
+// delay µs, then the token and interval µs of each place to release.
 var reserveScript = redis.NewScript(releaseLua + `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local interval, limit, lease = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local released = release(KEYS[1], KEYS[2], KEYS[3], KEYS[4], 8, now)
+local released = release(KEYS[1], KEYS[2], KEYS[3], KEYS[4], 9, now)
 local function wake()
 	if released and (limit <= 0 or redis.call('ZCARD', KEYS[2]) < limit) then
 		redis.call('PUBLISH', ARGV[6], KEYS[2])
@@ -155,7 +160,7 @@ if nxt > now + tonumber(ARGV[5]) or nb > now + tonumber(ARGV[5]) then
 	wake()
 	return {-2, 0, 0, 0}
 end
-local slot = math.max(now, nxt, nb)
+local slot = math.max(now + (tonumber(ARGV[8]) or 0), nxt, nb)
 local next = string.format('%.0f', slot + interval)
 redis.call('HSET', KEYS[1], 'next', next)
 redis.call('PEXPIRE', KEYS[1], math.ceil((math.max(slot + interval, nb) - now) / 1000) + 60000)
@@ -282,6 +287,12 @@ func token() string { return tokens.prefix + strconv.FormatUint(tokens.n.Add(1),
 // A throttle set while a request waits (Throttle, from any process) sends
 // it back to take a new slot.
 //
+// Whether Redis answers or not, a request goes an interval after the
+// process's last request to the origin was sent or ended, at the
+// earliest: its reservation asks for no sooner a slot (Redis restarted
+// empty forgets the slots it gave), and a request whose slot came while
+// another of the process was paced alone waits for the interval.
+//
 // When Redis cannot be reached, Acquire paces through Fallback, with the
 // interval multiplied by Size; the first request to an origin paced so
 // waits for the process's fleet-paced requests to it under way to end
@@ -314,9 +325,10 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 		var res []any
 		called := time.Now()
 		ended := f.keeper.take(r.Origin) // released ahead of the reservation
+		own := max(f.sent.since(r.Origin, r.Interval, called), 0)
 		err := f.call(ctx, "pace", func(ctx context.Context) (err error) {
 			res, err = reserveScript.Run(ctx, f.Client, paceKeys(r.Origin),
-				releaseArgs([]any{r.Interval.Microseconds(), r.Limit, ttl.Microseconds(), tok, maxDelay.Microseconds(), releasedChannel, ticketTTL.Microseconds()}, ended)...).Slice()
+				releaseArgs([]any{r.Interval.Microseconds(), r.Limit, ttl.Microseconds(), tok, maxDelay.Microseconds(), releasedChannel, ticketTTL.Microseconds(), own.Microseconds()}, ended)...).Slice()
 			return err
 		})
 		var delayµs, backoffFlag, leaseµs int64
@@ -349,10 +361,10 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 		}
 		delay := time.Duration(delayµs) * time.Microsecond
 		backoff = backoff || backoffFlag == 1
-		if delay <= 0 {
-			return f.turn(r, tok, ttl, time.Since(start), backoff), nil
-		}
 		slot := reserved{origin: r.Origin, token: tok, next: next, interval: r.Interval, expires: called.Add(delay + ttl)}
+		if delay <= 0 {
+			return f.turn(ctx, r, slot, ttl, start, backoff)
+		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < delay {
 			f.cancel(slot)
 			return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), NotBefore: time.Now().Add(delay), Throttled: backoff, Err: context.DeadlineExceeded}
@@ -363,7 +375,7 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 			return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: err}
 		}
 		if !again {
-			return f.turn(r, tok, ttl, time.Since(start), backoff), nil
+			return f.turn(ctx, r, slot, ttl, start, backoff)
 		}
 		// A back-off was set meanwhile: take a slot after it, with a
 		// token of its own (should the cancel fail, the token's place is
@@ -485,17 +497,28 @@ func waitPlace(ctx context.Context, wake <-chan struct{}, d, interval time.Durat
 }
 
 // turn returns the robotsguard.Lease of a request that may go, holding the
-// place of token, if any, whose lease lasts ttl. A release that fails is
+// place of slot's token, if any, whose lease lasts ttl. A release that fails is
 // tried again later (see giveBack).
-func (f *Fleet) turn(r robotsguard.PaceRequest, tok string, ttl, waited time.Duration, backoff bool) robotsguard.Lease {
-	t := robotsguard.Lease{Waited: waited, Throttled: backoff}
+//
+// The request goes an interval after the process's last request to the
+// origin was sent or ended at the earliest, whatever its slot: a request
+// of the process paced alone (Redis failed it) may have gone since the
+// slot was reserved. Should ctx end first, the slot is cancelled.
+func (f *Fleet) turn(ctx context.Context, r robotsguard.PaceRequest, slot reserved, ttl time.Duration, start time.Time, backoff bool) (robotsguard.Lease, error) {
+	tok := slot.token
 	hold := f.holdAlone(r.Interval)
-	now := time.Now()
-	if tok == "" {
-		f.sent.mark(r.Origin, now, hold, 0)
-		return t
+	busy := 0
+	if tok != "" {
+		busy = 1
 	}
-	f.sent.mark(r.Origin, now, hold, 1)
+	if err := f.claim(ctx, r.Origin, r.Interval, hold, busy); err != nil {
+		f.cancel(slot)
+		return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: err}
+	}
+	t := robotsguard.Lease{Waited: time.Since(start), Throttled: backoff}
+	if tok == "" {
+		return t, nil
+	}
 	f.hold(tok, r.Origin)
 	var once atomic.Bool
 	t.OnRelease = func() {
@@ -521,7 +544,7 @@ func (f *Fleet) turn(r robotsguard.PaceRequest, tok string, ttl, waited time.Dur
 			f.giveBack(b)
 		}
 	}
-	return t
+	return t, nil
 }
 
 // Throttle holds the fleet's requests to origin for d (a 429 or 503
