@@ -45,9 +45,17 @@ func entryOf(t testing.TB, body []byte) []byte {
 }
 
 // TestValueRoundTrip: every entry decodes to itself, compressed when that
-// makes it shorter, and stored as it is when too long to compress.
+// makes it shorter, and stored as it is when too long to compress. The
+// corpus's files, all of them unless -short.
 func TestValueRoundTrip(t *testing.T) {
-	entries := append(corpusEntries(t), nil, []byte("RG"), []byte("x"), entryOf(t, nil),
+	entries := corpusEntries(t)
+	if testing.Short() { // as CI runs it under the race detector: one file in 16
+		for i := range len(entries) / 16 {
+			entries[i] = entries[i*16]
+		}
+		entries = entries[:len(entries)/16]
+	}
+	entries = append(entries, nil, []byte("RG"), []byte("x"), entryOf(t, nil),
 		entryOf(t, bytes.Repeat([]byte("Disallow: /a\n"), maxEntry/13)), // over maxEntry
 		bytes.Repeat([]byte{0}, maxEntry))
 	var in, out int
