@@ -61,6 +61,43 @@ func (s *sent) end() time.Time { return s.at.Add(s.hold) }
 func (l *lastSent) mark(origin string, now time.Time, hold time.Duration, busy int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.markLocked(origin, now, hold, busy)
+}
+
+// claim marks a request to origin sent at now, as mark does, unless the
+// process's last request to it was sent or ended less than interval ago:
+// it returns how long to wait then, and marks nothing.
+func (l *lastSent) claim(origin string, interval time.Duration, now time.Time, hold time.Duration, busy int) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if s := l.m[origin]; s != nil && now.Before(s.at.Add(interval)) {
+		return s.at.Add(interval).Sub(now)
+	}
+	l.markLocked(origin, now, hold, busy)
+	return 0
+}
+
+// claim waits until a request to origin may go, an interval after the
+// process's last one was sent or ended, and marks it sent (see
+// lastSent.claim), or fails with ctx's error.
+func (f *Fleet) claim(ctx context.Context, origin string, interval, hold time.Duration, busy int) error {
+	for {
+		d := f.sent.claim(origin, interval, time.Now(), hold, busy)
+		if d <= 0 {
+			return nil
+		}
+		tm := time.NewTimer(d)
+		select {
+		case <-tm.C:
+		case <-ctx.Done():
+			tm.Stop()
+			return ctx.Err()
+		}
+	}
+}
+
+// markLocked is mark, with l.mu held.
+func (l *lastSent) markLocked(origin string, now time.Time, hold time.Duration, busy int) {
 	if s := l.m[origin]; s != nil {
 		if now.After(s.at) {
 			s.at = now
@@ -95,6 +132,20 @@ func (l *lastSent) mark(origin string, now time.Time, hold time.Duration, busy i
 	s := &sent{origin: strings.Clone(origin), at: now, hold: hold, busy: max(busy, 0)}
 	l.m[s.origin] = s
 	heap.Push(&l.h, s)
+}
+
+// since returns how long a request to origin must wait for an interval
+// to pass since the process's last request to it was sent or ended, at
+// now: negative when it has. For an origin it does not remember, it
+// assumes the worst of those forgotten before their holds ended (see
+// forgot), up to an interval.
+func (l *lastSent) since(origin string, interval time.Duration, now time.Time) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if s := l.m[origin]; s != nil {
+		return s.at.Add(interval).Sub(now)
+	}
+	return min(l.forgot.Sub(now), interval)
 }
 
 // alone returns when the first request to origin paced alone may go, with
@@ -160,8 +211,13 @@ func (f *Fleet) holdAlone(interval time.Duration) time.Duration {
 // multiplied by Size: Redis is out of reach. The first such request to an
 // origin waits for the process's fleet-paced requests to it under way to
 // end, then until Size intervals after the last one was sent or ended.
-// waited is the time already spent.
+// Every request paced alone goes an interval after the process's last
+// request to the origin, fleet-paced ones included (one whose slot was
+// reserved before Redis failed may have gone meanwhile), and is
+// remembered for the fleet's next reservation (see Fleet.turn). waited is
+// the time already spent.
 func (f *Fleet) acquireAlone(ctx context.Context, r robotsguard.PaceRequest, waited time.Duration) (robotsguard.Lease, error) {
+	interval := r.Interval
 	r.Interval = f.holdAlone(r.Interval)
 	ttl := orDefault(f.LeaseTTL, DefaultLeaseTTL)
 	start := time.Now()
@@ -193,6 +249,17 @@ func (f *Fleet) acquireAlone(ctx context.Context, r robotsguard.PaceRequest, wai
 		}
 	}
 	t, err := f.fallback.Acquire(ctx, r)
+	if err == nil {
+		// An interval after the process's last request, fleet-paced
+		// ones included (one whose slot came before Redis failed may
+		// have gone since); remembered, so that the first request the
+		// fleet paces again, once Redis answers, goes an interval
+		// after it too.
+		if err := f.claim(ctx, r.Origin, interval, r.Interval, 0); err != nil {
+			t.Release()
+			return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: err}
+		}
+	}
 	t.Waited += waited + time.Since(start)
 	return t, err
 }

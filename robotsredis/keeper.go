@@ -324,7 +324,7 @@ func (f *Fleet) releaseAll(ctx context.Context, batch map[string][]giveBack) (fa
 	calls := make([]scriptCall, 0, len(batch))
 	for o, bs := range batch {
 		origins = append(origins, o)
-		calls = append(calls, scriptCall{keys: []string{leaseKey(o), paceKey(o)}, args: releaseArgs([]any{releasedChannel}, bs)})
+		calls = append(calls, scriptCall{keys: paceKeys(o), args: releaseArgs([]any{releasedChannel}, bs)})
 	}
 	var cmds []*redis.Cmd
 	err := f.call(ctx, "release", func(ctx context.Context) error {

@@ -25,27 +25,50 @@ var _ robotsguard.Pacer = (*Fleet)(nil)
 // The pace of an origin is a hash under paceKey: "next", the first free
 // slot, and "nb", the end of a back-off, in microseconds of Redis TIME.
 // Its places (robotsguard.PaceRequest.Limit) are a sorted set under leaseKey: a token
-// per request under way, scored by the lease's expiry.
-func paceKey(origin string) string  { return "robotsguard/p1/" + tag(origin) }
-func leaseKey(origin string) string { return paceKey(origin) + "#leases" }
+// per request under way, scored by the lease's expiry. The requests that
+// wait for a place are two sorted sets, of their tokens: under queueKey,
+// scored by arrival (Redis TIME when each first found every place taken,
+// or others waiting), and under ticketKey, scored by when each stops
+// waiting unless it asks again (ticketTTL later).
+func paceKey(origin string) string   { return "robotsguard/p1/" + tag(origin) }
+func leaseKey(origin string) string  { return paceKey(origin) + "#leases" }
+func queueKey(origin string) string  { return paceKey(origin) + "#queue" }
+func ticketKey(origin string) string { return paceKey(origin) + "#tickets" }
+
+// paceKeys returns the keys of reserveScript and releaseScript.
+func paceKeys(origin string) []string {
+	return []string{paceKey(origin), leaseKey(origin), queueKey(origin), ticketKey(origin)}
+}
+
+// ticketTTL is how long a request waiting for a place keeps its turn
+// without asking again: a waiter asks at least every maxRecheck, so that a
+// process that dies, or loses Redis, while its requests wait holds the
+// origin's freed places for ticketTTL at most.
+const ticketTTL = 3 * maxRecheck
 
 // backoffName is the name published when origin's back-off is set, to
 // wake the requests that wait for their slots.
 func backoffName(origin string) string { return paceKey(origin) + "#backoff" }
 
-// releaseLua defines release(leases, pace, first, now), which ends the
-// leases of the tokens in ARGV from first on, each followed by its
-// request's interval in µs: the origin's next slot is then that interval
-// after now at the earliest (the interval counts from the end of a
-// response too). It returns whether it ended any.
+// releaseLua defines release(pace, leases, queue, tickets, first, now),
+// which ends the leases of the tokens in ARGV from first on, each followed
+// by its request's interval in µs: the origin's next slot is then that
+// interval after now at the earliest (the interval counts from the end of
+// a response too). A token that waits in the queue leaves it (a request
+// that gave up, or whose reservation's answer was lost). It returns
+// whether it ended any lease or turn.
 const releaseLua = `
-local function release(leases, pace, first, now)
+local function release(pace, leases, queue, tickets, first, now)
 	local released, interval = false, 0
 	for i = first, #ARGV - 1, 2 do
 		if redis.call('ZREM', leases, ARGV[i]) == 1 then
 			released = true
 			interval = math.max(interval, tonumber(ARGV[i + 1]) or 0)
 		end
+		if redis.call('ZREM', queue, ARGV[i]) == 1 then
+			released = true
+		end
+		redis.call('ZREM', tickets, ARGV[i])
 	end
 	if interval > 0 then
 		local after = now + interval
@@ -60,10 +83,14 @@ end
 
 // reserveScript reserves a slot: the later of now, "next" and "nb"; "next"
 // becomes that slot plus the interval. With a limit, it first takes a
-// place, or answers busy. It returns {delay µs (-1 when busy), backoff
-// (1 when "nb" set the slot), µs until the earliest lease expires, the
-// "next" it set}. Times are integers written with %.0f: Lua's default
-// format would round them.
+// place, in the order of arrival: a request is given one when a place is
+// free for it, with fewer free than waiters ahead of it; else it takes
+// its turn in the queue (or keeps it, and asks again within ticketTTL),
+// and is answered busy. Waiters whose turns lapsed are dropped (64 a call
+// at most). It returns {delay µs (-1 when busy), backoff (1 when "nb" set
+// the slot), µs until the earliest lease or turn lapses, the "next" it
+// set}. Times are integers written with %.0f: Lua's default format would
+// round them.
 //
 // Ahead of the reservation, it releases the places of the process's
 // requests to the origin that have ended since its last call (see keep),
@@ -72,24 +99,58 @@ end
 // State that asks for a delay over ARGV[5] is corrupt: it is deleted, and
 // the answer is -2.
 //
-// KEYS: pace, leases. ARGV: interval µs, limit, lease TTL µs, token, the
-// longest delay µs, channel, then the token and interval µs of each place
-// to release.
+// The slot is ARGV[8] after now at the earliest: the process's own last
+// request to the origin was sent or ended less than an interval ago (the
+// slots Redis gave are forgotten when it restarts empty, and the requests
+// the process paced alone were never known to it).
+//
+// KEYS: pace, leases, queue, tickets. ARGV: interval µs, limit, lease TTL
+// µs, token, the longest delay µs, channel, ticket TTL µs, the earliest
+// delay µs, then the token and interval µs of each place to release.
 var reserveScript = redis.NewScript(releaseLua + `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local interval, limit, lease = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local released = release(KEYS[2], KEYS[1], 7, now)
+local released = release(KEYS[1], KEYS[2], KEYS[3], KEYS[4], 9, now)
 local function wake()
 	if released and (limit <= 0 or redis.call('ZCARD', KEYS[2]) < limit) then
 		redis.call('PUBLISH', ARGV[6], KEYS[2])
 	end
 end
 if limit > 0 then
-	redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', string.format('%.0f', now))
-	if redis.call('ZCARD', KEYS[2]) >= limit then
-		local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-		return {-1, 0, tonumber(first[2]) - now, 0}
+	local nows = string.format('%.0f', now)
+	redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', nows)
+	local lapsed = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', nows, 'LIMIT', 0, 64)
+	if #lapsed > 0 then
+		redis.call('ZREM', KEYS[3], unpack(lapsed))
+		redis.call('ZREM', KEYS[4], unpack(lapsed))
+		released = true
+	end
+	local free = limit - redis.call('ZCARD', KEYS[2])
+	local rank = redis.call('ZRANK', KEYS[3], ARGV[4])
+	local ahead = rank or redis.call('ZCARD', KEYS[3])
+	if free <= ahead then
+		if not rank then
+			redis.call('ZADD', KEYS[3], nows, ARGV[4])
+		end
+		local ticket = tonumber(ARGV[7])
+		redis.call('ZADD', KEYS[4], string.format('%.0f', now + ticket), ARGV[4])
+		for _, k in ipairs({KEYS[3], KEYS[4]}) do
+			redis.call('PEXPIRE', k, math.ceil(ticket / 1000) + 1000)
+		end
+		wake()
+		local soonest = ticket
+		for _, k in ipairs({KEYS[2], KEYS[4]}) do
+			local first = redis.call('ZRANGE', k, 0, 0, 'WITHSCORES')
+			if first[2] then
+				soonest = math.min(soonest, tonumber(first[2]) - now)
+			end
+		end
+		return {-1, 0, math.max(soonest, 0), 0}
+	end
+	if rank then
+		redis.call('ZREM', KEYS[3], ARGV[4])
+		redis.call('ZREM', KEYS[4], ARGV[4])
 	end
 end
 local v = redis.call('HMGET', KEYS[1], 'next', 'nb')
@@ -99,7 +160,7 @@ if nxt > now + tonumber(ARGV[5]) or nb > now + tonumber(ARGV[5]) then
 	wake()
 	return {-2, 0, 0, 0}
 end
-local slot = math.max(now, nxt, nb)
+local slot = math.max(now + (tonumber(ARGV[8]) or 0), nxt, nb)
 local next = string.format('%.0f', slot + interval)
 redis.call('HSET', KEYS[1], 'next', next)
 redis.call('PEXPIRE', KEYS[1], math.ceil((math.max(slot + interval, nb) - now) / 1000) + 60000)
@@ -127,15 +188,15 @@ if ARGV[3] ~= '' and redis.call('ZREM', KEYS[2], ARGV[3]) == 1 then
 end
 return 0`)
 
-// releaseScript ends requests' leases (see releaseLua), and tells those
-// waiting for a place.
+// releaseScript ends requests' leases and turns (see releaseLua), and
+// tells those waiting for a place.
 //
-// KEYS: leases, pace. ARGV: channel, then the token and interval µs of
-// each place.
+// KEYS: pace, leases, queue, tickets. ARGV: channel, then the token and
+// interval µs of each place.
 var releaseScript = redis.NewScript(releaseLua + `
 local t = redis.call('TIME')
-if release(KEYS[1], KEYS[2], 2, tonumber(t[1]) * 1000000 + tonumber(t[2])) then
-	redis.call('PUBLISH', ARGV[1], KEYS[1])
+if release(KEYS[1], KEYS[2], KEYS[3], KEYS[4], 2, tonumber(t[1]) * 1000000 + tonumber(t[2])) then
+	redis.call('PUBLISH', ARGV[1], KEYS[2])
 end
 return 0`)
 
@@ -210,14 +271,27 @@ func token() string { return tokens.prefix + strconv.FormatUint(tokens.n.Add(1),
 // the round trip of the process's next request to the origin, ahead of its
 // reservation) and, as a LocalPacer does, starts the next interval from
 // then: the interval counts from the end of each response as well as from
-// its start. Requests that find every place taken wait for a place to be
-// released (a notice on the Fleet's subscription) or to expire, and try
-// again, in no particular order. Without a Limit, the release does nothing
+// its start. Requests that find every place taken, or others waiting for
+// one, take a turn in a queue in Redis, in the order of arrival across
+// the fleet, and wait for a place to be released (a notice on the Fleet's
+// subscription) or to expire; a place is handed to the oldest waiter, so
+// that no process starves, whichever released it. A waiter asks again at
+// least every second, and keeps its turn for three seconds without asking
+// (a process that dies while its requests wait holds a free place that
+// long at most); one that gives up leaves the queue in the background.
+// A request that finds a place free and nobody waiting takes it in one
+// round trip, as before. Without a Limit, the release does nothing
 // and the interval counts from the slots, that is from the times requests
 // are sent: one round trip per request.
 //
 // A throttle set while a request waits (Throttle, from any process) sends
 // it back to take a new slot.
+//
+// Whether Redis answers or not, a request goes an interval after the
+// process's last request to the origin was sent or ended, at the
+// earliest: its reservation asks for no sooner a slot (Redis restarted
+// empty forgets the slots it gave), and a request whose slot came while
+// another of the process was paced alone waits for the interval.
 //
 // When Redis cannot be reached, Acquire paces through Fallback, with the
 // interval multiplied by Size; the first request to an origin paced so
@@ -243,17 +317,18 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 		defer stop()
 		placed = wake
 	}
+	var tok string // the request's place, and its turn while it waits for one
+	if r.Limit > 0 {
+		tok = token()
+	}
 	for {
-		var tok string
-		if r.Limit > 0 {
-			tok = token()
-		}
 		var res []any
 		called := time.Now()
 		ended := f.keeper.take(r.Origin) // released ahead of the reservation
+		own := max(f.sent.since(r.Origin, r.Interval, called), 0)
 		err := f.call(ctx, "pace", func(ctx context.Context) (err error) {
-			res, err = reserveScript.Run(ctx, f.Client, []string{paceKey(r.Origin), leaseKey(r.Origin)},
-				releaseArgs([]any{r.Interval.Microseconds(), r.Limit, ttl.Microseconds(), tok, maxDelay.Microseconds(), releasedChannel}, ended)...).Slice()
+			res, err = reserveScript.Run(ctx, f.Client, paceKeys(r.Origin),
+				releaseArgs([]any{r.Interval.Microseconds(), r.Limit, ttl.Microseconds(), tok, maxDelay.Microseconds(), releasedChannel, ticketTTL.Microseconds(), own.Microseconds()}, ended)...).Slice()
 			return err
 		})
 		var delayµs, backoffFlag, leaseµs int64
@@ -276,18 +351,20 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 			}
 			return f.acquireAlone(ctx, r, time.Since(start))
 		}
-		if delayµs < 0 { // every place is taken: wait for one
+		if delayµs < 0 { // no place for it yet: wait for its turn
 			if err := waitPlace(ctx, placed, time.Duration(leaseµs)*time.Microsecond, r.Interval); err != nil {
+				// Its turn is given up in the background.
+				f.giveBack(giveBack{origin: r.Origin, token: tok, until: time.Now().Add(ticketTTL)})
 				return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: err}
 			}
 			continue
 		}
 		delay := time.Duration(delayµs) * time.Microsecond
 		backoff = backoff || backoffFlag == 1
-		if delay <= 0 {
-			return f.turn(r, tok, ttl, time.Since(start), backoff), nil
-		}
 		slot := reserved{origin: r.Origin, token: tok, next: next, interval: r.Interval, expires: called.Add(delay + ttl)}
+		if delay <= 0 {
+			return f.turn(ctx, r, slot, ttl, start, backoff)
+		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < delay {
 			f.cancel(slot)
 			return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), NotBefore: time.Now().Add(delay), Throttled: backoff, Err: context.DeadlineExceeded}
@@ -298,11 +375,16 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 			return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: err}
 		}
 		if !again {
-			return f.turn(r, tok, ttl, time.Since(start), backoff), nil
+			return f.turn(ctx, r, slot, ttl, start, backoff)
 		}
-		// A back-off was set meanwhile: take a slot after it.
+		// A back-off was set meanwhile: take a slot after it, with a
+		// token of its own (should the cancel fail, the token's place is
+		// given back later).
 		f.cancel(slot)
 		backoff = true
+		if tok != "" {
+			tok = token()
+		}
 	}
 }
 
@@ -415,17 +497,28 @@ func waitPlace(ctx context.Context, wake <-chan struct{}, d, interval time.Durat
 }
 
 // turn returns the robotsguard.Lease of a request that may go, holding the
-// place of token, if any, whose lease lasts ttl. A release that fails is
+// place of slot's token, if any, whose lease lasts ttl. A release that fails is
 // tried again later (see giveBack).
-func (f *Fleet) turn(r robotsguard.PaceRequest, tok string, ttl, waited time.Duration, backoff bool) robotsguard.Lease {
-	t := robotsguard.Lease{Waited: waited, Throttled: backoff}
+//
+// The request goes an interval after the process's last request to the
+// origin was sent or ended at the earliest, whatever its slot: a request
+// of the process paced alone (Redis failed it) may have gone since the
+// slot was reserved. Should ctx end first, the slot is cancelled.
+func (f *Fleet) turn(ctx context.Context, r robotsguard.PaceRequest, slot reserved, ttl time.Duration, start time.Time, backoff bool) (robotsguard.Lease, error) {
+	tok := slot.token
 	hold := f.holdAlone(r.Interval)
-	now := time.Now()
-	if tok == "" {
-		f.sent.mark(r.Origin, now, hold, 0)
-		return t
+	busy := 0
+	if tok != "" {
+		busy = 1
 	}
-	f.sent.mark(r.Origin, now, hold, 1)
+	if err := f.claim(ctx, r.Origin, r.Interval, hold, busy); err != nil {
+		f.cancel(slot)
+		return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: err}
+	}
+	t := robotsguard.Lease{Waited: time.Since(start), Throttled: backoff}
+	if tok == "" {
+		return t, nil
+	}
 	f.hold(tok, r.Origin)
 	var once atomic.Bool
 	t.OnRelease = func() {
@@ -445,13 +538,13 @@ func (f *Fleet) turn(r robotsguard.PaceRequest, tok string, ttl, waited time.Dur
 		ctx, cancel := context.WithTimeout(context.Background(), orDefault(f.CallTimeout, DefaultCallTimeout))
 		defer cancel()
 		err := f.call(ctx, "release", func(ctx context.Context) error {
-			return releaseScript.Run(ctx, f.Client, []string{leaseKey(r.Origin), paceKey(r.Origin)}, releaseArgs([]any{releasedChannel}, []giveBack{b})...).Err()
+			return releaseScript.Run(ctx, f.Client, paceKeys(r.Origin), releaseArgs([]any{releasedChannel}, []giveBack{b})...).Err()
 		})
 		if err != nil {
 			f.giveBack(b)
 		}
 	}
-	return t
+	return t, nil
 }
 
 // Throttle holds the fleet's requests to origin for d (a 429 or 503

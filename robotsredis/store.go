@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -61,7 +62,10 @@ func tag(origin string) string {
 
 func lockKey(k string) string { return redisKey(k) + "#lock" }
 
-// Get returns the entry stored under key (a cache.Key).
+// Get returns the entry stored under key (a cache.Key), decompressed (see
+// encodeValue). A value that does not decode, or that a later version
+// wrote in a format this one does not know, is a miss: logged, and
+// replaced when the Transport stores the file it fetches instead.
 func (f *Fleet) Get(ctx context.Context, key string) ([]byte, bool, error) {
 	var b []byte
 	err := f.call(ctx, "get", func(ctx context.Context) (err error) {
@@ -74,17 +78,31 @@ func (f *Fleet) Get(ctx context.Context, key string) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	return b, true, nil
+	v, err := decodeValue(b)
+	if err != nil {
+		if f.Logger != nil {
+			level := slog.LevelWarn
+			if errors.Is(err, errFormat) {
+				level = slog.LevelDebug // a later version's, in a fleet being upgraded
+			}
+			f.Logger.Log(ctx, level, "robotsredis: cache entry skipped", "key", redisKey(key), "bytes", len(b), "error", err.Error())
+		}
+		return nil, false, nil
+	}
+	return v, true, nil
 }
 
-// Set stores value under key (a cache.Key) for ttl; a ttl of zero or less
-// deletes it.
+// Set stores value under key (a cache.Key) for ttl, compressed (see
+// encodeValue); a ttl of zero or less deletes it.
 func (f *Fleet) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
-	return f.call(ctx, "set", func(ctx context.Context) error {
-		if ttl <= 0 {
+	if ttl <= 0 {
+		return f.call(ctx, "set", func(ctx context.Context) error {
 			return f.Client.Del(ctx, redisKey(key)).Err()
-		}
-		return f.Client.Set(ctx, redisKey(key), value, max(ttl, time.Millisecond)).Err()
+		})
+	}
+	v := encodeValue(value) // before the call: CallTimeout bounds Redis, not deflate
+	return f.call(ctx, "set", func(ctx context.Context) error {
+		return f.Client.Set(ctx, redisKey(key), v, max(ttl, time.Millisecond)).Err()
 	})
 }
 

@@ -1,10 +1,13 @@
 package robotsredis_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,6 +82,8 @@ func TestStoreLock(t *testing.T) {
 func TestStoreCorrupt(t *testing.T) {
 	s := startRedis(t)
 	f, _ := newFleet(t, s)
+	var logged bytes.Buffer
+	f.Logger = slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	robots := 0
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
@@ -89,7 +94,9 @@ func TestStoreCorrupt(t *testing.T) {
 	defer site.Close()
 	c := s.client(t)
 	k := "robotsguard/e2/{" + site.URL + "}/robots.txt"
-	for _, v := range []string{"", "RG\x02\xff\xff\xff", "RG\x09future", "garbage"} {
+	for _, v := range []string{"", "RG\x02\xff\xff\xff", "RG\x09future", "garbage",
+		"RZ\x09a later format", "RZ\x01", "RZ\x01\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01", "RZ\x01\x10\x00\x00\x00\x00garbage",
+		"RZ\x00RG\x02\xff", "RZ\x00"} {
 		robots = 0
 		c.FlushAll(context.Background())
 		c.Set(context.Background(), k, v, time.Minute)
@@ -105,11 +112,59 @@ func TestStoreCorrupt(t *testing.T) {
 		if robots != 1 {
 			t.Errorf("%q: %d robots.txt fetches, want 1", v, robots)
 		}
-		if b, _ := c.Get(context.Background(), k).Bytes(); len(b) < 3 || string(b[:2]) != "RG" {
+		if b, _ := c.Get(context.Background(), k).Bytes(); len(b) < 3 || string(b[:3]) != "RZ\x01" {
 			t.Errorf("%q: the entry fetched was not stored under %s: %q", v, k, b)
 		}
 	}
 	if f.State() != robotsredis.Closed {
 		t.Errorf("circuit %v after reading bad entries", f.State())
+	}
+	// The four values of this package's own format that do not decode,
+	// each time they are read.
+	if n := strings.Count(logged.String(), "robotsredis: cache entry skipped"); n < 4 {
+		t.Errorf("%d entries skipped logged, want 4 at least:\n%s", n, logged.String())
+	}
+}
+
+// TestStoreOlderEntry: an entry a Fleet of the last version stored (the
+// root's encoding as it is, uncompressed) is read: a fleet upgraded does
+// not fetch every robots.txt again. What the Fleet stores now is shorter.
+func TestStoreOlderEntry(t *testing.T) {
+	s := startRedis(t)
+	f, _ := newFleet(t, s)
+	robots := 0
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			robots++
+		}
+	}))
+	defer site.Close()
+	body := strings.Repeat("User-agent: *\nDisallow: /private\n", 20)
+	now := time.Now()
+	e := &cache.Entry{Status: 200, Body: []byte(body), Requested: now, Received: now,
+		Header: http.Header{"Cache-Control": {"max-age=3600"}}}
+	old, err := e.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.client(t)
+	ctx := context.Background()
+	k := "robotsguard/e2/{" + site.URL + "}/robots.txt"
+	c.Set(ctx, k, old, time.Hour)
+	tr := &robotsguard.Transport{UserAgent: "FleetBot/1.0", Store: f, Pacer: f, NoPacing: true}
+	if _, err := (&http.Client{Transport: tr}).Get(site.URL + "/private/x"); !errors.Is(err, robotsguard.ErrDisallowed) {
+		t.Fatalf("%v, want ErrDisallowed: the stored rules", err)
+	}
+	if robots != 0 {
+		t.Errorf("%d robots.txt fetches, want 0: the entry of the last version was not read", robots)
+	}
+	if err := f.Set(ctx, cache.Key(site.URL+"/robots.txt"), old, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.StrLen(ctx, k).Val(); n >= int64(len(old))/3 {
+		t.Errorf("stored in %d bytes, the entry has %d: not compressed", n, len(old))
+	}
+	if b, ok, err := f.Get(ctx, cache.Key(site.URL+"/robots.txt")); err != nil || !ok || !bytes.Equal(b, old) {
+		t.Errorf("Get: %d bytes, %v, %v; want the entry back", len(b), ok, err)
 	}
 }

@@ -1,0 +1,379 @@
+package robotsredis_test
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/robotsguard/robotsguard"
+	"github.com/robotsguard/robotsguard/policy"
+	"github.com/robotsguard/robotsguard/robotsredis"
+)
+
+// go test -run TestFleetInvariant -fleet-invariant 2m -v ./robotsredis
+var (
+	fleetInvariantFor  = flag.Duration("fleet-invariant", 3*time.Second, "how long TestFleetInvariant crawls")
+	fleetInvariantSeed = flag.Uint64("fleet-invariant.seed", 9309, "seed of TestFleetInvariant's files, faults and URLs")
+)
+
+// TestFleetInvariant: the root's load invariant (invariant_test.go at the
+// repository root) across a fleet: three Fleets with clients of their own
+// crawl the same origins through one Redis, behind a proxy, while Redis
+// fails at random: killed and restarted empty, its replies held past
+// CallTimeout (reservations whose answers are lost), or cut off. Each
+// origin serves random robots.txt files (some changing at every fetch,
+// some flapping 404 and 503), judges every request against the files it
+// served, and records when each process's requests arrive. Zero requests
+// the files forbade; each process's requests to an origin an interval
+// apart at least, Redis answering or not; and the fleet's, in any window
+// of 20 intervals, within the README's promise: one an interval while the
+// fleet shares the pace, each process one per Size intervals while alone,
+// so (1 + 1/Size) per interval at most while some processes are alone and
+// others are not, and a request more for each fault (Redis restarted
+// empty forgets the slots it gave).
+func TestFleetInvariant(t *testing.T) {
+	const (
+		procs    = 3
+		workers  = 4 // per process
+		origins  = 6
+		interval = 40 * time.Millisecond
+		maxAge   = time.Second
+	)
+	rng := rand.New(rand.NewPCG(*fleetInvariantSeed, 27))
+	s := startRedis(t)
+	p := newProxy(t, s.addr())
+
+	type served struct {
+		at    time.Time
+		rules *policy.Robots // nil: a 404, allow all
+	}
+	type site struct {
+		fault  int // 0 none, 1 flapping 404 and 503, 2 rules change at every fetch
+		mu     sync.Mutex
+		rng    *rand.Rand
+		file   string
+		log    []served
+		arrive [procs][]time.Time // page requests, by process
+		all    []time.Time
+		bad    []string
+	}
+	sites := map[string]*site{}
+	var names []string
+	for i := range origins {
+		name := fmt.Sprintf("o%d.test", i)
+		o := &site{fault: i % 3, rng: rand.New(rand.NewPCG(rng.Uint64(), uint64(i)))}
+		o.file = randomRobots(o.rng)
+		sites[name] = o
+		names = append(names, name)
+	}
+	acceptable := func(o *site, u *url.URL, now time.Time) bool {
+		window := now.Add(-2 * maxAge)
+		before := -1
+		for i, s := range o.log {
+			if s.at.Before(window) {
+				before = i
+				continue
+			}
+			if s.rules == nil || s.rules.Group("TestBot").DecideURL(u).Allowed {
+				return true
+			}
+		}
+		if before >= 0 {
+			s := o.log[before]
+			return s.rules == nil || s.rules.Group("TestBot").DecideURL(u).Allowed
+		}
+		return false
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		now := time.Now()
+		host, _, _ := strings.Cut(r.Host, ":")
+		o := sites[host]
+		if o == nil {
+			http.Error(w, "no such origin", http.StatusMisdirectedRequest)
+			return
+		}
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		if r.URL.Path != "/robots.txt" {
+			if !acceptable(o, r.URL, now) {
+				o.bad = append(o.bad, r.URL.RequestURI())
+			}
+			if n, err := strconv.Atoi(r.Header.Get("X-Process")); err == nil && n >= 0 && n < procs {
+				o.arrive[n] = append(o.arrive[n], now)
+			}
+			o.all = append(o.all, now)
+			io.WriteString(w, "ok")
+			return
+		}
+		if o.fault == 2 {
+			o.file = randomRobots(o.rng)
+		}
+		roll := o.rng.IntN(4)
+		switch {
+		case o.fault == 1 && roll == 0:
+			o.log = append(o.log, served{at: now})
+			w.WriteHeader(http.StatusNotFound)
+			return
+		case o.fault == 1 && roll == 1:
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		o.log = append(o.log, served{at: now, rules: policy.Parse([]byte(o.file))})
+		w.Header().Set("Cache-Control", fmt.Sprintf("max-age=%d", int(maxAge/time.Second)))
+		io.WriteString(w, o.file)
+	}))
+	defer srv.Close()
+	addr := srv.Listener.Addr().String()
+
+	var states [procs]atomic.Int64 // circuit openings, by process
+	sentAt := &sendLog{at: map[string][]time.Time{}}
+	var clients []*http.Client
+	for i := range procs {
+		f := &robotsredis.Fleet{Client: p.client(t), Size: procs, Cooldown: 50 * time.Millisecond, MaxCooldown: 200 * time.Millisecond,
+			OnState: func(st robotsredis.State, _ error) {
+				if st == robotsredis.Open {
+					states[i].Add(1)
+				}
+			}}
+		t.Cleanup(func() { f.Close() })
+		base := &http.Transport{
+			DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+				var d net.Dialer
+				return d.DialContext(ctx, network, addr) // every origin is this server
+			},
+			MaxIdleConnsPerHost: 16,
+		}
+		t.Cleanup(base.CloseIdleConnections)
+		tr := &robotsguard.Transport{Base: &stamped{base: base, sent: sentAt}, UserAgent: "TestBot/1.0", Store: f, Pacer: f,
+			Delay: interval, FetchTimeout: 2 * time.Second}
+		clients = append(clients, &http.Client{Transport: tr})
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), *fleetInvariantFor)
+	defer cancel()
+	// Faults, one at a time, each for 100-400 ms, 100-400 ms apart.
+	faults := map[string]int{}
+	faulted := make(chan struct{})
+	frng := rand.New(rand.NewPCG(rng.Uint64(), 1))
+	go func() {
+		defer close(faulted)
+		pause := func() bool {
+			tm := time.NewTimer(time.Duration(100+frng.IntN(300)) * time.Millisecond)
+			defer tm.Stop()
+			select {
+			case <-tm.C:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		for pause() {
+			switch frng.IntN(3) {
+			case 0:
+				faults["restart empty"]++
+				s.kill()
+				pause()
+				s.start()
+			case 1:
+				faults["replies late"]++
+				p.setDelay(DefaultCallTimeoutForTest + 50*time.Millisecond)
+				pause()
+				p.setDelay(0)
+			case 2:
+				faults["cut off"]++
+				p.cut()
+				pause()
+				p.restore()
+			}
+		}
+	}()
+
+	var sent, refused atomic.Int64
+	var errs sync.Map
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		for w := range workers {
+			wg.Add(1)
+			wrng := rand.New(rand.NewPCG(rng.Uint64(), uint64(i*workers+w)))
+			go func() {
+				defer wg.Done()
+				for ctx.Err() == nil {
+					u := "http://" + names[wrng.IntN(len(names))] + randomPath(wrng)
+					req, _ := http.NewRequestWithContext(ctx, "GET", u, nil)
+					req.Header.Set("X-Process", strconv.Itoa(i))
+					resp, err := c.Do(req)
+					switch {
+					case err == nil:
+						io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+						sent.Add(1)
+					case errors.Is(err, robotsguard.ErrDisallowed):
+						refused.Add(1)
+					case ctx.Err() != nil, errors.Is(err, context.DeadlineExceeded):
+						// the end of the run: a request's turn after it
+					default:
+						errs.Store(err.Error(), true)
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	<-faulted
+
+	tolerance := time.Millisecond // timers
+	var closest, arrived time.Duration = 1 << 62, 1 << 62
+	worst, worstAt := 0, ""
+	const window = 20 * interval
+	allowed := int(window/interval)*(procs+1)/procs + 1 + 1
+	for _, name := range names {
+		o := sites[name]
+		o.mu.Lock()
+		if len(o.bad) > 0 {
+			t.Errorf("%s (fault %d) got %d requests its files forbade, e.g. %q", name, o.fault, len(o.bad), o.bad[0])
+		}
+		for pi, ts := range o.arrive {
+			for k := 1; k < len(ts); k++ {
+				arrived = min(arrived, ts[k].Sub(ts[k-1]))
+			}
+			ts := sentAt.at[name+"/"+strconv.Itoa(pi)]
+			for k := 1; k < len(ts); k++ {
+				gap := ts[k].Sub(ts[k-1])
+				closest = min(closest, gap)
+				if gap < interval-tolerance {
+					t.Errorf("%s: process %d sent two requests %v apart, interval %v", name, pi, gap, interval)
+				}
+			}
+		}
+		all := slices.Clone(o.all)
+		slices.SortFunc(all, func(a, b time.Time) int { return a.Compare(b) })
+		for k := range all {
+			n := 0
+			for j := k; j < len(all) && all[j].Sub(all[k]) < window; j++ {
+				n++
+			}
+			if n > worst {
+				worst, worstAt = n, name
+			}
+		}
+		o.mu.Unlock()
+	}
+	var opened []int64
+	for i := range states {
+		opened = append(opened, states[i].Load())
+	}
+	total := 0
+	for _, n := range faults {
+		total += n
+	}
+	t.Logf("%v: %d requests sent, %d refused; faults %v; circuits opened %v; closest requests of a process %v sent, %v arrived; the most in %v at an origin %d (%s), promise %d + %d faults",
+		*fleetInvariantFor, sent.Load(), refused.Load(), faults, opened, closest, arrived, window, worst, worstAt, allowed, total)
+	errs.Range(func(k, _ any) bool { t.Logf("error: %v", k); return true })
+	if worst > allowed+total {
+		t.Errorf("%d requests to %s in %v: more than the fleet's pace allows (%d, and one for each of %d faults)", worst, worstAt, window, allowed, total)
+	}
+	if sent.Load() == 0 || refused.Load() == 0 {
+		t.Errorf("sent %d, refused %d: the load does not exercise both", sent.Load(), refused.Load())
+	}
+}
+
+// DefaultCallTimeoutForTest is the Fleet's default CallTimeout.
+const DefaultCallTimeoutForTest = robotsredis.DefaultCallTimeout
+
+// Paths and patterns come from a small alphabet so that rules and URLs
+// meet often (as in the root's invariant test).
+var segments = []string{"a", "b", "ab", "private", "x.html", "%61", "%2Fq", "caf%C3%A9", "café"}
+
+func randomPath(rng *rand.Rand) string {
+	var b strings.Builder
+	for range 1 + rng.IntN(3) {
+		b.WriteString("/" + segments[rng.IntN(len(segments))])
+	}
+	if rng.IntN(4) == 0 {
+		b.WriteString("/")
+	}
+	if rng.IntN(5) == 0 {
+		b.WriteString("?q=" + segments[rng.IntN(len(segments))])
+	}
+	return b.String()
+}
+
+func randomPattern(rng *rand.Rand) string {
+	var b strings.Builder
+	for range 1 + rng.IntN(2) {
+		b.WriteString("/")
+		switch rng.IntN(5) {
+		case 0:
+			b.WriteString("*")
+		case 1:
+			b.WriteString(segments[rng.IntN(len(segments))] + "*")
+		default:
+			b.WriteString(segments[rng.IntN(len(segments))])
+		}
+	}
+	if rng.IntN(4) == 0 {
+		b.WriteString("$")
+	}
+	return b.String()
+}
+
+// randomRobots returns a robots.txt of several groups, with '*', '$' and
+// percent-escapes, some for TestBot.
+func randomRobots(rng *rand.Rand) string {
+	var b strings.Builder
+	agents := [][]string{{"*"}, {"TestBot"}, {"OtherBot"}, {"testbot", "OtherBot"}}
+	for range 1 + rng.IntN(3) {
+		for _, a := range agents[rng.IntN(len(agents))] {
+			fmt.Fprintf(&b, "User-agent: %s\n", a)
+		}
+		for range rng.IntN(6) {
+			verb := "Disallow"
+			if rng.IntN(3) == 0 {
+				verb = "Allow"
+			}
+			fmt.Fprintf(&b, "%s: %s\n", verb, randomPattern(rng))
+		}
+		if rng.IntN(4) == 0 {
+			b.WriteString("Disallow: /\n")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// sendLog records when each process sent its page requests to each
+// origin: when the Transport handed them to its Base.
+type sendLog struct {
+	mu sync.Mutex
+	at map[string][]time.Time // by "origin/process"
+}
+
+type stamped struct {
+	base http.RoundTripper
+	sent *sendLog
+}
+
+func (s *stamped) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Path != "/robots.txt" {
+		k := r.URL.Hostname() + "/" + r.Header.Get("X-Process")
+		s.sent.mu.Lock()
+		s.sent.at[k] = append(s.sent.at[k], time.Now())
+		s.sent.mu.Unlock()
+	}
+	return s.base.RoundTrip(r)
+}
