@@ -3,6 +3,7 @@ package robotsguard
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -234,23 +235,101 @@ func drain(b io.ReadCloser) {
 	io.Copy(io.Discard, io.LimitReader(b, 4096))
 }
 
-// follow sends req through rt and follows the redirects of its answers,
-// through an http.Client, as long as checkRedirect lets it; stopped tells
-// whether checkRedirect ended the chain, so that the final 3xx is the
-// StatusPolicy's to read. An http.Client sends the hops as a client of the
-// site would: the same Host header for a relative Location, the request's
-// header fields, a Referer, and its errors.
+// follow sends req through rt and follows the redirects of its answers as
+// an http.Client does a GET without a body (the same Host header, header
+// fields, Referer and errors), as long as checkRedirect lets it; stopped
+// tells whether checkRedirect ended the chain.
 func (t *Transport) follow(rt recoverer, req *http.Request) (resp *http.Response, stopped bool, err error) {
-	c := &http.Client{Transport: rt, CheckRedirect: func(next *http.Request, via []*http.Request) error {
-		err := t.checkRedirect(next, via)
-		stopped = err != nil
-		return err
-	}}
-	resp, err = c.Do(req)
-	if err != nil {
-		return nil, false, err
+	first := req
+	var via []*http.Request
+	uerr := func(err error) error {
+		u := req.URL
+		if resp != nil && resp.Request != nil {
+			u = resp.Request.URL
+		}
+		return &url.Error{Op: "Get", URL: u.Redacted(), Err: err}
 	}
-	return resp, stopped, nil
+	for {
+		if len(via) > 0 {
+			loc := field(resp.Header, "Location")
+			if loc == "" {
+				return resp, false, nil
+			}
+			u, err := req.URL.Parse(loc)
+			if err != nil {
+				resp.Body.Close()
+				resp = nil
+				return nil, false, uerr(fmt.Errorf("failed to parse Location header %q: %v", loc, err))
+			}
+			host := ""
+			if req.Host != "" && req.Host != req.URL.Host {
+				if lu, _ := url.Parse(loc); lu != nil && !lu.IsAbs() {
+					host = req.Host
+				}
+			}
+			next := (&http.Request{
+				Method: http.MethodGet, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+				Header: first.Header.Clone(), Host: host, Response: resp,
+			}).WithContext(first.Context())
+			if ref := referer(via[len(via)-1].URL, u); ref != "" {
+				next.Header.Set("Referer", ref)
+			}
+			req = next
+			if t.checkRedirect(req, via) != nil {
+				return resp, true, nil
+			}
+			const maxBodySlurpSize = 2 << 10
+			if resp.ContentLength == -1 || resp.ContentLength <= maxBodySlurpSize {
+				io.CopyN(io.Discard, resp.Body, maxBodySlurpSize)
+			}
+			resp.Body.Close()
+		}
+		via = append(via, req)
+		sent := req
+		if u := req.URL.User; u != nil && req.Header.Get("Authorization") == "" {
+			// As an http.Client does: the URL's user information is
+			// sent as Basic authentication, on a copy of the request.
+			sent = req.Clone(req.Context())
+			pw, _ := u.Password()
+			sent.SetBasicAuth(u.Username(), pw)
+		}
+		resp, err = rt.RoundTrip(sent)
+		if err != nil {
+			resp = nil
+			return nil, false, uerr(err)
+		}
+		if resp == nil {
+			return nil, false, uerr(fmt.Errorf("http: RoundTripper implementation (%T) returned a nil *Response with a nil error", t.fetchBase()))
+		}
+		if resp.Body == nil {
+			if resp.ContentLength > 0 {
+				r := resp
+				resp = nil
+				return nil, false, uerr(fmt.Errorf("http: RoundTripper implementation (%T) returned a *Response with content length %d but a nil Body", t.fetchBase(), r.ContentLength))
+			}
+			resp.Body = http.NoBody
+		}
+		switch resp.StatusCode {
+		case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		default:
+			return resp, false, nil
+		}
+	}
+}
+
+// referer is the Referer of a request that follows a redirect from last
+// to next, as an http.Client sends it: none from https to http, and no
+// user information.
+func referer(last, next *url.URL) string {
+	if last.Scheme == "https" && next.Scheme == "http" {
+		return ""
+	}
+	if last.User != nil {
+		l := *last
+		l.User = nil
+		return l.String()
+	}
+	return last.String()
 }
 
 // failed returns old updated with one more failure: the usable response it
