@@ -32,11 +32,9 @@ func TestColdOriginAllocs(t *testing.T) {
 	n := testing.AllocsPerRun(100, func() { i++; send(tr, "/") })
 	t.Logf("%v allocations, the bare fetch %v", n, bare)
 	// A singleflight flight (its call, the caller's channel and list, the
-	// key, the function) costs five more than the hand-made flight and
-	// pool of fliers did, and an http.Client following redirects nine
-	// more than the hand-made loop; the parsed rules and the state most
-	// of the rest.
-	if n > bare+26 {
-		t.Errorf("a cold origin: %v allocations, %v more than the bare fetch, want at most 26", n, n-bare)
+	// key, the function) costs three more than the hand-made flight did;
+	// the parsed rules and the state most of the rest.
+	if n > bare+17 {
+		t.Errorf("a cold origin: %v allocations, %v more than the bare fetch, want at most 17", n, n-bare)
 	}
 }
