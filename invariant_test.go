@@ -2,6 +2,7 @@ package robotsguard_test
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/robotsguard/robotsguard"
+	"github.com/robotsguard/robotsguard/internal/robotsgen"
 	"github.com/robotsguard/robotsguard/policy"
 )
 
@@ -74,7 +76,7 @@ func TestInvariantUnderLoad(t *testing.T) {
 	names := make([]string, origins)
 	for i := range origins {
 		o := &origin{name: fmt.Sprintf("o%d.test", i), fault: i % 5, rng: rand.New(rand.NewPCG(rng.Uint64(), uint64(i)))}
-		o.file = randomRobots(o.rng)
+		o.file = robotsgen.Robots(o.rng)
 		sites[o.name], names[i] = o, o.name
 	}
 	// acceptable reports whether a file o may be held under allows u, as
@@ -118,7 +120,7 @@ func TestInvariantUnderLoad(t *testing.T) {
 		n := o.fetches
 		roll := o.rng.IntN(4)
 		if o.fault == 4 {
-			o.file = randomRobots(o.rng)
+			o.file = robotsgen.Robots(o.rng)
 		}
 		file := o.file
 		var slow time.Duration
@@ -200,7 +202,7 @@ func TestInvariantUnderLoad(t *testing.T) {
 	jobs := make([][]job, workers)
 	for w := range jobs {
 		for range rounds * perRound {
-			jobs[w] = append(jobs[w], job{names[rng.IntN(origins)], randomPath(rng)})
+			jobs[w] = append(jobs[w], job{names[rng.IntN(origins)], robotsgen.Path(rng)})
 		}
 	}
 	var sent, refused, failed atomic.Int64
@@ -212,7 +214,7 @@ func TestInvariantUnderLoad(t *testing.T) {
 			o.mu.Lock()
 			o.fetches = 0
 			if o.fault != 4 && o.rng.IntN(3) == 0 {
-				o.file = randomRobots(o.rng) // rules that change between rounds
+				o.file = robotsgen.Robots(o.rng) // rules that change between rounds
 			}
 			o.mu.Unlock()
 		}
@@ -228,7 +230,7 @@ func TestInvariantUnderLoad(t *testing.T) {
 						io.Copy(io.Discard, resp.Body)
 						resp.Body.Close()
 						sent.Add(1)
-					case isDisallowed(err):
+					case errors.Is(err, robotsguard.ErrDisallowed):
 						refused.Add(1)
 					default:
 						failed.Add(1)
@@ -252,69 +254,4 @@ func TestInvariantUnderLoad(t *testing.T) {
 		t.Errorf("sent %d, refused %d: the load does not exercise both", sent.Load(), refused.Load())
 	}
 	t.Logf("seed %d: %d workers, %d origins, %d rounds: %d sent, %d refused, %d failed", *invariantSeed, workers, origins, rounds, sent.Load(), refused.Load(), failed.Load())
-}
-
-func isDisallowed(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "disallowed")
-}
-
-// Paths and patterns are drawn from a small alphabet so that rules and
-// URLs meet often.
-var segments = []string{"a", "b", "ab", "private", "x.html", "%61", "%2Fq", "caf%C3%A9", "café"}
-
-func randomPath(rng *rand.Rand) string {
-	var b strings.Builder
-	for range 1 + rng.IntN(3) {
-		b.WriteString("/" + segments[rng.IntN(len(segments))])
-	}
-	if rng.IntN(4) == 0 {
-		b.WriteString("/")
-	}
-	if rng.IntN(5) == 0 {
-		b.WriteString("?q=" + segments[rng.IntN(len(segments))])
-	}
-	return b.String()
-}
-
-func randomPattern(rng *rand.Rand) string {
-	var b strings.Builder
-	for range 1 + rng.IntN(2) {
-		b.WriteString("/")
-		switch rng.IntN(5) {
-		case 0:
-			b.WriteString("*")
-		case 1:
-			b.WriteString(segments[rng.IntN(len(segments))] + "*")
-		default:
-			b.WriteString(segments[rng.IntN(len(segments))])
-		}
-	}
-	if rng.IntN(4) == 0 {
-		b.WriteString("$")
-	}
-	return b.String()
-}
-
-// randomRobots returns a robots.txt of several groups, with '*', '$' and
-// percent-escapes, some for TestBot.
-func randomRobots(rng *rand.Rand) string {
-	var b strings.Builder
-	agents := [][]string{{"*"}, {"TestBot"}, {"OtherBot"}, {"testbot", "OtherBot"}}
-	for range 1 + rng.IntN(3) {
-		for _, a := range agents[rng.IntN(len(agents))] {
-			fmt.Fprintf(&b, "User-agent: %s\n", a)
-		}
-		for range rng.IntN(6) {
-			verb := "Disallow"
-			if rng.IntN(3) == 0 {
-				verb = "Allow"
-			}
-			fmt.Fprintf(&b, "%s: %s\n", verb, randomPattern(rng))
-		}
-		if rng.IntN(4) == 0 {
-			b.WriteString("Disallow: /\n")
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
 }

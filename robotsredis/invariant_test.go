@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/robotsguard/robotsguard"
+	"github.com/robotsguard/robotsguard/internal/robotsgen"
 	"github.com/robotsguard/robotsguard/policy"
 	"github.com/robotsguard/robotsguard/robotsredis"
 )
@@ -76,7 +77,7 @@ func TestFleetInvariant(t *testing.T) {
 	for i := range origins {
 		name := fmt.Sprintf("o%d.test", i)
 		o := &site{fault: i % 3, rng: rand.New(rand.NewPCG(rng.Uint64(), uint64(i)))}
-		o.file = randomRobots(o.rng)
+		o.file = robotsgen.Robots(o.rng)
 		sites[name] = o
 		names = append(names, name)
 	}
@@ -120,7 +121,7 @@ func TestFleetInvariant(t *testing.T) {
 			return
 		}
 		if o.fault == 2 {
-			o.file = randomRobots(o.rng)
+			o.file = robotsgen.Robots(o.rng)
 		}
 		roll := o.rng.IntN(4)
 		switch {
@@ -213,7 +214,7 @@ func TestFleetInvariant(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for ctx.Err() == nil {
-					u := "http://" + names[wrng.IntN(len(names))] + randomPath(wrng)
+					u := "http://" + names[wrng.IntN(len(names))] + robotsgen.Path(wrng)
 					req, _ := http.NewRequestWithContext(ctx, "GET", u, nil)
 					req.Header.Set("X-Process", strconv.Itoa(i))
 					resp, err := c.Do(req)
@@ -294,67 +295,6 @@ func TestFleetInvariant(t *testing.T) {
 
 // DefaultCallTimeoutForTest is the Fleet's default CallTimeout.
 const DefaultCallTimeoutForTest = robotsredis.DefaultCallTimeout
-
-// Paths and patterns come from a small alphabet so that rules and URLs
-// meet often (as in the root's invariant test).
-var segments = []string{"a", "b", "ab", "private", "x.html", "%61", "%2Fq", "caf%C3%A9", "café"}
-
-func randomPath(rng *rand.Rand) string {
-	var b strings.Builder
-	for range 1 + rng.IntN(3) {
-		b.WriteString("/" + segments[rng.IntN(len(segments))])
-	}
-	if rng.IntN(4) == 0 {
-		b.WriteString("/")
-	}
-	if rng.IntN(5) == 0 {
-		b.WriteString("?q=" + segments[rng.IntN(len(segments))])
-	}
-	return b.String()
-}
-
-func randomPattern(rng *rand.Rand) string {
-	var b strings.Builder
-	for range 1 + rng.IntN(2) {
-		b.WriteString("/")
-		switch rng.IntN(5) {
-		case 0:
-			b.WriteString("*")
-		case 1:
-			b.WriteString(segments[rng.IntN(len(segments))] + "*")
-		default:
-			b.WriteString(segments[rng.IntN(len(segments))])
-		}
-	}
-	if rng.IntN(4) == 0 {
-		b.WriteString("$")
-	}
-	return b.String()
-}
-
-// randomRobots returns a robots.txt of several groups, with '*', '$' and
-// percent-escapes, some for TestBot.
-func randomRobots(rng *rand.Rand) string {
-	var b strings.Builder
-	agents := [][]string{{"*"}, {"TestBot"}, {"OtherBot"}, {"testbot", "OtherBot"}}
-	for range 1 + rng.IntN(3) {
-		for _, a := range agents[rng.IntN(len(agents))] {
-			fmt.Fprintf(&b, "User-agent: %s\n", a)
-		}
-		for range rng.IntN(6) {
-			verb := "Disallow"
-			if rng.IntN(3) == 0 {
-				verb = "Allow"
-			}
-			fmt.Fprintf(&b, "%s: %s\n", verb, randomPattern(rng))
-		}
-		if rng.IntN(4) == 0 {
-			b.WriteString("Disallow: /\n")
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
-}
 
 // sendLog records when each process sent its page requests to each
 // origin: when the Transport handed them to its Base.
