@@ -71,7 +71,9 @@
 //	invalid-utf8          a line that is not UTF-8 (the first three)
 //	missing-colon         "User-agent FooBot": RFC 9309 ignores it and its rules join the group above
 //	misspelt              a key Google reads as a typo ("Disalow"), or close to a standard key
-//	unknown-directive     a key no crawler reads
+//	                      or to Content-Usage or Content-Signal ("ContentSignal")
+//	unknown-directive     a key no crawler reads (Content-Usage, Content-Signal and ACAP-… lines
+//	                      are read: see ignored-value and acap)
 //	agent-token           a User-agent whose name is not a product token ("MJ12bot" names "mj",
 //	                      "360Spider" nothing): crawlers sending that name do not follow the group
 //	rule-outside-group    an Allow or Disallow before any User-agent line
@@ -80,7 +82,14 @@
 //	                      matches and wins (longer, or an Allow of the same length), with the other verdict
 //	redundant             the same, with the same verdict (a duplicate, or a rule a longer one covers)
 //	crawl-delay-capped    a Crawl-delay or Request-rate past robotsguard.DefaultMaxDelay (30 s)
-//	ignored-value         a Crawl-delay or Request-rate that does not parse or is outside a group
+//	ignored-value         a Crawl-delay or Request-rate that does not parse or is outside a group;
+//	                      a Content-Usage or Content-Signal line outside a group, or whose value
+//	                      package usage (check -usage) cannot read or reads nothing from: a
+//	                      Content-Usage that usage.ParsePreferences rejects ("train-ai=N") or that
+//	                      states no y or n for train-ai, ai-use or search ("train-ai=no",
+//	                      "train-genai=n"); a Content-Signal with an element that is not key=value
+//	                      or whose value is neither yes nor no, or with none of search, ai-input
+//	                      and ai-train
 //	sitemap-relative      a Sitemap that is not an absolute URL
 //	dialect-difference    a line where RFC 9309 and Google's reading decide a URL differently,
 //	                      with that URL (derived from the patterns of the file's rules)
