@@ -388,9 +388,15 @@ func (lp *LocalPacer) wait(ctx context.Context, sh *paceShard, r PaceRequest, p 
 			sh.mu.Lock()
 			at := max(now.after(r.Interval), p.next, p.notBefore)
 			backoff := p.notBefore > now
+			var held time.Duration // how long the oldest place has kept this request waiting
+			if len(q.holds) > 0 && !q.holds[0].since.IsZero() {
+				held = time.Since(q.holds[0].since)
+			}
 			sh.mu.Unlock()
 			ahead := leave()
-			return nil, lp.pacingError(r.Origin, at.after(time.Duration(ahead)*r.Interval), now, backoff, context.DeadlineExceeded)
+			pe := lp.pacingError(r.Origin, at.after(time.Duration(ahead)*r.Interval), now, backoff, context.DeadlineExceeded)
+			pe.held = held
+			return nil, pe
 		case <-tm.C:
 			sh.mu.Lock()
 			if len(q.holds) > 0 && time.Since(q.holds[0].since) >= lp.maxHold() {
