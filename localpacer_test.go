@@ -459,7 +459,7 @@ func (c sleepClock) Sleep(ctx context.Context, d time.Duration) error { return c
 // common cause.
 func TestPacingErrorNamesOpenBody(t *testing.T) {
 	o := robotstest.NewOrigin(t, "User-agent: *\nDisallow: /private\n")
-	tr := &robotsguard.Transport{UserAgent: "FooBot/1.0", Delay: -1, Pacer: &robotsguard.LocalPacer{MaxHold: time.Hour}}
+	tr := &robotsguard.Transport{UserAgent: "FooBot/1.0", Delay: -1, MinResponseTime: -1, Pacer: &robotsguard.LocalPacer{MaxHold: time.Hour}}
 	client := &http.Client{Transport: tr}
 	resp, err := client.Get(o.URL + "/a") // its body is left open
 	if err != nil {

@@ -47,6 +47,13 @@ type PaceRequest struct {
 	// Limit is the number of requests that may be under way at once;
 	// zero means no limit.
 	Limit int
+	// MinTimeLeft is the least time a request that has to wait must have
+	// left before its context's deadline when its turn comes, for its
+	// response (Transport.MinResponseTime): a Pacer fails one whose turn
+	// would come later at once. A request that does not wait goes
+	// whatever its deadline. Zero means the Pacer's own minimum (a
+	// LocalPacer's is 50 ms).
+	MinTimeLeft time.Duration
 
 	// kept, set by the Transport, holds the LocalPacer's state of the
 	// origin between requests, so that a LocalPacer finds it there rather
