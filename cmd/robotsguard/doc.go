@@ -148,11 +148,14 @@
 // # Exit status
 //
 //	0  check: every URL allowed; diff: no verdict or pause changes; lint: no error; fetch: the file was read
-//	1  check: a URL is disallowed (by a rule, a status, ACAP, or an unreachable robots.txt);
+//	1  check: the site disallows a URL (by a rule, a status, ACAP or a usage signal);
 //	   diff: a verdict or a pause changes; lint: a finding of severity error
 //	2  usage: an unknown command or flag, a missing argument, a path where a URL is needed
 //	3  failure: a file cannot be read; fetch, lint or diff: the robots.txt is unreachable
-//	   (or, for lint and diff, its status disallows everything)
+//	   (or, for lint and diff, its status disallows everything); check: no URL is
+//	   disallowed by the site, but a verdict rests on a robots.txt or an ACAP
+//	   permissions reference that could not be read (its URL is refused, and may be
+//	   allowed once the file is read: "unread" in -json)
 //
 // # Output
 //
@@ -161,7 +164,7 @@
 // one JSON object; its fields are stable (new ones may be added):
 //
 //	check  {"agent", "dialect", "acap"?, "usage"?, "robots": [{"source", "status"?, "access"?, "error"?}],
-//	        "results": [verdict], "disallowed"}
+//	        "results": [verdict], "disallowed", "unread"?}
 //	lint   {"source", "bytes", "findings": [{"line", "severity", "code", "message", "hint", "example"?}],
 //	        "errors", "warnings"}
 //	fetch  {"origin", "url", "redirects"?: [{"url", "status", "location"}], "status", "access",
@@ -177,7 +180,7 @@
 // where a pause is {"seconds", "directive"?, "line"?, "group"?,
 // "group_line"?} (seconds is 0 when the file asks none), a verdict is
 // {"url", "allowed", "usage"?, "basis", "rule"?, "line"?, "group"?,
-// "group_line"?, "robots"?, "detail"?, "qualifiers"?} and basis is one of
+// "group_line"?, "robots"?, "detail"?, "qualifiers"?, "unread"?} and basis is one of
 // "rule", "no-match", "no-group", "robots.txt" (always allowed),
 // "unavailable" (no robots.txt: everything allowed), "unreachable",
 // "status" (the status disallows everything), "acap-field", "acap-none",
@@ -185,6 +188,7 @@
 // reference); with -usage, "usage" is "allowed", "disallowed" or "unknown",
 // "qualifiers" lists the conditions attached, and basis is "usage-" followed
 // by the signal that decided (robots-rules, acap, content-usage,
-// content-signal, tdmrep) or "usage-unknown". Fields marked ? are omitted
-// when empty.
+// content-signal, tdmrep) or "usage-unknown". "unread" is true when the
+// verdict rests on a file that could not be read, and could change once it
+// is. Fields marked ? are omitted when empty.
 package main
