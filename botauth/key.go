@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 )
 
 // ErrKey is matched by the errors of ParsePrivateKey, ParsePublicKey and
@@ -62,18 +63,31 @@ func ParsePublicKey(pemText []byte) (ed25519.PublicKey, error) {
 }
 
 // LoadPEM reads the Ed25519 private key of the PEM file at path (see
-// ParsePrivateKey).
+// ParsePrivateKey). Its errors name the file, and match ErrKey or the
+// error of os.ReadFile.
 func LoadPEM(path string) (ed25519.PrivateKey, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, &fileError{path, err}
 	}
 	k, err := ParsePrivateKey(b)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, &fileError{path, err}
 	}
 	return k, nil
 }
+
+// fileError is an error of the key file path.
+type fileError struct {
+	path string
+	err  error
+}
+
+func (e *fileError) Error() string {
+	return "robotsguard: botauth: key file " + e.path + ": " + strings.TrimPrefix(e.err.Error(), "robotsguard: botauth: ")
+}
+
+func (e *fileError) Unwrap() error { return e.err }
 
 // MarshalPEM writes key as a PEM "PRIVATE KEY" block (PKCS#8), which
 // ParsePrivateKey and OpenSSL read.
