@@ -39,7 +39,9 @@
 //
 // Signature-Agent ("Signature-Agent" in the draft) is a Structured Fields
 // Dictionary (RFC 9651 §3.2), sig1="https://crawler.example"; earlier
-// revisions sent a bare String, which some verifiers still expect:
+// revisions (draft-meunier-web-bot-auth-architecture-02, which
+// Cloudflare's Web Bot Auth documentation of July 2026 still cites) sent
+// a bare String, which some verifiers still expect:
 // Signer.LegacySignatureAgent sends that form, covered whole.
 //
 // # The key directory
