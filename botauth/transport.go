@@ -14,7 +14,10 @@ import "net/http"
 // body is closed and the error is a *SignError.
 //
 // Its CloseIdleConnections closes base's idle connections, if base has
-// that method.
+// that method. Under a robotsguard.Transport it hides base from the
+// Transport, which bounds the response header of robots.txt fetches only
+// on an *http.Transport Base: give base a MaxResponseHeaderBytes of
+// robotsguard.MaxFetchHeaderBytes to keep that bound.
 func (s *Signer) RoundTripper(base http.RoundTripper) http.RoundTripper {
 	return &roundTripper{s: s, base: base}
 }
