@@ -293,3 +293,16 @@ func TestSignReplaces(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A value that cannot go into a signature base (a host not in ASCII, as
+// the request was given) fails the request rather than sending it unsigned.
+func TestUnsignableValue(t *testing.T) {
+	s := &botauth.Signer{Key: newKey(0), SignatureAgent: "https://crawler.example"}
+	req, err := http.NewRequest("GET", "https://exämple.com/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Sign(req); !errors.Is(err, botauth.ErrUnsignable) || !strings.Contains(err.Error(), "@authority") {
+		t.Errorf("Sign: %v, want ErrUnsignable for @authority", err)
+	}
+}
