@@ -10,6 +10,7 @@ import (
 
 	"github.com/robotsguard/robotsguard"
 	"github.com/robotsguard/robotsguard/acap"
+	"github.com/robotsguard/robotsguard/botauth"
 	"github.com/robotsguard/robotsguard/policy"
 	usagecat "github.com/robotsguard/robotsguard/usage"
 )
@@ -223,6 +224,7 @@ func cmdCheck(e *env, args []string) (int, error) {
 	tdmFile := fs.String("tdmrep", "", "with -robots and -usage, read the site's tdmrep.json from `FILE`")
 	jsonOut := fs.Bool("json", false, "write JSON")
 	urlsFile := fs.String("urls", "", "read URLs from `FILE` (- for stdin), one a line, or the first URL of each line of a log")
+	signFlags := addSigningFlags(fs)
 	if err := e.parseFlags(fs, args); err != nil {
 		return 0, err
 	}
@@ -254,6 +256,13 @@ func cmdCheck(e *env, args []string) (int, error) {
 		return 0, usagef("-usage and -acap cannot be used together (-usage weighs the ACAP records too)")
 	case *tdmFile != "" && (cat == "" || *robotsFile == ""):
 		return 0, usagef("-tdmrep needs -robots and -usage")
+	}
+	sg, err := signFlags.signer()
+	if err != nil {
+		return 0, err
+	}
+	if sg != nil && *robotsFile != "" {
+		return 0, usagef("-key signs the requests to each URL's origin: not with -robots")
 	}
 	p := policy.Parser{Dialect: dialect}
 	out := checkOutput{Agent: *agent, Dialect: dialectName(dialect), ACAP: strings.ToLower(*usage), Usage: string(cat), Results: make([]verdict, 0, len(urls))}
@@ -313,7 +322,7 @@ func cmdCheck(e *env, args []string) (int, error) {
 			prog.step(i + 1)
 		}
 	} else {
-		if err := checkLive(e, &out, p, urls, prog); err != nil {
+		if err := checkLive(e, &out, p, urls, prog, sg); err != nil {
 			return 0, err
 		}
 	}
@@ -391,7 +400,7 @@ func worseExit(code int, v verdict) int {
 
 // checkLive decides urls as a robotsguard.Transport does, fetching the
 // robots.txt of each origin.
-func checkLive(e *env, out *checkOutput, p policy.Parser, urls []string, prog *progress) error {
+func checkLive(e *env, out *checkOutput, p policy.Parser, urls []string, prog *progress, sg *botauth.Signer) error {
 	parsed := make([]*url.URL, len(urls))
 	var origins []string
 	seen := map[string]bool{}
@@ -408,6 +417,7 @@ func checkLive(e *env, out *checkOutput, p policy.Parser, urls []string, prog *p
 		}
 	}
 	l := newLive(out.Agent, p, out.ACAP != "" || out.Usage != "")
+	l.sign(sg)
 	if err := l.t.Prefetch(e.ctx, origins...); err != nil {
 		return &failure{err}
 	}

@@ -6,10 +6,12 @@
 //
 // Usage (flags come before arguments):
 //
-//	robotsguard check   [-robots FILE|-] [-agent NAME] [-dialect rfc9309|google|koster1996] [-acap USAGE | -usage CATEGORY [-tdmrep FILE]] [-json] [-urls FILE] [URL...]
+//	robotsguard check   [-robots FILE|-] [-agent NAME] [-dialect rfc9309|google|koster1996] [-acap USAGE | -usage CATEGORY [-tdmrep FILE]] [-key FILE -signature-agent URL] [-json] [-urls FILE] [URL...]
 //	robotsguard lint    [-json] FILE|URL
-//	robotsguard fetch   [-agent NAME] [-json] URL
+//	robotsguard fetch   [-agent NAME] [-key FILE -signature-agent URL] [-json] URL
 //	robotsguard diff    [-agent NAME] [-json] [-urls FILE] OLD NEW [URL...]
+//	robotsguard keygen  [-o FILE]
+//	robotsguard directory KEYFILE...
 //	robotsguard version [-json]
 //	robotsguard help    [COMMAND]
 //
@@ -116,6 +118,24 @@
 // Crawl-delay and Request-rate of every agent, the sitemaps, and the ACAP
 // records, if any (version, permissions references, action requests for
 // -agent, problems).
+//
+// # Signed requests: keygen, directory, -key
+//
+// With -key FILE and -signature-agent URL, check (without -robots) and
+// fetch sign every request they send as a Web Bot Auth crawler (package
+// botauth): robots.txt fetches, their redirects and pages. Keygen makes
+// the Ed25519 key (PKCS#8 PEM, to -o FILE, mode 0600, never over an
+// existing file), and directory prints the JSON Web Key Set of keys to
+// serve at URL/.well-known/http-message-signatures-directory. Fetch then
+// shows the Signature-Agent and Signature-Input its robots.txt request
+// carried:
+//
+//	robotsguard keygen -o key.pem
+//	robotsguard directory key.pem > directory.json
+//	robotsguard fetch -key key.pem -signature-agent https://crawler.example https://example.com
+//
+// A key file that cannot be read exits 3; -key without -signature-agent,
+// or an agent URL that is not https, exits 2.
 //
 // # diff
 //

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -12,7 +13,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/robotsguard/robotsguard/robotstest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -107,11 +110,22 @@ func servers(t *testing.T) map[string]string {
 		w.Header().Set("Cache-Control", "no-cache")
 		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
 	}))
-	for _, s := range []*httptest.Server{site, moved, missing, down, page, forbidden, uaCheck, loop, big, long, noCache} {
+	// signed serves its robots.txt only to requests signed with the key
+	// of RFC 9421 Appendix B.1.4 (testdata/script/sign.txtar); others
+	// get a 401, which allows everything.
+	rfcKey, _ := base64.RawURLEncoding.DecodeString("JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs")
+	signed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := robotstest.VerifySignature(r, time.Now(), rfcKey); err != nil {
+			http.Error(w, err.Error(), http.StatusUnauthorized)
+			return
+		}
+		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
+	}))
+	for _, s := range []*httptest.Server{site, moved, missing, down, page, forbidden, uaCheck, loop, big, long, noCache, signed} {
 		t.Cleanup(s.Close)
 	}
 	return map[string]string{"SITE": site.URL, "MOVED": moved.URL, "MISSING": missing.URL, "DOWN": down.URL, "PAGE": page.URL, "FORBIDDEN": forbidden.URL, "UACHECK": uaCheck.URL, "LOOP": loop.URL, "BIG": big.URL,
-		"LONG": long.URL, "NOCACHE": noCache.URL}
+		"LONG": long.URL, "NOCACHE": noCache.URL, "SIGNED": signed.URL}
 }
 
 // agentsRobots is the robots.txt of the $AGENTS origin: each agent
