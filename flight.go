@@ -25,7 +25,13 @@ import (
 // request that started it, as others may wait on it, so it takes neither
 // its cancellation nor its values (such as an httptrace.ClientTrace that
 // belongs to that request): refresh makes a context of its own.
-func (t *Transport) lookup(ctx context.Context, o origin, dial, ua string, now time.Time) (st *originState, waited bool, err error) {
+//
+// A request to be sent leaves its response time before its deadline: with
+// leave > 0, it stops waiting when no more than leave remains, as a
+// request waiting for its turn does (Transport.MinResponseTime). A request
+// whose deadline is closer than twice leave spends all but 50 ms of it
+// (half, if it had less than 100 ms): a short deadline is its own.
+func (t *Transport) lookup(ctx context.Context, o origin, dial, ua string, now time.Time, leave time.Duration) (st *originState, waited bool, err error) {
 	k := t.robotsKey(o, ua)
 	if st := t.cached(k); st != nil && st.fresh(now) {
 		return st, false, nil
@@ -34,12 +40,24 @@ func (t *Transport) lookup(ctx context.Context, o origin, dial, ua string, now t
 	done := t.flights.DoChan(k.flightKey(), func() (any, error) { return t.onFlier(k, dial, ua), nil })
 	timer := getTimer(t.fetchBudget())
 	defer putTimer(timer)
+	var giveUp <-chan time.Time
+	if deadline, ok := ctx.Deadline(); ok && leave > 0 {
+		left := time.Until(deadline)
+		if left < 2*leave {
+			leave = min(minSendTime, left/2)
+		}
+		gt := getTimer(left - leave)
+		defer putTimer(gt)
+		giveUp = gt.C
+	}
 	select {
 	case r := <-done:
 		return r.Val.(*originState), true, nil
 	case <-ctx.Done():
 		// Not sent, and not refused: the URL may be asked for again.
 		return nil, true, &PacingError{Origin: o.String(), Err: ctx.Err(), rules: true}
+	case <-giveUp:
+		return nil, true, &PacingError{Origin: o.String(), Err: context.DeadlineExceeded, rules: true, left: leave}
 	case <-timer.C:
 		return t.stuck(k), true, nil
 	}

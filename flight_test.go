@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -130,12 +131,47 @@ func TestContextCancelledWhileFetching(t *testing.T) {
 	// Not sent, not refused: a *PacingError, which a crawler requeues as
 	// it requeues any request that could not go in time.
 	var pe *robotsguard.PacingError
-	if want := "robotsguard: request to " + s.URL + " given up while its robots.txt was being read: context canceled"; !errors.As(err, &pe) || pe.Origin != s.URL || pe.Error() != want {
+	if want := "robotsguard: request to " + s.URL + " given up while its robots.txt was being read (the fetch goes on, and the request sent again gets its verdict): context canceled"; !errors.As(err, &pe) || pe.Origin != s.URL || pe.Error() != want {
 		t.Errorf("error %v: want a *PacingError, %q", err, want)
 	}
 	free()
 	h.allowed(s.URL + "/page")
 	h.refused(s.URL+"/no", robotsguard.ReasonRule)
+	if got := seen(s); !slices.Equal(got, []string{"/robots.txt", "/page"}) {
+		t.Errorf("origin saw %q", got)
+	}
+}
+
+// TestRobotsWaitLeavesResponseTime (the v1.0 release candidate's trial):
+// behind http.Client{Timeout}, a request whose origin's robots.txt is
+// still being read gives up while its response would still have
+// MinResponseTime, with a *PacingError that says so. Before, it waited
+// until the client's timer fired: the error was then http.Client's own
+// "(Client.Timeout exceeded while awaiting headers)" in some runs, with
+// no *PacingError to requeue by, and never said why.
+func TestRobotsWaitLeavesResponseTime(t *testing.T) {
+	release := make(chan struct{})
+	h := newHarness(t, func(tr *robotsguard.Transport) { tr.MinResponseTime = 200 * time.Millisecond })
+	s := h.origin("")
+	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
+		<-release
+		io.WriteString(w, "User-agent: *\nDisallow: /no\n")
+	}))
+	free := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(free) // before s.Close, which waits for the handler
+	// After 400 ms: the client's timer fires 200 ms later.
+	client := &http.Client{Transport: h.tr, Timeout: 600 * time.Millisecond}
+	_, err := client.Get(s.URL + "/page")
+	var pe *robotsguard.PacingError
+	if !errors.As(err, &pe) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("error %v (%T): want a *PacingError matching context.DeadlineExceeded", err, err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "given up while its robots.txt was being read, ") ||
+		!strings.Contains(msg, " before its deadline, too close for a response; the fetch goes on") {
+		t.Errorf("error %q does not say why it gave up", msg)
+	}
+	free()
+	h.allowed(s.URL + "/page")
 	if got := seen(s); !slices.Equal(got, []string{"/robots.txt", "/page"}) {
 		t.Errorf("origin saw %q", got)
 	}

@@ -102,7 +102,9 @@ func (l Lease) abandon() {
 // A PacingError is the error of a request that was not sent because it
 // could not go in time: its origin's pace (or MaxRate) would let it go
 // after its context's deadline (NotBefore), or its context ended while it
-// waited for its turn or for its origin's robots.txt to be read. It
+// waited for its turn, or it waited for its origin's robots.txt to be read
+// until its deadline was too close for a response (see
+// Transport.MinResponseTime). It
 // matches the context's error (context.DeadlineExceeded or
 // context.Canceled) with errors.Is; it is not a refusal: the URL may be
 // requested again, at NotBefore or later.
@@ -126,6 +128,10 @@ type PacingError struct {
 	// request waited for it, when it gave up: a body left open holds it
 	// until MaxHold.
 	held time.Duration
+	// left is the time the request had left before its deadline when it
+	// gave up waiting for its origin's robots.txt, to leave its response
+	// time (MinResponseTime); zero when its context ended.
+	left time.Duration
 }
 
 // Error says when the origin may next be asked, in a duration from the
@@ -140,8 +146,11 @@ func (e *PacingError) Error() string {
 		why = "throttled requests (429 or 503)"
 	}
 	switch {
+	case e.rules && e.left > 0:
+		return "robotsguard: request to " + e.Origin + " given up while its robots.txt was being read, " +
+			roundWait(e.left).String() + " before its deadline, too close for a response; the fetch goes on, and the request sent again gets its verdict: " + e.Err.Error()
 	case e.rules:
-		return "robotsguard: request to " + e.Origin + " given up while its robots.txt was being read: " + e.Err.Error()
+		return "robotsguard: request to " + e.Origin + " given up while its robots.txt was being read (the fetch goes on, and the request sent again gets its verdict): " + e.Err.Error()
 	case e.NotBefore.IsZero():
 		return "robotsguard: request to " + e.Origin + " given up while waiting for its turn (" + who + why + "): " + e.Err.Error()
 	}

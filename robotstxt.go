@@ -28,7 +28,7 @@ func (t *Transport) robotsTxt(req *http.Request) (*http.Response, error) {
 	}
 	ua := t.requestAgent(req)
 	now := t.now()
-	st, waited, err := t.lookup(req.Context(), o, dial, ua, now)
+	st, waited, err := t.lookup(req.Context(), o, dial, ua, now, 0)
 	if err != nil {
 		closeBody(req)
 		return nil, err

@@ -71,7 +71,7 @@ func (t *Transport) Snapshot(ctx context.Context, u *url.URL) (*Snapshot, error)
 	if err != nil {
 		return nil, err
 	}
-	st, _, err := t.lookup(ctx, o, "", t.UserAgent, t.now())
+	st, _, err := t.lookup(ctx, o, "", t.UserAgent, t.now(), 0)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ loop:
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			t.lookup(ctx, o, "", t.UserAgent, t.now())
+			t.lookup(ctx, o, "", t.UserAgent, t.now(), 0)
 		}()
 	}
 	wg.Wait()

@@ -193,8 +193,13 @@ type Transport struct {
 	// unsent, with a *PacingError (requeue it), rather than go and time
 	// out on its way, costing the site a response nobody reads and its
 	// reader an error that blames the site. A request that did not wait
-	// is sent whatever its deadline. Zero means DefaultMinResponseTime;
-	// negative means 50 ms, the least a LocalPacer leaves.
+	// is sent whatever its deadline. A request waiting for its origin's
+	// robots.txt to be read gives up likewise, with a *PacingError, once
+	// MinResponseTime is all that is left before its deadline (50 ms, for
+	// a deadline closer than twice MinResponseTime); the fetch goes on,
+	// and the request sent again gets its verdict. Zero means
+	// DefaultMinResponseTime; negative means 50 ms, the least a
+	// LocalPacer leaves.
 	MinResponseTime time.Duration
 
 	// MaxRate caps the requests the Transport sends per second, all
@@ -391,7 +396,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if isRobotsTxt(req) {
 		return t.robotsTxt(req)
 	}
-	st, every, now, err := t.check(req)
+	st, every, now, err := t.check(req, t.minResponseTime())
 	if err != nil {
 		closeBody(req)
 		return nil, err
@@ -509,7 +514,7 @@ func (t *Transport) Check(req *http.Request) error {
 		_, _, err := requestOrigin(req)
 		return err
 	}
-	_, _, _, err := t.check(req)
+	_, _, _, err := t.check(req, 0)
 	return err
 }
 
@@ -542,8 +547,9 @@ func closeBody(req *http.Request) {
 
 // check decides req against its origin's robots.txt, fetched as needed. It
 // returns the origin's state, the interval to keep between requests that
-// the agent makes to the origin, and the time of the decision.
-func (t *Transport) check(req *http.Request) (st *originState, every time.Duration, now time.Time, err error) {
+// the agent makes to the origin, and the time of the decision. A request
+// to be sent leaves its response leave before its deadline (see lookup).
+func (t *Transport) check(req *http.Request, leave time.Duration) (st *originState, every time.Duration, now time.Time, err error) {
 	if req.URL == nil {
 		return nil, 0, now, unsupportedURL("the request has no URL")
 	}
@@ -554,7 +560,7 @@ func (t *Transport) check(req *http.Request) (st *originState, every time.Durati
 	t.counters.check(o.host)
 	ua := t.requestAgent(req)
 	now = t.now() // once: reading the clock is not free
-	st, waited, err := t.lookup(req.Context(), o, dial, ua, now)
+	st, waited, err := t.lookup(req.Context(), o, dial, ua, now, leave)
 	if err != nil {
 		return nil, 0, now, err
 	}

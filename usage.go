@@ -50,7 +50,7 @@ func (t *Transport) Usage(req *http.Request, c usage.Category, page *usage.Page)
 	}
 	ua := t.requestAgent(req)
 	now := t.now()
-	st, _, err := t.lookup(context.WithoutCancel(req.Context()), o, dial, ua, now)
+	st, _, err := t.lookup(context.WithoutCancel(req.Context()), o, dial, ua, now, 0)
 	if err != nil {
 		return usage.Decision{}, err
 	}
