@@ -148,7 +148,7 @@ func (acapSignal) keepsBody() bool { return true }
 func (a *acapState) decideCrawl(u *url.URL, ua string) *DisallowedError {
 	for _, r := range a.refs {
 		if r.err != nil && r.ref.AppliesTo(ua) {
-			return &DisallowedError{Reason: ReasonACAPReference, Err: &acap.ReferenceError{Reference: r.ref, Err: r.err}}
+			return &DisallowedError{Reason: ReasonACAPReference, Err: &acap.ReferenceError{Reference: r.ref, Err: r.err}, NotBefore: a.until}
 		}
 	}
 	dec := a.policy.Decide(acap.Query{Agent: ua, URL: acapTarget(u), Usage: acap.Crawl, Purpose: a.purpose})

@@ -177,7 +177,7 @@ func TestACAPReferenceUnreadable(t *testing.T) {
 	if !errors.As(d, &fe) || fe.Status != http.StatusServiceUnavailable {
 		t.Errorf("fetch error %+v", fe)
 	}
-	wantMsg := fmt.Sprintf(`robotsguard: disallowed for "TestBot": the ACAP-permissions-reference /testbot.txt (line 2 of %s/robots.txt) cannot be read: fetching %s/testbot.txt: status 503`, s.URL, s.URL)
+	wantMsg := fmt.Sprintf(`robotsguard: disallowed for "TestBot": the ACAP-permissions-reference /testbot.txt (line 2 of %s/robots.txt) cannot be read: fetching %s/testbot.txt: status 503; it is fetched again in 1m0s`, s.URL, s.URL)
 	if d.Error() != wantMsg {
 		t.Errorf("message %q\n\twant %q", d.Error(), wantMsg)
 	}

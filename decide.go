@@ -27,7 +27,7 @@ func (t *Transport) decide(req *http.Request, st *originState, ua string, now ti
 	case AccessDisallowAll:
 		e = &DisallowedError{Reason: ReasonStatus}
 	case AccessUnreachable:
-		e = &DisallowedError{Reason: ReasonUnreachable, Err: st.more.err}
+		e = &DisallowedError{Reason: ReasonUnreachable, Err: st.more.err, NotBefore: st.until.time()}
 	default:
 		if t.UserAgent == "" {
 			g = st.robots.Group(groupAgent(ua))
@@ -39,6 +39,9 @@ func (t *Transport) decide(req *http.Request, st *originState, ua string, now ti
 		e.RobotsURL, e.Status = st.origin().robotsURL(), int(st.status)
 		if re, ok := e.Err.(*acap.ReferenceError); ok {
 			re.RobotsURL = e.RobotsURL
+		}
+		if !e.NotBefore.IsZero() {
+			e.retryIn = max(e.NotBefore.Sub(now), 0)
 		}
 		return 0, e
 	}

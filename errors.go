@@ -48,13 +48,14 @@ const (
 	ReasonStatus
 	// ReasonACAP: with Transport.ACAP set, the ACAP records of the
 	// robots.txt (pooled with its conventional ones) do not permit
-	// crawling the URL; DisallowedError.ACAP says which field decided.
+	// crawling the URL; DisallowedError.Err, an *acap.Refusal, says
+	// which field decided.
 	ReasonACAP
 	// ReasonACAPReference: with Transport.ACAP set, an
 	// ACAP-permissions-reference that applies to the agent names a
 	// resource that cannot be read (or that its status disallows), so
-	// the permissions are unknown; DisallowedError.Reference names it and
-	// Err says why.
+	// the permissions are unknown; DisallowedError.Err, an
+	// *acap.ReferenceError, names it and says why.
 	ReasonACAPReference
 	// ReasonDelay: with Transport.RefuseAboveMaxDelay set, the robots.txt
 	// asks the agent for a Crawl-delay or Request-rate longer than
@@ -100,6 +101,11 @@ type DisallowedError struct {
 	// Delay is the pause between requests the robots.txt asks for, when
 	// Reason is ReasonDelay.
 	Delay time.Duration
+	// NotBefore is when the rules are read again, for the transient
+	// reasons (ReasonUnreachable, ReasonACAPReference): the end of the
+	// back-off after the failed fetch. A URL requeued for then is decided
+	// by what that fetch gets; one sent sooner is refused the same way.
+	NotBefore time.Time
 	// Err holds the details of some reasons: a *FetchError for
 	// ReasonUnreachable (why the robots.txt could not be fetched), an
 	// *acap.Refusal for ReasonACAP (the deciding field), an
@@ -108,6 +114,8 @@ type DisallowedError struct {
 	// but errors.Is does not match what they wrap: a refusal never passes
 	// for the error it holds (the fetch's timeout is not the request's).
 	Err error
+
+	retryIn time.Duration // NotBefore from the refusal, for the message
 }
 
 // Error says for which agent the request was refused, and why.
@@ -117,17 +125,25 @@ func (e *DisallowedError) Error() string {
 	case ReasonRule:
 		return fmt.Sprintf("%s by %s line %d %q (group %q)", head, e.RobotsURL, e.Decision.Rule.Line, e.Decision.Rule.String(), e.Decision.GroupAgent)
 	case ReasonUnreachable:
-		return fmt.Sprintf("%s: %s is unreachable and no copy of it can stand in: %s", head, e.RobotsURL, fetchCause(e.Err, e.RobotsURL))
+		return fmt.Sprintf("%s: %s is unreachable and no copy of it can stand in: %s%s", head, e.RobotsURL, fetchCause(e.Err, e.RobotsURL), e.again())
 	case ReasonStatus:
 		return fmt.Sprintf("%s: %s answered status %d, which disallows everything", head, e.RobotsURL, e.Status)
 	case ReasonACAP:
 		return fmt.Sprintf("%s by the ACAP records of %s: %s", head, e.RobotsURL, strings.TrimPrefix(unprefixed(e.Err), "ACAP: "))
 	case ReasonACAPReference:
-		return fmt.Sprintf("%s: %s", head, unprefixed(e.Err))
+		return fmt.Sprintf("%s: %s%s", head, unprefixed(e.Err), e.again())
 	case ReasonDelay:
 		return fmt.Sprintf("%s: %s asks for %v between requests, more than MaxDelay allows", head, e.RobotsURL, e.Delay)
 	}
 	return head
+}
+
+// again says when the rules are read again, for a transient reason.
+func (e *DisallowedError) again() string {
+	if e.NotBefore.IsZero() {
+		return ""
+	}
+	return "; it is fetched again in " + roundWait(e.retryIn).String()
 }
 
 // fetchCause returns why the fetch of robotsURL failed, from err (a

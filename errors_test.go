@@ -41,9 +41,15 @@ func TestUnreachableFetchError(t *testing.T) {
 	if !errors.As(err, &fe) || fe.Status != http.StatusServiceUnavailable || fe.URL != o.URL+"/robots.txt" {
 		t.Fatalf("err %v: errors.As finds %+v, want the *FetchError of a 503", err, fe)
 	}
-	want := fmt.Sprintf(`Get "%s/a": robotsguard: disallowed for "FooBot": %s/robots.txt is unreachable and no copy of it can stand in: status 503`, o.URL, o.URL)
+	want := fmt.Sprintf(`Get "%s/a": robotsguard: disallowed for "FooBot": %s/robots.txt is unreachable and no copy of it can stand in: status 503; it is fetched again in 1m0s`, o.URL, o.URL)
 	if err.Error() != want {
 		t.Errorf("error %v\nwant  %s", err, want)
+	}
+	// The refusal says when the rules are read again: the end of the
+	// back-off after the failed fetch, a minute.
+	var d *robotsguard.DisallowedError
+	if !errors.As(err, &d) || time.Until(d.NotBefore) < 50*time.Second || time.Until(d.NotBefore) > time.Minute {
+		t.Errorf("NotBefore %v, want a minute from now", d.NotBefore)
 	}
 
 	// A connection that ends before an answer: the message names the

@@ -3,7 +3,6 @@ package robotsguard
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,7 +38,8 @@ func (t *Transport) lookup(ctx context.Context, o origin, dial, ua string, now t
 	case r := <-done:
 		return r.Val.(*originState), true, nil
 	case <-ctx.Done():
-		return nil, true, fmt.Errorf("robotsguard: waiting for %s: %w", o.robotsURL(), ctx.Err())
+		// Not sent, and not refused: the URL may be asked for again.
+		return nil, true, &PacingError{Origin: o.String(), Err: ctx.Err(), rules: true}
 	case <-timer.C:
 		return t.stuck(k), true, nil
 	}

@@ -93,8 +93,9 @@ func (c *waitingContext) Done() <-chan struct{} {
 }
 
 // TestContextCancelledWhileFetching: a request whose context ends while
-// the robots.txt is being fetched returns at once with the context's
-// error; the fetch goes on and serves the next request.
+// the robots.txt is being fetched returns at once with a *PacingError that
+// matches the context's error; the fetch goes on and serves the next
+// request.
 func TestContextCancelledWhileFetching(t *testing.T) {
 	fetching := make(chan struct{}, 1)
 	release := make(chan struct{})
@@ -122,8 +123,15 @@ func TestContextCancelledWhileFetching(t *testing.T) {
 		t.Fatalf("request returned before the robots.txt was fetched: %v", err)
 	}
 	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) || errors.Is(err, robotsguard.ErrDisallowed) {
+	err := <-done
+	if !errors.Is(err, context.Canceled) || errors.Is(err, robotsguard.ErrDisallowed) {
 		t.Fatalf("cancelled request: %v, want context.Canceled", err)
+	}
+	// Not sent, not refused: a *PacingError, which a crawler requeues as
+	// it requeues any request that could not go in time.
+	var pe *robotsguard.PacingError
+	if want := "robotsguard: request to " + s.URL + " given up while its robots.txt was being read: context canceled"; !errors.As(err, &pe) || pe.Origin != s.URL || pe.Error() != want {
+		t.Errorf("error %v: want a *PacingError, %q", err, want)
 	}
 	free()
 	h.allowed(s.URL + "/page")

@@ -51,8 +51,9 @@ const DefaultMaxHold = 10 * time.Second
 
 const (
 	// minSendTime is the least time a request that waited for its turn
-	// must have left before its deadline to be sent: one with less would
-	// time out on its way, after its turn was spent.
+	// must have left before its deadline to be sent, whatever
+	// PaceRequest.MinTimeLeft says: one with less would time out on its
+	// way, after its turn was spent.
 	minSendTime = 50 * time.Millisecond
 
 	paceShards     = 64
@@ -215,6 +216,10 @@ func (lp *LocalPacer) shard(origin string) *paceShard {
 	return &lp.shards[maphash.String(lp.seed, origin)%paceShards]
 }
 
+// minLeft is the least time a request that waits must have left before
+// its deadline when its turn comes.
+func minLeft(r PaceRequest) time.Duration { return max(r.MinTimeLeft, minSendTime) }
+
 // owns reports whether sh is one of lp's shards.
 func (lp *LocalPacer) owns(sh *paceShard) bool {
 	first, last := &lp.shards[0], &lp.shards[paceShards-1]
@@ -288,7 +293,7 @@ func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest) (Lease, *hold,
 		// A place comes free no sooner than now, and every request
 		// ahead is sent at least an interval after the one before it.
 		at := max(now.after(r.Interval), p.next, p.notBefore).after(time.Duration(p.waiting()) * r.Interval)
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl)-minSendTime < at.since(now) {
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl)-minLeft(r) < at.since(now) {
 			throttled := p.notBefore > now
 			sh.mu.Unlock()
 			return Lease{}, nil, lp.pacingError(r.Origin, at, now, throttled, context.DeadlineExceeded)
@@ -308,7 +313,7 @@ func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest) (Lease, *hold,
 	if queued {
 		later = lp.tick(clock.Now())
 	}
-	waited, backoff, err := lp.sleep(ctx, clock, sh, p, now, later, queued)
+	waited, backoff, err := lp.sleep(ctx, clock, sh, p, now, later, queued, minLeft(r))
 	if err != nil {
 		lp.release(sh, p, h, false)
 		err.Origin = strings.Clone(r.Origin)
@@ -347,14 +352,14 @@ func (p *pace) take(lp *LocalPacer) *hold {
 
 // wait waits for a place in p's queue, or for ctx to end. Should the oldest
 // place be held past MaxHold, it is taken from its holder. A request that
-// has not been given a place an interval (and minSendTime) before its
+// has not been given a place an interval (and minLeft(r)) before its
 // deadline cannot go in time: it gives up then, while its deadline has not
 // passed (so that an http.Client returns its *PacingError, not its own
 // time-out).
 func (lp *LocalPacer) wait(ctx context.Context, sh *paceShard, r PaceRequest, p *pace, w *waiter, oldest time.Time) (*hold, *PacingError) {
 	var giveUp <-chan time.Time
 	if dl, ok := ctx.Deadline(); ok {
-		t := time.NewTimer(time.Until(dl) - r.Interval - minSendTime)
+		t := time.NewTimer(time.Until(dl) - r.Interval - minLeft(r))
 		defer t.Stop()
 		giveUp = t.C
 	}
@@ -388,9 +393,15 @@ func (lp *LocalPacer) wait(ctx context.Context, sh *paceShard, r PaceRequest, p 
 			sh.mu.Lock()
 			at := max(now.after(r.Interval), p.next, p.notBefore)
 			backoff := p.notBefore > now
+			var held time.Duration // how long the oldest place has kept this request waiting
+			if len(q.holds) > 0 && !q.holds[0].since.IsZero() {
+				held = time.Since(q.holds[0].since)
+			}
 			sh.mu.Unlock()
 			ahead := leave()
-			return nil, lp.pacingError(r.Origin, at.after(time.Duration(ahead)*r.Interval), now, backoff, context.DeadlineExceeded)
+			pe := lp.pacingError(r.Origin, at.after(time.Duration(ahead)*r.Interval), now, backoff, context.DeadlineExceeded)
+			pe.held = held
+			return nil, pe
 		case <-tm.C:
 			sh.mu.Lock()
 			if len(q.holds) > 0 && time.Since(q.holds[0].since) >= lp.maxHold() {
@@ -404,9 +415,10 @@ func (lp *LocalPacer) wait(ctx context.Context, sh *paceShard, r PaceRequest, p 
 
 // sleep waits, holding a place from now, until the request may be sent:
 // after the previous request's interval and any back-off, including one
-// recorded while it sleeps. It returns how long it waited since start, and
-// whether a back-off held it.
-func (lp *LocalPacer) sleep(ctx context.Context, clock Clock, sh *paceShard, p *pace, start, now tick, queued bool) (time.Duration, bool, *PacingError) {
+// recorded while it sleeps; a request that waited goes only with minLeft
+// left before its deadline. It returns how long it waited since start,
+// and whether a back-off held it.
+func (lp *LocalPacer) sleep(ctx context.Context, clock Clock, sh *paceShard, p *pace, start, now tick, queued bool, minLeft time.Duration) (time.Duration, bool, *PacingError) {
 	var backoff bool
 	for ; ; now = lp.tick(clock.Now()) {
 		sh.mu.Lock()
@@ -418,9 +430,9 @@ func (lp *LocalPacer) sleep(ctx context.Context, clock Clock, sh *paceShard, p *
 		if delay <= 0 && !queued {
 			return now.since(start), backoff, nil
 		}
-		// A request that waited is sent only with minSendTime left
+		// A request that waited is sent only with minLeft left
 		// before its deadline (real time, whatever the Clock).
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl)-minSendTime < delay {
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl)-minLeft < delay {
 			lp.giveBack(sh, p, at)
 			return 0, backoff, lp.pacingError("", at, now, backoff, context.DeadlineExceeded)
 		}
@@ -440,7 +452,7 @@ func (lp *LocalPacer) sleep(ctx context.Context, clock Clock, sh *paceShard, p *
 				lp.giveBack(sh, p, at)
 				return 0, backoff, lp.pacingError("", at, lp.tick(clock.Now()), backoff, err)
 			}
-			if dl, ok := ctx.Deadline(); ok && time.Until(dl) < minSendTime {
+			if dl, ok := ctx.Deadline(); ok && time.Until(dl) < minLeft {
 				lp.giveBack(sh, p, at)
 				return 0, backoff, lp.pacingError("", at, lp.tick(clock.Now()), backoff, context.DeadlineExceeded)
 			}

@@ -452,3 +452,26 @@ type sleepClock struct {
 }
 
 func (c sleepClock) Sleep(ctx context.Context, d time.Duration) error { return c.sleep(ctx, d) }
+
+// TestPacingErrorNamesOpenBody: a request that gives up behind a response
+// whose body was left open says so, rather than only that the origin
+// paces its requests: a body neither read to its end nor closed is the
+// common cause.
+func TestPacingErrorNamesOpenBody(t *testing.T) {
+	o := robotstest.NewOrigin(t, "User-agent: *\nDisallow: /private\n")
+	tr := &robotsguard.Transport{UserAgent: "FooBot/1.0", Delay: -1, MinResponseTime: -1, Pacer: &robotsguard.LocalPacer{MaxHold: time.Hour}}
+	client := &http.Client{Transport: tr}
+	resp, err := client.Get(o.URL + "/a") // its body is left open
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 1200*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, o.URL+"/b", nil)
+	_, err = client.Do(req)
+	var pe *robotsguard.PacingError
+	if !errors.As(err, &pe) || !strings.Contains(pe.Error(), "for a response to it that is not over, until its deadline: context deadline exceeded (a body not read to its end nor closed keeps the origin's place until MaxHold)") {
+		t.Errorf("error %v: want a *PacingError that names the response left open", err)
+	}
+}

@@ -47,6 +47,13 @@ type PaceRequest struct {
 	// Limit is the number of requests that may be under way at once;
 	// zero means no limit.
 	Limit int
+	// MinTimeLeft is the least time a request that has to wait must have
+	// left before its context's deadline when its turn comes, for its
+	// response (Transport.MinResponseTime): a Pacer fails one whose turn
+	// would come later at once. A request that does not wait goes
+	// whatever its deadline. Zero means the Pacer's own minimum (a
+	// LocalPacer's is 50 ms).
+	MinTimeLeft time.Duration
 
 	// kept, set by the Transport, holds the LocalPacer's state of the
 	// origin between requests, so that a LocalPacer finds it there rather
@@ -92,12 +99,13 @@ func (l Lease) abandon() {
 	}
 }
 
-// A PacingError is the error of a request that was not sent because its
-// origin's pace would not let it go in time: its context's deadline comes
-// before NotBefore, or its context ended while it waited. It matches the
-// context's error (context.DeadlineExceeded or context.Canceled) with
-// errors.Is; it is not a refusal: the URL may be requested again, at
-// NotBefore or later.
+// A PacingError is the error of a request that was not sent because it
+// could not go in time: its origin's pace (or MaxRate) would let it go
+// after its context's deadline (NotBefore), or its context ended while it
+// waited for its turn or for its origin's robots.txt to be read. It
+// matches the context's error (context.DeadlineExceeded or
+// context.Canceled) with errors.Is; it is not a refusal: the URL may be
+// requested again, at NotBefore or later.
 type PacingError struct {
 	Origin string // "https://example.com"
 	// NotBefore is the earliest time a request to Origin could be sent
@@ -113,6 +121,11 @@ type PacingError struct {
 	Err       error // the context's error
 
 	maxRate float64 // the Transport's MaxRate, when it held the request rather than the origin
+	rules   bool    // the request waited for its origin's robots.txt
+	// held is how long a response to the origin kept its place while the
+	// request waited for it, when it gave up: a body left open holds it
+	// until MaxHold.
+	held time.Duration
 }
 
 // Error says when the origin may next be asked, in a duration from the
@@ -126,8 +139,16 @@ func (e *PacingError) Error() string {
 	case e.Throttled:
 		why = "throttled requests (429 or 503)"
 	}
-	if e.NotBefore.IsZero() {
+	switch {
+	case e.rules:
+		return "robotsguard: request to " + e.Origin + " given up while its robots.txt was being read: " + e.Err.Error()
+	case e.NotBefore.IsZero():
 		return "robotsguard: request to " + e.Origin + " given up while waiting for its turn (" + who + why + "): " + e.Err.Error()
+	}
+	if e.held >= time.Second {
+		return "robotsguard: " + who + why + ": the request waited " + roundWait(e.held).String() +
+			" for a response to it that is not over, until its deadline: " + e.Err.Error() +
+			" (a body not read to its end nor closed keeps the origin's place until MaxHold)"
 	}
 	return "robotsguard: " + who + why + ": the next request may go in " + roundWait(e.Wait).String() +
 		", after this request's deadline: " + e.Err.Error()

@@ -310,3 +310,38 @@ func TestNoPacing(t *testing.T) {
 		t.Errorf("%d requests under way at once, want 2", n)
 	}
 }
+
+// TestMinResponseTime: a request that waited for its turn goes only with
+// MinResponseTime left before its deadline, for its response; one whose
+// turn comes later fails at once, unsent, with a *PacingError. A request
+// that does not wait goes whatever its deadline.
+func TestMinResponseTime(t *testing.T) {
+	for _, tc := range []struct {
+		min  time.Duration
+		sent bool
+	}{
+		{0, false},                      // the default, a second: 4.5 s of wait leaves 0.5 s of 5
+		{-1, true},                      // 50 ms
+		{200 * time.Millisecond, true},  // 0.5 s left is enough
+		{600 * time.Millisecond, false}, // it is not
+	} {
+		h := newHarness(t, func(tr *robotsguard.Transport) { tr.MinResponseTime = tc.min })
+		s := h.origin("User-agent: *\nCrawl-delay: 4.5\n")
+		// The first request does not wait: a short deadline is its own.
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		if _, err := h.do(ctx, s.URL+"/1"); err != nil {
+			t.Fatalf("MinResponseTime %v: a request that did not wait: %v", tc.min, err)
+		}
+		cancel()
+		ctx, cancel = context.WithTimeout(context.Background(), 5*time.Second)
+		_, err := h.do(ctx, s.URL+"/2")
+		cancel()
+		var pe *robotsguard.PacingError
+		switch {
+		case tc.sent && err != nil:
+			t.Errorf("MinResponseTime %v: %v, want the request sent", tc.min, err)
+		case !tc.sent && (!errors.As(err, &pe) || count(s, "/2") != 0):
+			t.Errorf("MinResponseTime %v: %v (sent %d times), want a *PacingError, unsent", tc.min, err, count(s, "/2"))
+		}
+	}
+}

@@ -42,7 +42,7 @@ func (t *Transport) waitRate(ctx context.Context, origin string) (time.Duration,
 		r.CancelAt(t.now())
 		return &PacingError{Origin: origin, NotBefore: now.Add(d), Wait: d, Err: err, maxRate: t.MaxRate}
 	}
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl)-minSendTime < d {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl)-t.minResponseTime() < d {
 		return 0, fail(context.DeadlineExceeded)
 	}
 	if err := t.clock().Sleep(ctx, d); err != nil {

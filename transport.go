@@ -30,6 +30,7 @@ const (
 	DefaultMaxRedirects         = 5  // RFC 9309 §2.3.1.2: at least five
 	DefaultPrefetchConcurrency  = 16 // robots.txt files Prefetch fetches at once
 	DefaultMaxRequestsPerOrigin = 1  // requests under way at once to one origin
+	DefaultMinResponseTime      = time.Second
 )
 
 // Transport is an http.RoundTripper that obeys robots.txt. Before a request
@@ -180,6 +181,16 @@ type Transport struct {
 	// MaxRequestsPerOrigin and 429 or 503 answers say. For tests, and for
 	// sites of your own; robots.txt is enforced all the same.
 	NoPacing bool
+
+	// MinResponseTime is the least time a request that waited for its
+	// origin's turn must have left before its deadline to be sent: its
+	// response needs it. One whose turn comes later fails at once,
+	// unsent, with a *PacingError (requeue it), rather than go and time
+	// out on its way, costing the site a response nobody reads and its
+	// reader an error that blames the site. A request that did not wait
+	// is sent whatever its deadline. Zero means DefaultMinResponseTime;
+	// negative means 50 ms, the least a LocalPacer leaves.
+	MinResponseTime time.Duration
 
 	// MaxRate caps the requests the Transport sends per second, all
 	// origins together, NoPacing or not: a crawler's own bandwidth or
@@ -342,6 +353,13 @@ func (t *Transport) maxDelay() time.Duration {
 	return t.MaxDelay
 }
 
+func (t *Transport) minResponseTime() time.Duration {
+	if t.MinResponseTime < 0 {
+		return minSendTime
+	}
+	return orDefault(t.MinResponseTime, DefaultMinResponseTime)
+}
+
 func (t *Transport) fetchTimeout() time.Duration {
 	return orDefault(t.FetchTimeout, DefaultFetchTimeout)
 }
@@ -384,7 +402,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return t.base().RoundTrip(t.outgoing(req))
 	}
-	lease, err := t.pacerFor().Acquire(ctx, PaceRequest{Origin: st.name(), Interval: every, Limit: t.maxRequests(), kept: &st.pace})
+	lease, err := t.pacerFor().Acquire(ctx, PaceRequest{Origin: st.name(), Interval: every, Limit: t.maxRequests(), MinTimeLeft: t.minResponseTime(), kept: &st.pace})
 	if err != nil {
 		return nil, t.gaveUp(req, st, now, err)
 	}

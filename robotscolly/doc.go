@@ -2,7 +2,7 @@
 // obey robots.txt through a robotsguard.Transport:
 //
 //	c := colly.NewCollector()
-//	g, err := robotscolly.Attach(c, &robotsguard.Transport{})
+//	g, err := robotscolly.Attach(c, &robotsguard.Transport{UserAgent: "FooBot/1.0 (+https://example.com/bot)"})
 //	if err != nil {
 //		log.Fatal(err)
 //	}
