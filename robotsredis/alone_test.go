@@ -118,8 +118,9 @@ func TestPaceSwitchToLocalUnderWay(t *testing.T) {
 // moment (Redis failed for all of them at once: "fresh"), or whose last
 // fleet-paced requests came Size intervals apart ("anchored"), sent theirs
 // in bursts of Size requests a few milliseconds apart every Size
-// intervals. With distinct ranks, two processes' requests come half an
-// interval apart at least; the test asks for a quarter at the origin,
+// intervals. With distinct ranks, two processes' requests come three
+// quarters of an interval apart at least; the test asks for a quarter at
+// the origin,
 // which a loaded machine's timers do not take from them, and which the
 // bursts were far from.
 func TestPaceAloneSpread(t *testing.T) {

@@ -293,11 +293,12 @@ func token() string { return tokens.prefix + strconv.FormatUint(tokens.n.Add(1),
 // empty forgets the slots it gave), and a request whose slot came while
 // another of the process was paced alone waits for the interval.
 //
-// When Redis cannot be reached, Acquire paces through Fallback, with the
-// interval multiplied by Size; the first request to an origin paced so
-// waits for the process's fleet-paced requests to it under way to end
-// (for LeaseTTL at most), then until Size intervals after the last one was
-// sent or ended (the Fleet remembers those of 16,384 origins; see
+// When Redis cannot be reached, each process paces an origin alone, one
+// request every Size intervals, in its own window of each cycle of Size
+// intervals (see Rank), through Fallback; the first request to an origin
+// paced so waits for the process's fleet-paced requests to it under way to
+// end (for LeaseTTL at most), then until Size intervals after the last one
+// was sent or ended (the Fleet remembers those of 16,384 origins; see
 // maxSent). A reservation whose answer is lost (it came after CallTimeout,
 // or the connection failed) may have taken a place in Redis all the same;
 // so may one whose cancel or release failed. The Fleet gives such places
