@@ -79,19 +79,17 @@ func (l *lastSent) claim(origin string, interval time.Duration, now time.Time, h
 
 // claim waits until a request to origin may go, an interval after the
 // process's last one was sent or ended, and marks it sent (see
-// lastSent.claim), or fails with ctx's error.
-func (f *Fleet) claim(ctx context.Context, origin string, interval, hold time.Duration, busy int) error {
+// lastSent.claim), or fails with a *robotsguard.PacingError: ctx ended,
+// or its deadline comes less than left after the request could go.
+func (f *Fleet) claim(ctx context.Context, origin string, interval, hold time.Duration, busy int, left time.Duration) error {
 	for {
-		d := f.sent.claim(origin, interval, time.Now(), hold, busy)
+		now := time.Now()
+		d := f.sent.claim(origin, interval, now, hold, busy)
 		if d <= 0 {
 			return nil
 		}
-		tm := time.NewTimer(d)
-		select {
-		case <-tm.C:
-		case <-ctx.Done():
-			tm.Stop()
-			return ctx.Err()
+		if err := waitUntil(ctx, origin, now.Add(d), left); err != nil {
+			return err
 		}
 	}
 }
@@ -212,10 +210,12 @@ func (f *Fleet) holdAlone(interval time.Duration) time.Duration {
 // the interval of its rank (see Fleet.Rank), cycles counted on the wall
 // clock from the Unix epoch, which the fleet's processes share. So
 // processes of distinct ranks send their requests to an origin three
-// quarters of an interval apart at least (clocks apart), however they came
-// to pace it alone (at the same moment, or after fleet-paced requests Size
-// intervals apart). A request that misses its window (a late timer, a
-// long response) waits for the next cycle's.
+// quarters of an interval apart (half of one at least, when a timer fires
+// late: see acquireAlone; clocks apart), however they came to pace it
+// alone (at the same moment, or after fleet-paced requests Size intervals
+// apart). A request that misses its window (a late timer, or a
+// response that ended late in the cycle before: Fallback counts Size
+// intervals from its end) waits for the next cycle's.
 func (f *Fleet) phase(e time.Time, interval time.Duration) time.Time {
 	cycle := f.holdAlone(interval)
 	if f.size() == 1 || interval <= 0 || cycle == math.MaxInt64 {
@@ -231,23 +231,8 @@ func (f *Fleet) phase(e time.Time, interval time.Duration) time.Time {
 	return e.Add(cycle - time.Duration(off))
 }
 
-// fallbackInterval returns the interval Fallback paces a request alone
-// by: Size intervals, one less with a fleet (an interval at least), so
-// that a response shorter than an interval leaves the next request its
-// window of the next cycle. The process's own requests still go Size
-// intervals apart (see acquireAlone); Fallback keeps them an interval
-// after the end of the one before, and their number under way within
-// Limit.
-func (f *Fleet) fallbackInterval(interval time.Duration) time.Duration {
-	hold := f.holdAlone(interval)
-	if f.size() == 1 || hold == math.MaxInt64 {
-		return hold
-	}
-	return hold - interval
-}
-
 // acquireAlone paces a request through Fallback, with its interval
-// multiplied by Size (less one, see fallbackInterval): Redis
+// multiplied by Size: Redis
 // is out of reach. The first such request to an origin waits for the
 // process's fleet-paced requests to it under way to end, then until Size
 // intervals after the last one was sent or ended. Every request paced
@@ -292,7 +277,7 @@ func (f *Fleet) acquireAlone(ctx context.Context, r robotsguard.PaceRequest, wai
 		}
 	}
 	fr := r
-	fr.Interval = f.fallbackInterval(interval)
+	fr.Interval = hold
 	t, err := f.fallback.Acquire(ctx, fr)
 	if err != nil {
 		return t, err
@@ -302,14 +287,20 @@ func (f *Fleet) acquireAlone(ctx context.Context, r robotsguard.PaceRequest, wai
 	// gone since), in the process's window; remembered, so that the
 	// first request the fleet paces again, once Redis answers, goes an
 	// interval after it too.
-	// A time found in the window is kept, however late the timer
-	// that waits for it fires.
+	// A time found in the window is kept when the timer that waits for
+	// it fires late by less than a window (a quarter interval): the
+	// request goes in the first half of its interval of the cycle.
 	for next := time.Now(); ; {
-		if err := waitUntil(ctx, r.Origin, f.phase(next, interval), left); err != nil {
+		at := f.phase(next, interval)
+		if err := waitUntil(ctx, r.Origin, at, left); err != nil {
 			t.Release()
 			return robotsguard.Lease{}, err
 		}
 		now := time.Now()
+		if now.Sub(at) >= interval/4 && !f.phase(now, interval).Equal(now) {
+			next = now // far too late: the next cycle's window
+			continue
+		}
 		d := f.sent.claim(r.Origin, hold, now, hold, 0)
 		if d <= 0 {
 			break

@@ -102,11 +102,9 @@ type Fleet struct {
 	MaxHold time.Duration
 
 	// Fallback paces requests while Redis is out of reach, with intervals
-	// multiplied by Size less one (an interval at least): the Fleet then
-	// sends each request in the process's window of the cycle (see Rank),
-	// Size intervals after the process's last request to the origin at
-	// the earliest. Nil means a robotsguard.LocalPacer of the Fleet's
-	// own.
+	// multiplied by Size; the Fleet then sends each request in the
+	// process's window of the cycle (see Rank). Nil means a
+	// robotsguard.LocalPacer of the Fleet's own.
 	Fallback robotsguard.Pacer
 
 	// Logger hears of the circuit opening (Warn) and closing (Info), as
