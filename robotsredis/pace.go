@@ -363,13 +363,13 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 		called := time.Now()
 		ended := f.keeper.take(r.Origin) // released ahead of the reservation
 		own := max(f.sent.since(r.Origin, r.Interval, called), 0)
-		maxWait := time.Duration(-1) // none
+		maxWaitµs := int64(-1) // no deadline
 		if dl, ok := ctx.Deadline(); ok {
-			maxWait = max(dl.Sub(called)-left, 0)
+			maxWaitµs = max(dl.Sub(called)-left, 0).Microseconds()
 		}
 		err := f.call(ctx, "pace", func(ctx context.Context) (err error) {
 			res, err = reserveScript.Run(ctx, f.Client, paceKeys(r.Origin),
-				releaseArgs([]any{r.Interval.Microseconds(), r.Limit, ttl.Microseconds(), tok, maxDelay.Microseconds(), releasedChannel, ticketTTL.Microseconds(), own.Microseconds(), maxWait.Microseconds()}, ended)...).Slice()
+				releaseArgs([]any{r.Interval.Microseconds(), r.Limit, ttl.Microseconds(), tok, maxDelay.Microseconds(), releasedChannel, ticketTTL.Microseconds(), own.Microseconds(), maxWaitµs}, ended)...).Slice()
 			return err
 		})
 		var delayµs, backoffFlag, leaseµs int64
