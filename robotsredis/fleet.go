@@ -107,8 +107,17 @@ type Fleet struct {
 	// robotsguard.LocalPacer of the Fleet's own.
 	Fallback robotsguard.Pacer
 
-	// Logger hears of the circuit opening (Warn) and closing (Info), as
-	// OnState does. Nil means no logging.
+	// Logger hears of the circuit opening (Warn: Redis is out of reach,
+	// the process works alone) and closing (Info: Redis answers again,
+	// after how long), as OnState does. Nil means no logging.
+	//
+	// go-redis logs some failures of its own (a dial that fails, say) to
+	// standard error, through a logger of its package, which a library
+	// must leave alone. The Fleet's circuit breaker bounds them to a few
+	// lines each time Redis goes (Failures calls, then a probe every
+	// Cooldown); a program that wants them elsewhere, or not at all, sets
+	// that logger once at start, with redis.SetLogger (or, to silence
+	// them, logging.Disable from github.com/redis/go-redis/v9/logging).
 	Logger *slog.Logger
 
 	// OnState, if not nil, is called when the circuit opens (with the
@@ -209,12 +218,14 @@ func (f *Fleet) State() State {
 // process works alone until it answers again.
 var ErrUnavailable = errors.New("robotsredis: Redis unavailable: circuit open after failed calls")
 
-func (f *Fleet) stateChanged(s State, err error) {
+func (f *Fleet) stateChanged(s State, err error, down time.Duration) {
 	if f.Logger != nil {
 		if s == Open {
-			f.Logger.Warn("robotsredis: Redis unreachable, working alone: local cache, local fetch lock, local pacing", "fleet_size", f.size(), "error", fmt.Sprint(err))
+			f.Logger.Warn(fmt.Sprintf("robotsredis: Redis out of reach; working alone until it answers: robots.txt cache in memory, one fetch per origin in this process, each origin paced %d times slower", f.size()),
+				"fleet_size", f.size(), "rank", f.rank, "error", fmt.Sprint(err))
 		} else {
-			f.Logger.Info("robotsredis: circuit "+s.String(), "state", s.String())
+			f.Logger.Info("robotsredis: Redis answers again after "+down.Round(100*time.Millisecond).String()+"; sharing the fleet's robots.txt cache, fetch lock and pacing",
+				"down", down)
 		}
 	}
 	if f.OnState != nil {
