@@ -84,8 +84,8 @@ func TestPaceMinTimeLeftAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ended := time.Now() // the request's end, at the earliest
 	l.Release()
-	ended := time.Now()
 	s.kill()
 	// Alone, the next request waits two intervals after that end at
 	// least, and for its window, up to a cycle (two intervals) more: a
