@@ -332,12 +332,8 @@ func waitUntil(ctx context.Context, origin string, at time.Time, left time.Durat
 	if dl, ok := ctx.Deadline(); ok && dl.Sub(at) < left {
 		return &robotsguard.PacingError{Origin: strings.Clone(origin), NotBefore: at, Wait: d, Err: context.DeadlineExceeded}
 	}
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-tm.C:
-		return nil
-	case <-ctx.Done():
-		return &robotsguard.PacingError{Origin: strings.Clone(origin), NotBefore: at, Wait: max(time.Until(at), 0), Err: ctx.Err()}
+	if err := (robotsguard.SystemClock{}).Sleep(ctx, d); err != nil {
+		return &robotsguard.PacingError{Origin: strings.Clone(origin), NotBefore: at, Wait: max(time.Until(at), 0), Err: err}
 	}
+	return nil
 }
