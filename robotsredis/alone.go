@@ -79,19 +79,17 @@ func (l *lastSent) claim(origin string, interval time.Duration, now time.Time, h
 
 // claim waits until a request to origin may go, an interval after the
 // process's last one was sent or ended, and marks it sent (see
-// lastSent.claim), or fails with ctx's error.
-func (f *Fleet) claim(ctx context.Context, origin string, interval, hold time.Duration, busy int) error {
+// lastSent.claim), or fails with a *robotsguard.PacingError: ctx ended,
+// or its deadline comes less than left after the request could go.
+func (f *Fleet) claim(ctx context.Context, origin string, interval, hold time.Duration, busy int, left time.Duration) error {
 	for {
-		d := f.sent.claim(origin, interval, time.Now(), hold, busy)
+		now := time.Now()
+		d := f.sent.claim(origin, interval, now, hold, busy)
 		if d <= 0 {
 			return nil
 		}
-		tm := time.NewTimer(d)
-		select {
-		case <-tm.C:
-		case <-ctx.Done():
-			tm.Stop()
-			return ctx.Err()
+		if err := waitUntil(ctx, origin, now.Add(d), left); err != nil {
+			return err
 		}
 	}
 }
@@ -207,31 +205,61 @@ func (f *Fleet) holdAlone(interval time.Duration) time.Duration {
 	return interval * n
 }
 
+// phase returns when a request paced alone that may go at e goes: in the
+// process's window of each cycle of Size intervals, the first quarter of
+// the interval of its rank (see Fleet.Rank), cycles counted on the wall
+// clock from the Unix epoch, which the fleet's processes share. So
+// processes of distinct ranks send their requests to an origin three
+// quarters of an interval apart (half of one at least, when a timer fires
+// late: see acquireAlone; clocks apart), however they came to pace it
+// alone (at the same moment, or after fleet-paced requests Size intervals
+// apart). A request that misses its window (a late timer, or a
+// response that ended late in the cycle before: Fallback counts Size
+// intervals from its end) waits for the next cycle's.
+func (f *Fleet) phase(e time.Time, interval time.Duration) time.Time {
+	cycle := f.holdAlone(interval)
+	if f.size() == 1 || interval <= 0 || cycle == math.MaxInt64 {
+		return e
+	}
+	off := (e.UnixNano() - int64(f.rank-1)*int64(interval)) % int64(cycle)
+	if off < 0 {
+		off += int64(cycle)
+	}
+	if off < int64(interval/4) {
+		return e // in the window
+	}
+	return e.Add(cycle - time.Duration(off))
+}
+
 // acquireAlone paces a request through Fallback, with its interval
-// multiplied by Size: Redis is out of reach. The first such request to an
-// origin waits for the process's fleet-paced requests to it under way to
-// end, then until Size intervals after the last one was sent or ended.
-// Every request paced alone goes an interval after the process's last
-// request to the origin, fleet-paced ones included (one whose slot was
-// reserved before Redis failed may have gone meanwhile), and is
-// remembered for the fleet's next reservation (see Fleet.turn). waited is
-// the time already spent.
+// multiplied by Size: Redis
+// is out of reach. The first such request to an origin waits for the
+// process's fleet-paced requests to it under way to end, then until Size
+// intervals after the last one was sent or ended. Every request paced
+// alone goes Size intervals after the process's last request to the
+// origin was sent, fleet-paced ones included (one whose slot was reserved
+// before Redis failed may have gone meanwhile), in the process's window of
+// the cycle (see phase), and is remembered for the fleet's next
+// reservation (see Fleet.turn). A request that has to wait goes only with
+// minLeft(r) left before its deadline. waited is the time already spent.
 func (f *Fleet) acquireAlone(ctx context.Context, r robotsguard.PaceRequest, waited time.Duration) (robotsguard.Lease, error) {
 	interval := r.Interval
-	r.Interval = f.holdAlone(r.Interval)
+	hold := f.holdAlone(interval)
+	left := minLeft(r)
 	ttl := orDefault(f.LeaseTTL, DefaultLeaseTTL)
 	start := time.Now()
 	for now := start; ; now = time.Now() {
-		at, freed := f.sent.alone(r.Origin, r.Interval, ttl, now)
+		at, freed := f.sent.alone(r.Origin, hold, ttl, now)
 		d := at.Sub(now)
 		if d <= 0 {
 			break
 		}
 		soonest := at // the earliest the request could go
 		if freed != nil {
-			soonest = now.Add(r.Interval) // an end, then the hold
+			soonest = now.Add(hold) // an end, then the hold
 		}
-		if dl, ok := ctx.Deadline(); ok && dl.Before(soonest) {
+		soonest = f.phase(soonest, interval)
+		if dl, ok := ctx.Deadline(); ok && dl.Sub(soonest) < left {
 			return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), NotBefore: soonest, Wait: soonest.Sub(now), Err: context.DeadlineExceeded}
 		}
 		tm := time.NewTimer(d)
@@ -243,23 +271,69 @@ func (f *Fleet) acquireAlone(ctx context.Context, r robotsguard.PaceRequest, wai
 			tm.Stop()
 			pe := &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: ctx.Err()}
 			if freed == nil {
-				pe.NotBefore, pe.Wait = at, max(time.Until(at), 0)
+				pe.NotBefore, pe.Wait = soonest, max(time.Until(soonest), 0)
 			}
 			return robotsguard.Lease{}, pe
 		}
 	}
-	t, err := f.fallback.Acquire(ctx, r)
-	if err == nil {
-		// An interval after the process's last request, fleet-paced
-		// ones included (one whose slot came before Redis failed may
-		// have gone since); remembered, so that the first request the
-		// fleet paces again, once Redis answers, goes an interval
-		// after it too.
-		if err := f.claim(ctx, r.Origin, interval, r.Interval, 0); err != nil {
+	fr := r
+	fr.Interval = hold
+	t, err := f.fallback.Acquire(ctx, fr)
+	if err != nil {
+		return t, err
+	}
+	// Size intervals after the process's last request, fleet-paced
+	// ones included (one whose slot came before Redis failed may have
+	// gone since), in the process's window; remembered, so that the
+	// first request the fleet paces again, once Redis answers, goes an
+	// interval after it too.
+	// A time found in the window is kept when the timer that waits for
+	// it fires late by less than a window (a quarter interval): the
+	// request goes in the first half of its interval of the cycle.
+	for next := time.Now(); ; {
+		at := f.phase(next, interval)
+		if err := waitUntil(ctx, r.Origin, at, left); err != nil {
 			t.Release()
-			return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: err}
+			return robotsguard.Lease{}, err
 		}
+		now := time.Now()
+		if now.Sub(at) >= interval/4 && !f.phase(now, interval).Equal(now) {
+			next = now // far too late: the next cycle's window
+			continue
+		}
+		d := f.sent.claim(r.Origin, hold, now, hold, 0)
+		if d <= 0 {
+			break
+		}
+		next = now.Add(d)
 	}
 	t.Waited += waited + time.Since(start)
-	return t, err
+	return t, nil
+}
+
+// minSendTime is the least time a request that waited for its turn must
+// have left before its deadline to be sent, whatever
+// PaceRequest.MinTimeLeft says, as with a robotsguard.LocalPacer.
+const minSendTime = 50 * time.Millisecond
+
+// minLeft is the least time a request that waits must have left before
+// its deadline when its turn comes.
+func minLeft(r robotsguard.PaceRequest) time.Duration { return max(r.MinTimeLeft, minSendTime) }
+
+// waitUntil waits until at, for a request to origin that must have left
+// before its context's deadline when it goes; it fails at once, with a
+// *robotsguard.PacingError, when the deadline comes too soon for that,
+// and when ctx ends while it waits.
+func waitUntil(ctx context.Context, origin string, at time.Time, left time.Duration) error {
+	d := time.Until(at)
+	if d <= 0 {
+		return nil
+	}
+	if dl, ok := ctx.Deadline(); ok && dl.Sub(at) < left {
+		return &robotsguard.PacingError{Origin: strings.Clone(origin), NotBefore: at, Wait: d, Err: context.DeadlineExceeded}
+	}
+	if err := (robotsguard.SystemClock{}).Sleep(ctx, d); err != nil {
+		return &robotsguard.PacingError{Origin: strings.Clone(origin), NotBefore: at, Wait: max(time.Until(at), 0), Err: err}
+	}
+	return nil
 }

@@ -93,3 +93,45 @@ func TestLastSentBusy(t *testing.T) {
 		t.Errorf("alone a TTL after a send that never ended: %v, %v; want the hold alone", at.Sub(end), freed)
 	}
 }
+
+// TestPhase: a request paced alone goes in its process's window of each
+// cycle (the first quarter of the interval of its rank), as soon as it may
+// and less than a cycle later; ranks past Size wrap round, and Rank zero
+// draws one from 1 to Size.
+func TestPhase(t *testing.T) {
+	const interval = 100 * time.Millisecond
+	base := time.Unix(1_700_000_000, 0)
+	for _, tc := range []struct{ size, rank, want int }{
+		{4, 1, 1}, {4, 3, 3}, {4, 6, 2}, {1, 5, 1},
+	} {
+		f := &Fleet{Size: tc.size, Rank: tc.rank}
+		f.init()
+		if f.rank != tc.want {
+			t.Errorf("Size %d, Rank %d: rank %d, want %d", tc.size, tc.rank, f.rank, tc.want)
+		}
+		cycle := time.Duration(tc.size) * interval
+		for e := base; e.Before(base.Add(2 * cycle)); e = e.Add(7 * time.Millisecond) {
+			at := f.phase(e, interval)
+			if at.Before(e) || at.Sub(e) >= cycle {
+				t.Fatalf("Size %d, rank %d: a request that may go at %v goes %v later, want within a cycle", tc.size, f.rank, e.Sub(base), at.Sub(e))
+			}
+			if tc.size == 1 {
+				if !at.Equal(e) {
+					t.Fatalf("alone in the fleet, a request that may go at %v waits %v", e.Sub(base), at.Sub(e))
+				}
+				continue
+			}
+			off := time.Duration(at.UnixNano()-base.UnixNano()) % cycle
+			if lo := time.Duration(f.rank-1) * interval; off < lo || off >= lo+interval/4 {
+				t.Fatalf("Size %d, rank %d: a request goes %v into the cycle, want [%v, %v)", tc.size, f.rank, off, lo, lo+interval/4)
+			}
+		}
+	}
+	for range 20 {
+		f := &Fleet{Size: 3}
+		f.init()
+		if f.rank < 1 || f.rank > 3 {
+			t.Fatalf("Rank zero drew %d, want 1 to 3", f.rank)
+		}
+	}
+}

@@ -3,6 +3,13 @@ package robotsredis_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -101,4 +108,166 @@ func TestPaceSwitchToLocalUnderWay(t *testing.T) {
 		t.Errorf("the first request paced alone went %v after the fleet-paced one ended, want %v at least", gap, hold)
 	}
 	l.Release()
+}
+
+// TestPaceAloneSpread (the v1.0 release candidate's trial): while Redis is
+// out of reach, the processes of a fleet spread their requests to an
+// origin over each cycle of Size intervals, each at its own phase, rather
+// than send them together. Before, each process paced the origin alone
+// from its own last request, so processes that began alone at the same
+// moment (Redis failed for all of them at once: "fresh"), or whose last
+// fleet-paced requests came Size intervals apart ("anchored"), sent theirs
+// in bursts of Size requests a few milliseconds apart every Size
+// intervals. With distinct ranks, two processes' requests go three
+// quarters of an interval apart (half of one at least when a timer fires
+// late); the test asks for a quarter,
+// which a loaded machine's timers do not take from them, and which the
+// bursts were far from. It measures when Acquire returned, what the Fleet
+// decides: the arrivals at the origin, logged, add the HTTP client's and
+// server's scheduling, which a machine with ten times more work than cores
+// delays by 100 ms now and then.
+func TestPaceAloneSpread(t *testing.T) {
+	const interval = 100 * time.Millisecond
+	// Three processes whose first requests alone are their first to the
+	// origin, all sent at once.
+	t.Run("fresh", func(t *testing.T) { paceAloneSpread(t, 3, interval, []int{0, 0, 0}) })
+	// Two processes whose last fleet-paced requests to the origin came two
+	// intervals apart (the first sent one, the second two after it).
+	t.Run("anchored", func(t *testing.T) { paceAloneSpread(t, 2, interval, []int{1, 2}) })
+}
+
+// paceAloneSpread: size Fleets, each with a client of its own behind a
+// proxy to one Redis, pace one request each to another origin and
+// fleetPaced[i] requests to the origin, in turn, while Redis answers; then
+// Redis is cut off, and each paces four requests alone to the origin (a
+// local server, which records when each arrives), all starting at once.
+// Consecutive requests from different processes must go (Acquire return)
+// a quarter of an interval apart at least; each process's own requests
+// must go Size intervals apart at least (as they did before).
+func paceAloneSpread(t *testing.T, size int, interval time.Duration, fleetPaced []int) {
+	const each = 4
+	hold := time.Duration(size) * interval
+	type arrival struct {
+		at   time.Time
+		proc int
+	}
+	var mu sync.Mutex
+	var arrivals []arrival
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		now := time.Now()
+		p, _ := strconv.Atoi(r.Header.Get("X-Process"))
+		mu.Lock()
+		arrivals = append(arrivals, arrival{now, p})
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	s := startRedis(t)
+	p := newProxy(t, s.addr())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	fleets := make([]*robotsredis.Fleet, size)
+	for i := range fleets {
+		fleets[i] = &robotsredis.Fleet{Client: p.client(t), Size: size, Rank: i + 1, CallTimeout: 50 * time.Millisecond}
+		defer fleets[i].Close()
+	}
+	r := robotsguard.PaceRequest{Origin: srv.URL, Interval: interval, Limit: 1}
+	warm := robotsguard.PaceRequest{Origin: "https://warm.example", Interval: interval, Limit: 1}
+	for i, f := range fleets {
+		l, err := f.Acquire(ctx, warm)
+		if err != nil {
+			t.Fatalf("process %d, while Redis answers: %v", i, err)
+		}
+		l.Release()
+		for range fleetPaced[i] {
+			l, err := f.Acquire(ctx, r)
+			if err != nil {
+				t.Fatalf("process %d, while Redis answers: %v", i, err)
+			}
+			l.Release()
+		}
+	}
+	p.cut()
+
+	start := make(chan struct{})
+	sent := make([][]time.Time, size) // when each process's requests went, by Acquire's return
+	var wg sync.WaitGroup
+	for i, f := range fleets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			for range each {
+				l, err := f.Acquire(ctx, r)
+				if err != nil {
+					t.Errorf("process %d, alone: %v", i, err)
+					return
+				}
+				sent[i] = append(sent[i], time.Now())
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/page", nil)
+				req.Header.Set("X-Process", strconv.Itoa(i))
+				resp, err := http.DefaultClient.Do(req)
+				if err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+				l.Release()
+				if err != nil {
+					t.Errorf("process %d: %v", i, err)
+					return
+				}
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	if len(arrivals) != size*each {
+		t.Fatalf("%d requests arrived, want %d", len(arrivals), size*each)
+	}
+	var went []arrival // when each process's Acquire returned
+	for i, ts := range sent {
+		for _, at := range ts {
+			went = append(went, arrival{at, i})
+		}
+	}
+	// spread sorts events and returns the gaps between consecutive ones
+	// of different processes, and the events as process@time.
+	spread := func(events []arrival) (gaps []time.Duration, log []string) {
+		slices.SortFunc(events, func(a, b arrival) int { return a.at.Compare(b.at) })
+		for i, a := range events {
+			log = append(log, fmt.Sprintf("%d@%v", a.proc, a.at.Sub(events[0].at).Round(time.Millisecond)))
+			if i > 0 && a.proc != events[i-1].proc {
+				gaps = append(gaps, a.at.Sub(events[i-1].at))
+			}
+		}
+		if len(gaps) == 0 {
+			t.Fatalf("no two consecutive requests from different processes: %v", log)
+		}
+		return gaps, log
+	}
+	gaps, log := spread(went)
+	arrived, arrivedLog := spread(arrivals)
+	var sum time.Duration
+	for _, g := range gaps {
+		sum += g
+	}
+	t.Logf("%d processes alone, interval %v: between processes' requests, shortest %v, mean %v (at the origin: shortest %v); Acquire returned (process@time): %v; arrivals: %v",
+		size, interval, slices.Min(gaps).Round(time.Microsecond), (sum / time.Duration(len(gaps))).Round(time.Microsecond),
+		slices.Min(arrived).Round(time.Microsecond), log, arrivedLog)
+	if g := slices.Min(gaps); g < interval/4 {
+		t.Errorf("two processes' requests went %v apart, want %v at least (a quarter of the interval): they go in bursts; Acquire returned (process@time): %v",
+			g.Round(time.Microsecond), interval/4, log)
+	}
+	for i, ts := range sent {
+		for k := 1; k < len(ts); k++ {
+			if g := ts[k].Sub(ts[k-1]); g < hold {
+				t.Errorf("process %d sent two requests %v apart alone, want %v (Size intervals) at least", i, g, hold)
+			}
+		}
+	}
 }

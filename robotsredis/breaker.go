@@ -10,12 +10,12 @@ import (
 // calls at once, after failures in a row; half-open, letting one probe
 // through, once the cooldown has passed (a call, or the probe the breaker
 // runs itself then). Opening (from closed) and closing
-// are reported to changed, once each, outside the lock; the probes between
-// them are not.
+// are reported to changed, once each, outside the lock, closing with how
+// long the circuit was open; the probes between them are not.
 type breaker struct {
 	failures              int
 	cooldown, maxCooldown time.Duration
-	changed               func(State, error)
+	changed               func(s State, err error, down time.Duration)
 	// probe, if not nil, is run when a cooldown ends, so that the
 	// circuit closes when Redis is back whether calls come or not.
 	probe   func()
@@ -26,6 +26,7 @@ type breaker struct {
 	fails   int           // failed calls in a row, while closed
 	wait    time.Duration // the current cooldown
 	retryAt time.Time     // when open: end of the cooldown
+	opened  time.Time     // when it last opened from closed
 	probing bool          // when half-open: the probe is under way
 }
 
@@ -66,6 +67,7 @@ func (b *breaker) allow(now time.Time) (probe bool, err error) {
 func (b *breaker) done(probe bool, err error, now time.Time) {
 	b.mu.Lock()
 	var to State
+	var down time.Duration
 	switch {
 	case err == nil && (probe || b.st == Closed):
 		b.fails = 0
@@ -75,6 +77,7 @@ func (b *breaker) done(probe bool, err error, now time.Time) {
 		}
 		b.st, b.probing, b.wait = Closed, false, 0
 		to = Closed
+		down = now.Sub(b.opened)
 	case err == nil:
 		b.mu.Unlock()
 		return // a call from before the circuit opened
@@ -92,7 +95,7 @@ func (b *breaker) done(probe bool, err error, now time.Time) {
 			return
 		}
 		b.fails, b.wait = 0, b.cooldown
-		b.st, b.retryAt = Open, now.Add(b.wait)
+		b.st, b.retryAt, b.opened = Open, now.Add(b.wait), now
 		to = Open
 	default:
 		b.mu.Unlock()
@@ -100,7 +103,7 @@ func (b *breaker) done(probe bool, err error, now time.Time) {
 	}
 	wait := b.wait
 	b.mu.Unlock()
-	b.changed(to, err)
+	b.changed(to, err, down)
 	if to == Open {
 		b.schedule(wait)
 	}

@@ -66,7 +66,10 @@
 // error costs a fetch, the fetch lock is the process's own, and requests
 // are paced locally with the interval multiplied by Fleet.Size, the first
 // one to an origin once the process's fleet-paced requests to it have
-// ended, and Size intervals after the last one was sent or ended. Either
+// ended, and Size intervals after the last one was sent or ended. Each
+// process sends its requests to an origin in a window of its own within
+// each cycle of Size intervals (Fleet.Rank), so that the fleet's requests
+// spread over the cycle rather than go together. Either
 // way, a process's own requests to an origin go an interval apart at
 // least, across the switch and back. No
 // request that robots.txt refuses is sent, whether Redis answers or not.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -37,9 +38,9 @@ const (
 // a row fail, the Fleet stops calling Redis for Cooldown (doubling up to
 // MaxCooldown while Redis stays down), then lets one call through to see
 // whether it is back. While Redis is out of reach, the Transport works
-// alone: the cache in memory, one fetch per origin in the process, and the
-// Fallback pacer with every interval multiplied by Size, so that the fleet
-// stays within an origin's Crawl-delay in aggregate. Nothing fails open:
+// alone: the cache in memory, one fetch per origin in the process, and
+// each origin paced Size times slower, in turns (see Rank), so that the
+// fleet stays within an origin's Crawl-delay in aggregate. Nothing fails open:
 // an origin whose robots.txt is not known is fetched before any request to
 // it is sent, whether Redis answers or not.
 //
@@ -56,6 +57,17 @@ type Fleet struct {
 	// reach, each process paces an origin Size times slower than its
 	// Crawl-delay asks. Zero (or less) means 1.
 	Size int
+
+	// Rank is the process's place in the fleet, 1 to Size: while Redis is
+	// out of reach, the process of rank k sends its requests to an
+	// origin in the k-th interval of each cycle of Size intervals (cycles
+	// counted on the wall clock from the Unix epoch), so that the fleet's
+	// processes take turns rather than send theirs together. Give each
+	// process a rank of its own (a worker's index, say) for an even
+	// spread; ranks past Size wrap round. Zero (or less) means a rank
+	// drawn at random when the Fleet is first used, which two processes
+	// share with a chance of one in Size.
+	Rank int
 
 	// CallTimeout bounds each Redis call; a call that takes longer fails,
 	// and counts towards opening the circuit. Zero means
@@ -90,12 +102,22 @@ type Fleet struct {
 	MaxHold time.Duration
 
 	// Fallback paces requests while Redis is out of reach, with intervals
-	// multiplied by Size. Nil means a robotsguard.LocalPacer of the
-	// Fleet's own.
+	// multiplied by Size; the Fleet then sends each request in the
+	// process's window of the cycle (see Rank). Nil means a
+	// robotsguard.LocalPacer of the Fleet's own.
 	Fallback robotsguard.Pacer
 
-	// Logger hears of the circuit opening (Warn) and closing (Info), as
-	// OnState does. Nil means no logging.
+	// Logger hears of the circuit opening (Warn: Redis is out of reach,
+	// the process works alone) and closing (Info: Redis answers again,
+	// after how long), as OnState does. Nil means no logging.
+	//
+	// go-redis logs some failures of its own (a dial that fails, say) to
+	// standard error, through a logger of its package, which a library
+	// must leave alone. The Fleet's circuit breaker bounds them to a few
+	// lines each time Redis goes (Failures calls, then a probe every
+	// Cooldown); a program that wants them elsewhere, or not at all, sets
+	// that logger once at start, with redis.SetLogger (or, to silence
+	// them, logging.Disable from github.com/redis/go-redis/v9/logging).
 	Logger *slog.Logger
 
 	// OnState, if not nil, is called when the circuit opens (with the
@@ -111,6 +133,7 @@ type Fleet struct {
 	keeper   keeper   // releases, give-backs and renewals, in the background (see keep)
 	sent     lastSent // the last fleet-paced request to each origin (see acquireAlone)
 	fallback robotsguard.Pacer
+	rank     int // 1 to Size: Rank, or drawn (see phase)
 }
 
 func (f *Fleet) init() {
@@ -125,6 +148,11 @@ func (f *Fleet) init() {
 		f.notify.client = f.Client
 		f.keeper.kick = make(chan struct{}, 1)
 		f.fallback = f.Fallback
+		if f.Rank > 0 {
+			f.rank = (f.Rank-1)%f.size() + 1
+		} else {
+			f.rank = 1 + rand.IntN(f.size())
+		}
 		if f.fallback == nil {
 			f.fallback = &robotsguard.LocalPacer{}
 		}
@@ -190,12 +218,14 @@ func (f *Fleet) State() State {
 // process works alone until it answers again.
 var ErrUnavailable = errors.New("robotsredis: Redis unavailable: circuit open after failed calls")
 
-func (f *Fleet) stateChanged(s State, err error) {
+func (f *Fleet) stateChanged(s State, err error, down time.Duration) {
 	if f.Logger != nil {
 		if s == Open {
-			f.Logger.Warn("robotsredis: Redis unreachable, working alone: local cache, local fetch lock, local pacing", "fleet_size", f.size(), "error", fmt.Sprint(err))
+			f.Logger.Warn(fmt.Sprintf("robotsredis: Redis out of reach; working alone until it answers: robots.txt cache in memory, one fetch per origin in this process, each origin paced %d times slower", f.size()),
+				"fleet_size", f.size(), "rank", f.rank, "error", fmt.Sprint(err))
 		} else {
-			f.Logger.Info("robotsredis: circuit "+s.String(), "state", s.String())
+			f.Logger.Info("robotsredis: Redis answers again after "+down.Round(100*time.Millisecond).String()+"; sharing the fleet's robots.txt cache, fetch lock and pacing",
+				"down", down)
 		}
 	}
 	if f.OnState != nil {

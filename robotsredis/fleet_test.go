@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9/logging"
+
 	"github.com/robotsguard/robotsguard"
 	"github.com/robotsguard/robotsguard/robotsredis"
 )
@@ -28,6 +30,12 @@ import (
 // httptest origins and one Redis.
 
 func TestMain(m *testing.M) {
+	// go-redis logs each failed dial to standard error, through a
+	// logger of its package: the tests that cut Redis off would print
+	// dozens of lines that say what they check. A program sets that
+	// logger itself (see Fleet.Logger); the tests, which are one, quiet
+	// it.
+	logging.Disable()
 	if os.Getenv("ROBOTSREDIS_WORKER") != "" {
 		worker()
 		return

@@ -160,8 +160,10 @@ func TestFleetInvariant(t *testing.T) {
 			MaxIdleConnsPerHost: 16,
 		}
 		t.Cleanup(base.CloseIdleConnections)
+		// MinResponseTime 50 ms: every request's deadline is the end of
+		// the run, which the default (a second) would take a third of.
 		tr := &robotsguard.Transport{Base: &stamped{base: base, sent: sentAt}, UserAgent: "TestBot/1.0", Store: f, Pacer: f,
-			Delay: interval, FetchTimeout: 2 * time.Second}
+			Delay: interval, FetchTimeout: 2 * time.Second, MinResponseTime: -1}
 		clients = append(clients, &http.Client{Transport: tr})
 	}
 

@@ -104,14 +104,22 @@ end
 // slots Redis gave are forgotten when it restarts empty, and the requests
 // the process paced alone were never known to it).
 //
+// A request that would wait more than ARGV[9] (unless it is negative: no
+// deadline) for its slot, or that finds no place free with less than an
+// interval to wait, cannot go in time: it takes nothing, leaves the queue
+// if it was in it, and is answered -3 with, in place of the lease's time,
+// the wait for the earliest slot it could have (see PaceRequest.MinTimeLeft).
+//
 // KEYS: pace, leases, queue, tickets. ARGV: interval µs, limit, lease TTL
 // µs, token, the longest delay µs, channel, ticket TTL µs, the earliest
-// delay µs, then the token and interval µs of each place to release.
+// delay µs, the longest wait µs, then the token and interval µs of each
+// place to release.
 var reserveScript = redis.NewScript(releaseLua + `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local interval, limit, lease = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local released = release(KEYS[1], KEYS[2], KEYS[3], KEYS[4], 9, now)
+local maxwait = tonumber(ARGV[9]) or -1
+local released = release(KEYS[1], KEYS[2], KEYS[3], KEYS[4], 10, now)
 local function wake()
 	if released and (limit <= 0 or redis.call('ZCARD', KEYS[2]) < limit) then
 		redis.call('PUBLISH', ARGV[6], KEYS[2])
@@ -129,6 +137,24 @@ if limit > 0 then
 	local free = limit - redis.call('ZCARD', KEYS[2])
 	local rank = redis.call('ZRANK', KEYS[3], ARGV[4])
 	local ahead = rank or redis.call('ZCARD', KEYS[3])
+	if free <= ahead and maxwait >= 0 then
+		-- A place frees no sooner than now, and the requests ahead go
+		-- an interval apart after it.
+		local v = redis.call('HMGET', KEYS[1], 'next', 'nb')
+		local nxt, nb = tonumber(v[1]) or 0, tonumber(v[2]) or 0
+		local at = math.max(now + interval, nxt, nb) + ahead * interval
+		if at - now > maxwait then
+			if rank then
+				redis.call('ZREM', KEYS[3], ARGV[4])
+				redis.call('ZREM', KEYS[4], ARGV[4])
+				released = true
+			end
+			wake()
+			local backoff = 0
+			if nb > now and nb >= nxt then backoff = 1 end
+			return {-3, backoff, at - now, 0}
+		end
+	end
 	if free <= ahead then
 		if not rank then
 			redis.call('ZADD', KEYS[3], nows, ARGV[4])
@@ -161,6 +187,12 @@ if nxt > now + tonumber(ARGV[5]) or nb > now + tonumber(ARGV[5]) then
 	return {-2, 0, 0, 0}
 end
 local slot = math.max(now + (tonumber(ARGV[8]) or 0), nxt, nb)
+local backoff = 0
+if nb > now and nb >= nxt then backoff = 1 end
+if maxwait >= 0 and slot - now > 0 and slot - now > maxwait then
+	wake()
+	return {-3, backoff, slot - now, 0}
+end
 local next = string.format('%.0f', slot + interval)
 redis.call('HSET', KEYS[1], 'next', next)
 redis.call('PEXPIRE', KEYS[1], math.ceil((math.max(slot + interval, nb) - now) / 1000) + 60000)
@@ -169,8 +201,6 @@ if limit > 0 then
 	redis.call('PEXPIRE', KEYS[2], math.max(redis.call('PTTL', KEYS[2]), math.ceil((slot + lease - now) / 1000) + 1000))
 end
 wake()
-local backoff = 0
-if nb > now and nb >= nxt then backoff = 1 end
 return {slot - now, backoff, 0, next}`)
 
 // cancelScript gives a slot back when no later one was reserved after it
@@ -257,10 +287,15 @@ func token() string { return tokens.prefix + strconv.FormatUint(tokens.n.Add(1),
 // schedule for the origin: one round trip to Redis reserves the request's
 // slot (r.Interval after the slot reserved before it, by any process, and
 // not before the end of a back-off) and, with r.Limit, one of the origin's
-// places. The request then waits in its process. When ctx's deadline
-// comes before the slot, or ctx ends while it waits, Acquire gives the
-// slot back if no later one was reserved, and the place, and fails with a
-// *robotsguard.PacingError.
+// places. The request then waits in its process. A request that has to
+// wait goes only with r.MinTimeLeft (50 ms at least, as with a
+// robotsguard.LocalPacer) left before ctx's deadline: one whose slot or
+// place would come later takes neither (the script tells, in the same
+// round trip) and fails at once with a *robotsguard.PacingError that says
+// when the origin's next slot is (NotBefore, Wait); a request that need
+// not wait goes whatever its deadline. When ctx ends while it waits,
+// Acquire gives the slot back if no later one was reserved, and the
+// place, and fails with a *robotsguard.PacingError too.
 //
 // With a Limit, the request holds a place until its Lease is released: a
 // lease that expires after LeaseTTL, renewed by the Fleet every third of
@@ -293,11 +328,12 @@ func token() string { return tokens.prefix + strconv.FormatUint(tokens.n.Add(1),
 // empty forgets the slots it gave), and a request whose slot came while
 // another of the process was paced alone waits for the interval.
 //
-// When Redis cannot be reached, Acquire paces through Fallback, with the
-// interval multiplied by Size; the first request to an origin paced so
-// waits for the process's fleet-paced requests to it under way to end
-// (for LeaseTTL at most), then until Size intervals after the last one was
-// sent or ended (the Fleet remembers those of 16,384 origins; see
+// When Redis cannot be reached, each process paces an origin alone, one
+// request every Size intervals, in its own window of each cycle of Size
+// intervals (see Rank), through Fallback; the first request to an origin
+// paced so waits for the process's fleet-paced requests to it under way to
+// end (for LeaseTTL at most), then until Size intervals after the last one
+// was sent or ended (the Fleet remembers those of 16,384 origins; see
 // maxSent). A reservation whose answer is lost (it came after CallTimeout,
 // or the connection failed) may have taken a place in Redis all the same;
 // so may one whose cancel or release failed. The Fleet gives such places
@@ -309,6 +345,7 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 	f.init()
 	r.Interval = max(r.Interval, 0)
 	ttl := orDefault(f.LeaseTTL, DefaultLeaseTTL)
+	left := minLeft(r)
 	start := time.Now()
 	var backoff bool
 	var placed <-chan struct{} // releases of the origin's places
@@ -326,9 +363,13 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 		called := time.Now()
 		ended := f.keeper.take(r.Origin) // released ahead of the reservation
 		own := max(f.sent.since(r.Origin, r.Interval, called), 0)
+		maxWaitµs := int64(-1) // no deadline
+		if dl, ok := ctx.Deadline(); ok {
+			maxWaitµs = max(dl.Sub(called)-left, 0).Microseconds()
+		}
 		err := f.call(ctx, "pace", func(ctx context.Context) (err error) {
 			res, err = reserveScript.Run(ctx, f.Client, paceKeys(r.Origin),
-				releaseArgs([]any{r.Interval.Microseconds(), r.Limit, ttl.Microseconds(), tok, maxDelay.Microseconds(), releasedChannel, ticketTTL.Microseconds(), own.Microseconds()}, ended)...).Slice()
+				releaseArgs([]any{r.Interval.Microseconds(), r.Limit, ttl.Microseconds(), tok, maxDelay.Microseconds(), releasedChannel, ticketTTL.Microseconds(), own.Microseconds(), maxWaitµs}, ended)...).Slice()
 			return err
 		})
 		var delayµs, backoffFlag, leaseµs int64
@@ -351,8 +392,13 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 			}
 			return f.acquireAlone(ctx, r, time.Since(start))
 		}
+		if delayµs == tooLate {
+			// Nothing taken: the request could not go in time.
+			at := called.Add(time.Duration(leaseµs) * time.Microsecond)
+			return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), NotBefore: at, Wait: max(time.Until(at), 0), Throttled: backoff || backoffFlag == 1, Err: context.DeadlineExceeded}
+		}
 		if delayµs < 0 { // no place for it yet: wait for its turn
-			if err := waitPlace(ctx, placed, time.Duration(leaseµs)*time.Microsecond, r.Interval); err != nil {
+			if err := waitPlace(ctx, placed, time.Duration(leaseµs)*time.Microsecond, r.Interval+left); err != nil {
 				// Its turn is given up in the background.
 				f.giveBack(giveBack{origin: r.Origin, token: tok, until: time.Now().Add(ticketTTL)})
 				return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: err}
@@ -365,16 +411,23 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 		if delay <= 0 {
 			return f.turn(ctx, r, slot, ttl, start, backoff)
 		}
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < delay {
+		at := called.Add(delay)
+		if dl, ok := ctx.Deadline(); ok && dl.Sub(at) < left {
+			// The reservation's answer came late: given back.
 			f.cancel(slot)
-			return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), NotBefore: time.Now().Add(delay), Throttled: backoff, Err: context.DeadlineExceeded}
+			return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), NotBefore: at, Wait: max(time.Until(at), 0), Throttled: backoff, Err: context.DeadlineExceeded}
 		}
 		again, err := f.sleep(ctx, r.Origin, delay)
 		if err != nil {
 			f.cancel(slot)
-			return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: err}
+			return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), NotBefore: at, Wait: max(time.Until(at), 0), Throttled: backoff, Err: err}
 		}
 		if !again {
+			if dl, ok := ctx.Deadline(); ok && time.Until(dl) < left {
+				// The timer fired late: too late to go.
+				f.cancel(slot)
+				return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), NotBefore: at, Throttled: backoff, Err: context.DeadlineExceeded}
+			}
 			return f.turn(ctx, r, slot, ttl, start, backoff)
 		}
 		// A back-off was set meanwhile: take a slot after it, with a
@@ -402,12 +455,16 @@ func reservation(res []any) (delay, backoff, lease int64, next string, err error
 		case int64:
 			next, ok[3] = strconv.FormatInt(v, 10), true
 		}
-		if ok == [4]bool{true, true, true, true} && delay >= -1 && delay <= maxDelay.Microseconds() {
+		if ok == [4]bool{true, true, true, true} && (delay >= -1 || delay == tooLate) && delay <= maxDelay.Microseconds() {
 			return delay, backoff, max(lease, 0), next, nil
 		}
 	}
 	return 0, 0, 0, "", fmt.Errorf("robotsredis: pace: the reservation script answered %v, not a reservation", res)
 }
+
+// tooLate is the delay reserveScript answers when the request could not
+// go with minLeft before its deadline: it took nothing.
+const tooLate = -3
 
 // slotBound returns how long after a reservation its slot comes at the
 // latest, unless a throttle puts it later: the origin's places were
@@ -471,14 +528,15 @@ func (f *Fleet) sleep(ctx context.Context, origin string, d time.Duration) (agai
 // receives it) or the earliest lease expires, in d, or for maxRecheck at
 // most.
 //
-// A request that has no place an interval before its deadline cannot go
-// in time: it gives up then, with context.DeadlineExceeded, while its
+// A request that has no place need (an interval, and the time it must
+// have left when it goes: see minLeft) before its deadline cannot go in
+// time: it gives up then, with context.DeadlineExceeded, while its
 // deadline has not passed (so that an http.Client returns its
 // *robotsguard.PacingError, not its own time-out), as a LocalPacer does.
-func waitPlace(ctx context.Context, wake <-chan struct{}, d, interval time.Duration) error {
+func waitPlace(ctx context.Context, wake <-chan struct{}, d, need time.Duration) error {
 	wait := min(max(d, time.Millisecond), maxRecheck)
-	if dl, ok := ctx.Deadline(); ok && interval > 0 {
-		giveUp := time.Until(dl.Add(-interval))
+	if dl, ok := ctx.Deadline(); ok && need > 0 {
+		giveUp := time.Until(dl.Add(-need))
 		if giveUp <= 0 {
 			return context.DeadlineExceeded
 		}
@@ -503,7 +561,8 @@ func waitPlace(ctx context.Context, wake <-chan struct{}, d, interval time.Durat
 // The request goes an interval after the process's last request to the
 // origin was sent or ended at the earliest, whatever its slot: a request
 // of the process paced alone (Redis failed it) may have gone since the
-// slot was reserved. Should ctx end first, the slot is cancelled.
+// slot was reserved. Should ctx end first, or its deadline come too soon
+// (see minLeft), the slot is cancelled.
 func (f *Fleet) turn(ctx context.Context, r robotsguard.PaceRequest, slot reserved, ttl time.Duration, start time.Time, backoff bool) (robotsguard.Lease, error) {
 	tok := slot.token
 	hold := f.holdAlone(r.Interval)
@@ -511,9 +570,9 @@ func (f *Fleet) turn(ctx context.Context, r robotsguard.PaceRequest, slot reserv
 	if tok != "" {
 		busy = 1
 	}
-	if err := f.claim(ctx, r.Origin, r.Interval, hold, busy); err != nil {
+	if err := f.claim(ctx, r.Origin, r.Interval, hold, busy, minLeft(r)); err != nil {
 		f.cancel(slot)
-		return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: err}
+		return robotsguard.Lease{}, err
 	}
 	t := robotsguard.Lease{Waited: time.Since(start), Throttled: backoff}
 	if tok == "" {

@@ -1,10 +1,13 @@
 package robotsredis_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -182,11 +185,14 @@ func TestPaceCorruptState(t *testing.T) {
 
 // TestPaceRedisDown: with Redis gone, requests are paced locally with the
 // interval multiplied by the fleet's size; the circuit opens once, and
-// closes once Redis is back.
+// closes once Redis is back. The Logger hears what happened and what the
+// process does now, each time.
 func TestPaceRedisDown(t *testing.T) {
 	s := startRedis(t)
 	states := make(chan robotsredis.State, 10)
+	var logged bytes.Buffer // written before each state is sent on states
 	f := &robotsredis.Fleet{Client: s.client(t), Size: 5, Cooldown: 10 * time.Millisecond,
+		Logger:  slog.New(slog.NewTextHandler(&logged, nil)),
 		OnState: func(st robotsredis.State, err error) { states <- st }}
 	defer f.Close()
 	r := robotsguard.PaceRequest{Origin: "https://f.example", Interval: 20 * time.Millisecond}
@@ -219,6 +225,15 @@ func TestPaceRedisDown(t *testing.T) {
 	}
 	if len(states) != 0 {
 		t.Errorf("%d more state changes reported", len(states))
+	}
+	for _, want := range []string{
+		"level=WARN msg=\"robotsredis: Redis out of reach; working alone until it answers: robots.txt cache in memory, one fetch per origin in this process, each origin paced 5 times slower\"",
+		"level=INFO msg=\"robotsredis: Redis answers again after ",
+		"; sharing the fleet's robots.txt cache, fetch lock and pacing\" down=",
+	} {
+		if !strings.Contains(logged.String(), want) {
+			t.Errorf("logged:\n%s\nwant %s", logged.String(), want)
+		}
 	}
 }
 
