@@ -69,19 +69,22 @@ type Frontier struct {
 	limit  int // requests under way at once per origin; math.MaxInt for no limit
 	peeker Peeker
 
-	mu       sync.Mutex
-	byKey    map[string]*origin // by scheme://host as written
-	byName   map[string]*origin // by the Transport's name of the origin
-	ready    originHeap         // origins with a URL queued and a place free, soonest first
-	idle     []*origin          // origins that went idle, oldest first (see expire)
-	waiters  []*waiter          // workers waiting in Next, first come first served
-	seq      uint64
-	queued   int
-	inFlight int
-	timer    int                // generation of the timer that wakes the waiters; 0 for none
-	timerAt  time.Time          // when it rings
-	stop     context.CancelFunc // stops it
-	stats    Stats
+	mu     sync.Mutex
+	byKey  map[string]*origin // by scheme://host as written
+	byName map[string]*origin // by the Transport's name of the origin
+	// The origins with a URL queued and a place free: those whose turn
+	// has not come, soonest first, and those whose turn has, the most
+	// work left first.
+	waiting, ready originHeap
+	idle           []*origin // origins that went idle, oldest first (see expire)
+	waiters        []*waiter // workers waiting in Next, first come first served
+	seq            uint64
+	queued         int
+	inFlight       int
+	timer          int                // generation of the timer that wakes the waiters; 0 for none
+	timerAt        time.Time          // when it rings
+	stop           context.CancelFunc // stops it
+	stats          Stats
 
 	onWait    func(waiting int) // test hook: a worker waits in Next; f.mu is held
 	sleepTill func(ctx context.Context, at time.Time) error
@@ -123,11 +126,12 @@ type origin struct {
 	urls     []entry  // queued, first out first
 	inFlight int
 	interval time.Duration
-	fresh    time.Time // when the Snapshot that gave interval is read again
-	turn     time.Time // when its next request may go, as far as the Frontier knows
-	strikes  int       // 429 and 503 answers in a row
-	index    int       // in the ready heap; -1 when out
-	seq      uint64    // order of arrival in the heap, among equal turns
+	fresh    time.Time   // when the Snapshot that gave interval is read again
+	turn     time.Time   // when its next request may go, as far as the Frontier knows
+	strikes  int         // 429 and 503 answers in a row
+	heap     *originHeap // the heap it is in, f.waiting or f.ready; nil for none
+	index    int         // its index there
+	seq      uint64      // order of arrival in the Frontier, among equals
 	inIdle   bool
 }
 
@@ -168,6 +172,18 @@ func (f *Frontier) init() {
 			}
 		}
 		f.byKey, f.byName = map[string]*origin{}, map[string]*origin{}
+		f.waiting.less = func(a, b *origin) bool {
+			if !a.turn.Equal(b.turn) {
+				return a.turn.Before(b.turn)
+			}
+			return a.seq < b.seq
+		}
+		f.ready.less = func(a, b *origin) bool {
+			if wa, wb := a.work(), b.work(); wa != wb {
+				return wa > wb
+			}
+			return f.waiting.less(a, b)
+		}
 	})
 }
 
@@ -222,7 +238,7 @@ func (f *Frontier) add(ctx context.Context, rawURL string) error {
 			o.urls = append(o.urls, entry{url: rawURL})
 			f.queued++
 			f.stats.Added++
-			f.schedule(o)
+			f.schedule(o, now)
 			f.expire(now)
 			f.dispatch(now)
 			f.mu.Unlock()
@@ -245,7 +261,8 @@ func (f *Frontier) full() bool { return f.queued+f.inFlight >= f.maxQueued() }
 func (f *Frontier) learn(o *origin, key string, snap *robotsguard.Snapshot, now time.Time) *origin {
 	if o == nil {
 		if o = f.byName[snap.Origin]; o == nil {
-			o = &origin{name: snap.Origin, index: -1, turn: now}
+			f.seq++
+			o = &origin{name: snap.Origin, turn: now, seq: f.seq}
 			f.byName[o.name] = o
 		}
 		o.keys = append(o.keys, key)
@@ -262,25 +279,43 @@ func (f *Frontier) learn(o *origin, key string, snap *robotsguard.Snapshot, now 
 	return o
 }
 
-// schedule puts o in the ready heap, or takes it out, by whether it has a
-// URL queued and a place free.
-func (f *Frontier) schedule(o *origin) {
-	can := len(o.urls) > 0 && o.inFlight < f.limit
-	switch {
-	case can && o.index < 0:
-		f.seq++
-		o.seq = f.seq
-		heap.Push(&f.ready, o)
-	case can:
-		heap.Fix(&f.ready, o.index)
-	case o.index >= 0:
-		heap.Remove(&f.ready, o.index)
+// schedule puts o in the heap it belongs in, or in none, by whether it
+// has a URL queued and a place free, and whether its turn has come at now.
+func (f *Frontier) schedule(o *origin, now time.Time) {
+	var h *originHeap
+	if len(o.urls) > 0 && o.inFlight < f.limit {
+		h = &f.waiting
+		if !o.turn.After(now) {
+			h = &f.ready
+		}
+	}
+	if o.heap == h && h != nil {
+		heap.Fix(h, o.index)
+	} else {
+		if o.heap != nil {
+			heap.Remove(o.heap, o.index)
+		}
+		if h != nil {
+			heap.Push(h, o)
+		}
 	}
 	if len(o.urls) == 0 && o.inFlight == 0 && !o.inIdle {
 		o.inIdle = true
 		f.idle = append(f.idle, o)
 	}
 }
+
+// promote moves the origins whose turn has come at now to the ready heap.
+func (f *Frontier) promote(now time.Time) {
+	for len(f.waiting.s) > 0 && !f.waiting.s[0].turn.After(now) {
+		heap.Push(&f.ready, heap.Pop(&f.waiting))
+	}
+}
+
+// work is what o has left to crawl: when the workers cannot keep up with
+// every origin's pace, those with most go first, and the crawl ends
+// soonest (their URLs go one an interval; the others' fit in between).
+func (o *origin) work() int64 { return int64(len(o.urls)) * int64(max(o.interval, 1)) }
 
 // expire drops the state of a few origins that went idle (nothing queued
 // or in flight) and whose turn has come: a URL of theirs added later finds
@@ -316,8 +351,9 @@ func (f *Frontier) Next(ctx context.Context) (Item, error) {
 	f.init()
 	f.mu.Lock()
 	now := f.clock.Now()
-	if len(f.waiters) == 0 && len(f.ready) > 0 && !f.ready[0].turn.After(now) {
-		it := f.take(f.ready[0], now)
+	f.promote(now)
+	if len(f.waiters) == 0 && len(f.ready.s) > 0 {
+		it := f.take(f.ready.s[0], now)
 		f.mu.Unlock()
 		return it, nil
 	}
@@ -342,8 +378,9 @@ func (f *Frontier) Next(ctx context.Context) (Item, error) {
 			f.waiters = append(f.waiters[:i], f.waiters[i+1:]...)
 		} else if h := <-w.ch; h.err == nil {
 			f.putBack(h.it) // handed out as ctx ended: the next worker takes it
-			f.schedule(h.it.o)
-			f.dispatch(f.clock.Now())
+			now := f.clock.Now()
+			f.schedule(h.it.o, now)
+			f.dispatch(now)
 		}
 		return Item{}, ctx.Err()
 	}
@@ -362,7 +399,7 @@ func (f *Frontier) take(o *origin, now time.Time) Item {
 	f.queued--
 	f.inFlight++
 	o.turn = now.Add(o.interval) // a request's interval counts from when it is sent, too
-	f.schedule(o)
+	f.schedule(o, now)
 	return it
 }
 
@@ -380,11 +417,12 @@ func (f *Frontier) putBack(it Item) {
 // workers, and sets a timer for the next turn when workers wait. It ends
 // their wait with ErrEmpty when nothing is queued or in flight.
 func (f *Frontier) dispatch(now time.Time) {
-	for len(f.waiters) > 0 && len(f.ready) > 0 && !f.ready[0].turn.After(now) {
+	f.promote(now)
+	for len(f.waiters) > 0 && len(f.ready.s) > 0 {
 		w := f.waiters[0]
 		f.waiters[0] = nil
 		f.waiters = f.waiters[1:]
-		w.ch <- handout{it: f.take(f.ready[0], now)}
+		w.ch <- handout{it: f.take(f.ready.s[0], now)}
 	}
 	if len(f.waiters) == 0 {
 		return
@@ -396,8 +434,8 @@ func (f *Frontier) dispatch(now time.Time) {
 		f.waiters = nil
 		return
 	}
-	if len(f.ready) > 0 {
-		f.arm(f.ready[0].turn)
+	if len(f.waiting.s) > 0 {
+		f.arm(f.waiting.s[0].turn)
 	}
 }
 
@@ -476,7 +514,7 @@ func (f *Frontier) Done(it Item, resp *http.Response, err error) {
 	if peek > 0 {
 		o.turn = later(o.turn, now.Add(peek))
 	}
-	f.schedule(o)
+	f.schedule(o, now)
 	f.expire(now)
 	f.dispatch(now)
 }
@@ -548,30 +586,27 @@ func indexOf[T comparable](s []T, v T) int {
 	return -1
 }
 
-// originHeap orders origins by turn, then by arrival.
-type originHeap []*origin
-
-func (h originHeap) Len() int { return len(h) }
-func (h originHeap) Less(i, j int) bool {
-	if !h[i].turn.Equal(h[j].turn) {
-		return h[i].turn.Before(h[j].turn)
-	}
-	return h[i].seq < h[j].seq
+// originHeap is a heap of origins, ordered by less.
+type originHeap struct {
+	s    []*origin
+	less func(a, b *origin) bool
 }
-func (h originHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].index, h[j].index = i, j
+
+func (h *originHeap) Len() int           { return len(h.s) }
+func (h *originHeap) Less(i, j int) bool { return h.less(h.s[i], h.s[j]) }
+func (h *originHeap) Swap(i, j int) {
+	h.s[i], h.s[j] = h.s[j], h.s[i]
+	h.s[i].index, h.s[j].index = i, j
 }
 func (h *originHeap) Push(x any) {
 	o := x.(*origin)
-	o.index = len(*h)
-	*h = append(*h, o)
+	o.heap, o.index = h, len(h.s)
+	h.s = append(h.s, o)
 }
 func (h *originHeap) Pop() any {
-	old := *h
-	o := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	o.index = -1
+	o := h.s[len(h.s)-1]
+	h.s[len(h.s)-1] = nil
+	h.s = h.s[:len(h.s)-1]
+	o.heap = nil
 	return o
 }

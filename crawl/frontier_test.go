@@ -237,8 +237,10 @@ func TestSiteOrderNoStall(t *testing.T) {
 	}
 }
 
-// Next gives the URL of the origin whose turn comes first: after a fetch
-// of a, with a's Crawl-delay of 3 s and b's of 1 s, b goes first, twice.
+// Next gives the URL of the origin whose turn comes first, and of those
+// whose turns have come, of the one with most work left: a (3 URLs, a
+// Crawl-delay of 3 s) before b (3 URLs, 1 s) though b's came first; then
+// b, whose turns come sooner, twice.
 func TestNextSoonestOrigin(t *testing.T) {
 	clock := robotstest.NewClock(start)
 	s := &sites{clock: clock, robots: map[string]string{
@@ -246,7 +248,7 @@ func TestNextSoonestOrigin(t *testing.T) {
 	}}
 	var waits []robotsguard.WaitEvent
 	f, _ := newFrontier(s, &waits)
-	for _, u := range append(siteOrder([]string{"a.test"}, 3), siteOrder([]string{"b.test"}, 3)...) {
+	for _, u := range siteOrder([]string{"b.test", "a.test"}, 3) {
 		if err := f.Add(context.Background(), u); err != nil {
 			t.Fatal(err)
 		}
