@@ -218,6 +218,12 @@ func (f *Frontier) add(ctx context.Context, rawURL string) error {
 	if err != nil {
 		return fmt.Errorf("robotsguard: URL not queued: %w", err)
 	}
+	f.mu.Lock()
+	full := f.full()
+	f.mu.Unlock()
+	if full { // before Check, which may fetch a robots.txt
+		return ErrFull
+	}
 	if err := f.Transport.Check(req); err != nil {
 		return err
 	}

@@ -47,7 +47,8 @@ func main() {
 	start := time.Now()
 	err := f.Run(ctx, client, 8, func(ctx context.Context, it crawl.Item, resp *http.Response, err error) error {
 		if err != nil {
-			return err
+			fmt.Println("failed:", err) // a network error, or a redirect the rules refuse
+			return nil
 		}
 		fmt.Printf("%6v  %s  %s\n", time.Since(start).Round(10*time.Millisecond), resp.Status, it.URL)
 		return nil
