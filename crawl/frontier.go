@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -380,7 +381,7 @@ func (f *Frontier) Next(ctx context.Context) (Item, error) {
 	case <-ctx.Done():
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		if i := indexOf(f.waiters, w); i >= 0 {
+		if i := slices.Index(f.waiters, w); i >= 0 {
 			f.waiters = append(f.waiters[:i], f.waiters[i+1:]...)
 		} else if h := <-w.ch; h.err == nil {
 			f.putBack(h.it) // handed out as ctx ended: the next worker takes it
@@ -581,15 +582,6 @@ func later(a, b time.Time) time.Time {
 		return b
 	}
 	return a
-}
-
-func indexOf[T comparable](s []T, v T) int {
-	for i, x := range s {
-		if x == v {
-			return i
-		}
-	}
-	return -1
 }
 
 // originHeap is a heap of origins, ordered by less.

@@ -26,8 +26,9 @@ type sites struct {
 	status map[string]int // a page's status by path; 200 when absent
 	header http.Header    // sent with each page
 
-	mu   sync.Mutex
-	hits []hit
+	mu    sync.Mutex
+	hits  []hit
+	waits []robotsguard.WaitEvent // the Transport's pauses
 }
 
 type hit struct {
@@ -70,18 +71,20 @@ func (s *sites) times() map[string][]time.Duration {
 	return m
 }
 
-// newFrontier returns a Frontier over a Transport that sends to s, on
-// s.clock, and records the pauses it takes in waits.
-func newFrontier(s *sites, waits *[]robotsguard.WaitEvent) (*crawl.Frontier, *robotsguard.Transport) {
-	var mu sync.Mutex
-	t := &robotsguard.Transport{Base: s, UserAgent: "FooBot/1.0", Clock: s.clock, Observer: &robotsguard.Observer{
+// setup returns a Frontier over a Transport on a fake clock that sends
+// to sites serving robots (host to robots.txt), which record the pauses
+// the Transport takes.
+func setup(robots map[string]string) (*crawl.Frontier, *robotsguard.Transport, *robotstest.Clock, *sites) {
+	clock := robotstest.NewClock(start)
+	s := &sites{clock: clock, robots: robots}
+	t := &robotsguard.Transport{Base: s, UserAgent: "FooBot/1.0", Clock: clock, Observer: &robotsguard.Observer{
 		Waited: func(e robotsguard.WaitEvent) {
-			mu.Lock()
-			*waits = append(*waits, e)
-			mu.Unlock()
+			s.mu.Lock()
+			s.waits = append(s.waits, e)
+			s.mu.Unlock()
 		},
 	}}
-	return &crawl.Frontier{Transport: t}, t
+	return &crawl.Frontier{Transport: t}, t, clock, s
 }
 
 // tryNext is Next that does not wait: a URL whose turn has come, or an
@@ -206,14 +209,12 @@ func ok(context.Context, crawl.Item, *http.Response, error) error { return nil }
 // and no request waits inside the Transport: the crawl takes the time of
 // one site's pages, not of all three in a row.
 func TestSiteOrderNoStall(t *testing.T) {
-	clock := robotstest.NewClock(start)
 	hosts := []string{"a.test", "b.test", "c.test"}
-	s := &sites{clock: clock, robots: map[string]string{}}
+	robots := map[string]string{}
 	for _, h := range hosts {
-		s.robots[h] = "User-agent: *\nCrawl-delay: 2\n"
+		robots[h] = "User-agent: *\nCrawl-delay: 2\n"
 	}
-	var waits []robotsguard.WaitEvent
-	f, tr := newFrontier(s, &waits)
+	f, tr, clock, s := setup(robots)
 	const pages = 5
 	for _, u := range siteOrder(hosts, pages) {
 		if err := f.Add(context.Background(), u); err != nil {
@@ -229,8 +230,8 @@ func TestSiteOrderNoStall(t *testing.T) {
 			t.Errorf("%s asked at %v, want %v", h, got, want)
 		}
 	}
-	if len(waits) > 0 {
-		t.Errorf("%d requests waited in the Transport, first %+v", len(waits), waits[0])
+	if len(s.waits) > 0 {
+		t.Errorf("%d requests waited in the Transport, first %+v", len(s.waits), s.waits[0])
 	}
 	if st := f.Stats(); st.Done != 3*pages || st.Queued != 0 || st.InFlight != 0 {
 		t.Errorf("Stats %+v", st)
@@ -242,12 +243,9 @@ func TestSiteOrderNoStall(t *testing.T) {
 // Crawl-delay of 3 s) before b (3 URLs, 1 s) though b's came first; then
 // b, whose turns come sooner, twice.
 func TestNextSoonestOrigin(t *testing.T) {
-	clock := robotstest.NewClock(start)
-	s := &sites{clock: clock, robots: map[string]string{
+	f, _, clock, _ := setup(map[string]string{
 		"a.test": "User-agent: *\nCrawl-delay: 3\n", "b.test": "User-agent: *\nCrawl-delay: 1\n",
-	}}
-	var waits []robotsguard.WaitEvent
-	f, _ := newFrontier(s, &waits)
+	})
 	for _, u := range siteOrder([]string{"b.test", "a.test"}, 3) {
 		if err := f.Add(context.Background(), u); err != nil {
 			t.Fatal(err)
@@ -272,10 +270,7 @@ func TestNextSoonestOrigin(t *testing.T) {
 // With MaxRequestsPerOrigin 2, no more than two URLs of an origin are in
 // flight: the third goes to the next origin.
 func TestPlacesPerOrigin(t *testing.T) {
-	clock := robotstest.NewClock(start)
-	s := &sites{clock: clock, robots: map[string]string{}}
-	var waits []robotsguard.WaitEvent
-	f, tr := newFrontier(s, &waits)
+	f, tr, _, _ := setup(map[string]string{})
 	tr.MaxRequestsPerOrigin, tr.Delay = 2, -1
 	for _, u := range append(siteOrder([]string{"a.test"}, 4), "http://b.test/p0") {
 		if err := f.Add(context.Background(), u); err != nil {
@@ -306,10 +301,7 @@ func TestPlacesPerOrigin(t *testing.T) {
 // A URL whose request could not go in time is queued again, first of its
 // origin's, and handed out at the PacingError's NotBefore.
 func TestRequeuePacingError(t *testing.T) {
-	clock := robotstest.NewClock(start)
-	s := &sites{clock: clock, robots: map[string]string{"a.test": "User-agent: *\nCrawl-delay: 1\n"}}
-	var waits []robotsguard.WaitEvent
-	f, _ := newFrontier(s, &waits)
+	f, _, clock, _ := setup(map[string]string{"a.test": "User-agent: *\nCrawl-delay: 1\n"})
 	for _, u := range siteOrder([]string{"a.test"}, 2) {
 		f.Add(context.Background(), u)
 	}
@@ -336,10 +328,7 @@ func TestRequeuePacingError(t *testing.T) {
 // A 429 with Retry-After holds the origin's next URL for that long; one
 // without doubles the pause from a second.
 func TestThrottle(t *testing.T) {
-	clock := robotstest.NewClock(start)
-	s := &sites{clock: clock, robots: map[string]string{}}
-	var waits []robotsguard.WaitEvent
-	f, tr := newFrontier(s, &waits)
+	f, tr, clock, _ := setup(map[string]string{})
 	tr.Delay = -1
 	for _, u := range siteOrder([]string{"a.test"}, 5) {
 		f.Add(context.Background(), u)
@@ -382,10 +371,7 @@ func (p *peeker) Peek(context.Context, string) (time.Duration, error) { return p
 // A Pacer that is a Peeker is asked after each response: the turn it
 // tells (another process's request, say) holds the origin's next URL.
 func TestPeeker(t *testing.T) {
-	clock := robotstest.NewClock(start)
-	s := &sites{clock: clock, robots: map[string]string{"a.test": "User-agent: *\nCrawl-delay: 1\n"}}
-	var waits []robotsguard.WaitEvent
-	f, tr := newFrontier(s, &waits)
+	f, tr, clock, _ := setup(map[string]string{"a.test": "User-agent: *\nCrawl-delay: 1\n"})
 	tr.Pacer = &peeker{LocalPacer: robotsguard.LocalPacer{Clock: clock}, wait: 4 * time.Second}
 	for _, u := range siteOrder([]string{"a.test"}, 2) {
 		f.Add(context.Background(), u)
@@ -404,10 +390,7 @@ func TestPeeker(t *testing.T) {
 
 // Disallowed URLs are not queued: Add says why.
 func TestAddDisallowed(t *testing.T) {
-	clock := robotstest.NewClock(start)
-	s := &sites{clock: clock, robots: map[string]string{"a.test": "User-agent: *\nDisallow: /private/\n"}}
-	var waits []robotsguard.WaitEvent
-	f, _ := newFrontier(s, &waits)
+	f, _, _, _ := setup(map[string]string{"a.test": "User-agent: *\nDisallow: /private/\n"})
 	ctx := context.Background()
 	if err := f.Add(ctx, "http://a.test/private/x"); !errors.Is(err, robotsguard.ErrDisallowed) {
 		t.Errorf("Add of a disallowed URL: %v, want ErrDisallowed", err)
@@ -433,10 +416,7 @@ func TestAddDisallowed(t *testing.T) {
 // Past MaxQueued URLs queued or in flight, Add fails with ErrFull; a URL
 // done makes room.
 func TestFull(t *testing.T) {
-	clock := robotstest.NewClock(start)
-	s := &sites{clock: clock, robots: map[string]string{}}
-	var waits []robotsguard.WaitEvent
-	f, _ := newFrontier(s, &waits)
+	f, _, _, _ := setup(map[string]string{})
 	f.MaxQueued = 3
 	urls := siteOrder([]string{"a.test", "b.test"}, 2)
 	for _, u := range urls[:3] {
@@ -460,10 +440,7 @@ func TestFull(t *testing.T) {
 // The state of origins with nothing queued or in flight is dropped once
 // their turn has come: a crawl of many origins keeps the ones in use.
 func TestIdleOriginsDropped(t *testing.T) {
-	clock := robotstest.NewClock(start)
-	s := &sites{clock: clock, robots: map[string]string{}}
-	var waits []robotsguard.WaitEvent
-	f, _ := newFrontier(s, &waits)
+	f, _, clock, _ := setup(map[string]string{})
 	for i := range 100 {
 		f.Add(context.Background(), fmt.Sprintf("http://o%d.test/", i))
 	}
@@ -492,10 +469,7 @@ func TestIdleOriginsDropped(t *testing.T) {
 // Next waits for a turn, and stops when its context ends, the URL kept;
 // a worker waiting when the last URL is done gets ErrEmpty.
 func TestNextWaits(t *testing.T) {
-	clock := robotstest.NewClock(start)
-	s := &sites{clock: clock, robots: map[string]string{}}
-	var waits []robotsguard.WaitEvent
-	f, _ := newFrontier(s, &waits)
+	f, _, clock, _ := setup(map[string]string{})
 	ft := newFakeTimers(clock)
 	f.SleepTill(ft.sleepTill)
 	waiting := make(chan struct{}, 1)
@@ -549,10 +523,7 @@ func TestNextWaits(t *testing.T) {
 // Run hands fn each response, requeues pacing errors unseen, and goes on
 // while fn adds links; fn's error ends it.
 func TestRun(t *testing.T) {
-	clock := robotstest.NewClock(start)
-	s := &sites{clock: clock, robots: map[string]string{"a.test": "User-agent: *\nDisallow: /no\n"}}
-	var waits []robotsguard.WaitEvent
-	f, tr := newFrontier(s, &waits)
+	f, tr, clock, _ := setup(map[string]string{"a.test": "User-agent: *\nDisallow: /no\n"})
 	tr.Delay = -1
 	f.Add(context.Background(), "http://a.test/0")
 	var mu sync.Mutex
@@ -591,10 +562,7 @@ func TestRun(t *testing.T) {
 // second URL waits 2 s though a place is free, and after a response that
 // took 1.5 s, the next waits 2 s from its end.
 func TestIntervalFromStartAndEnd(t *testing.T) {
-	clock := robotstest.NewClock(start)
-	s := &sites{clock: clock, robots: map[string]string{"a.test": "User-agent: *\nCrawl-delay: 2\n"}}
-	var waits []robotsguard.WaitEvent
-	f, tr := newFrontier(s, &waits)
+	f, tr, clock, _ := setup(map[string]string{"a.test": "User-agent: *\nCrawl-delay: 2\n"})
 	tr.MaxRequestsPerOrigin = 2
 	for _, u := range siteOrder([]string{"a.test"}, 3) {
 		f.Add(context.Background(), u)
