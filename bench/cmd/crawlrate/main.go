@@ -18,7 +18,9 @@
 // workers (what a worker that waits out each delay can do), and one
 // origin's own pages × delay (its requests go one at a time). The serial
 // bound alone is printed too: a loop whose workers do not wait out the
-// delays can approach it, past the first. "of bound" is bound ÷ elapsed.
+// delays can approach it (or pass it a little: an origin's first page
+// waits for none, so its pages take (pages − 1) × delay). "of bound" is
+// bound ÷ elapsed.
 //
 // With -timeout, requests have a Client.Timeout: the naive pool loses the
 // pages whose requests fail with a *robotsguard.PacingError (counted); the
@@ -36,12 +38,10 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"text/tabwriter"
 	"time"
 
 	"github.com/robotsguard/robotsguard"
@@ -100,8 +100,8 @@ func main() {
 	shuffled := append([]string(nil), siteOrder...)
 	rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "loop\torder\tpages\tlost\telapsed\tpages/s\tof bound\tof serial bound\t")
+	const row = "%-9s %-9s %6v %5v %9v %8v %9v %16v\n"
+	fmt.Printf(row, "loop", "order", "pages", "lost", "elapsed", "pages/s", "of bound", "of serial bound")
 	for range *runs {
 		for _, loop := range []string{"naive", "frontier"} {
 			for _, order := range []string{"site", "shuffled"} {
@@ -132,9 +132,8 @@ func main() {
 					fetched, lost, elapsed = frontier(t, client, urls, *workers)
 				}
 				t.CloseIdleConnections()
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%v\t%.0f\t%.0f%%\t%.0f%%\t\n", loop, order, fetched, lost, elapsed.Round(time.Millisecond),
-					float64(fetched)/elapsed.Seconds(), 100*bound.Seconds()/elapsed.Seconds(), 100*serial.Seconds()/elapsed.Seconds())
-				tw.Flush()
+				fmt.Printf(row, loop, order, fetched, lost, elapsed.Round(time.Millisecond), fmt.Sprintf("%.0f", float64(fetched)/elapsed.Seconds()),
+					fmt.Sprintf("%.0f%%", 100*bound.Seconds()/elapsed.Seconds()), fmt.Sprintf("%.0f%%", 100*serial.Seconds()/elapsed.Seconds()))
 			}
 		}
 	}
