@@ -37,8 +37,12 @@
 // origin with nothing queued or in flight is dropped once its turn comes.
 //
 // Run is a worker pool. A pool of one's own calls Next, sends the request,
-// reads or closes the body, and calls Done with the response or error;
-// colly's callbacks can do the same (Next, then Collector.Request, and Done
-// from OnScraped and OnError with the Guard's PacingError). Every Item must
-// be Done, once.
+// reads or closes the body, and calls Done with the response or error.
+// colly does the same: a loop calls Next and Collector.Request, with the
+// Item in the request's Context, and OnScraped and OnError call Done (with
+// robotscolly's Guard.PacingError); with AllowURLRevisit, so that a URL
+// queued again can be sent again. Every Item must be Done, once.
+//
+// The Frontier does not remember the URLs it has seen: a crawl that
+// follows links dedupes them before Add.
 package crawl
