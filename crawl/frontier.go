@@ -382,7 +382,9 @@ func (f *Frontier) Next(ctx context.Context) (Item, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		if i := slices.Index(f.waiters, w); i >= 0 {
-			f.waiters = append(f.waiters[:i], f.waiters[i+1:]...)
+			if f.waiters = append(f.waiters[:i], f.waiters[i+1:]...); len(f.waiters) == 0 {
+				f.disarm() // no goroutine left behind by a crawl that ended
+			}
 		} else if h := <-w.ch; h.err == nil {
 			f.putBack(h.it) // handed out as ctx ended: the next worker takes it
 			now := f.clock.Now()
@@ -439,6 +441,7 @@ func (f *Frontier) dispatch(now time.Time) {
 			w.ch <- handout{err: ErrEmpty}
 		}
 		f.waiters = nil
+		f.disarm()
 		return
 	}
 	if len(f.waiting.s) > 0 {
@@ -452,9 +455,7 @@ func (f *Frontier) arm(at time.Time) {
 	if f.timer != 0 && !at.Before(f.timerAt) {
 		return
 	}
-	if f.stop != nil {
-		f.stop()
-	}
+	f.disarm()
 	ctx, stop := context.WithCancel(context.Background())
 	f.seq++
 	gen := int(f.seq)
@@ -471,6 +472,14 @@ func (f *Frontier) arm(at time.Time) {
 		}
 		f.dispatch(f.clock.Now())
 	}()
+}
+
+// disarm stops the timer, if one is set.
+func (f *Frontier) disarm() {
+	if f.stop != nil {
+		f.stop()
+	}
+	f.timer, f.stop = 0, nil
 }
 
 // Done ends it: its request's response has ended (its body read or
