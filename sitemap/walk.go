@@ -238,6 +238,10 @@ func (w *Walker) file(ctx context.Context, j job, yield func(Entry, error) bool,
 	}
 	resp, err := w.client().Do(req)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) && ue.URL == j.loc {
+			err = ue.Err // the Error names the sitemap
+		}
 		return fail(err)
 	}
 	defer resp.Body.Close()

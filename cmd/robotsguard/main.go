@@ -15,7 +15,7 @@ import (
 // Exit statuses.
 const (
 	exitOK      = 0 // every URL allowed, no verdict changed, no error finding
-	exitVerdict = 1 // check: a URL is disallowed; diff: a verdict or pause changes; lint: an error finding
+	exitVerdict = 1 // check: a URL is disallowed; diff: a verdict or pause changes; lint: an error finding; sitemaps: no URL read
 	exitUsage   = 2 // bad flags or arguments
 	exitFailure = 3 // a file or robots.txt could not be read
 )
@@ -43,6 +43,7 @@ const synopsis = `usage:
   robotsguard lint    [-json] FILE|URL
   robotsguard fetch   [-agent NAME] [-json] URL
   robotsguard diff    [-agent NAME] [-json] [-urls FILE] OLD NEW [URL...]
+  robotsguard sitemaps [-agent NAME] [-json] [-limit N] URL|FILE...
   robotsguard version [-json]
   robotsguard help    [COMMAND]
 
@@ -50,8 +51,8 @@ Run "robotsguard help COMMAND" (or "robotsguard COMMAND -h") for what a
 command does and its flags.
 "robotsguard -version" is "robotsguard version".
 Exit status: 0 all allowed / nothing to report, 1 a URL disallowed (check),
-a verdict or pause changed (diff) or an error found (lint), 2 usage, 3 a
-file or robots.txt could not be read.
+a verdict or pause changed (diff), an error found (lint) or no URL read
+(sitemaps), 2 usage, 3 a file or robots.txt could not be read.
 `
 
 // env is what a command reads and writes.
@@ -80,11 +81,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitUsage
 	}
 	cmds := map[string]func(*env, []string) (int, error){
-		"check":   cmdCheck,
-		"lint":    cmdLint,
-		"fetch":   cmdFetch,
-		"diff":    cmdDiff,
-		"version": cmdVersion,
+		"check":    cmdCheck,
+		"lint":     cmdLint,
+		"fetch":    cmdFetch,
+		"diff":     cmdDiff,
+		"sitemaps": cmdSitemaps,
+		"version":  cmdVersion,
 	}
 	name := args[0]
 	switch name {
@@ -196,6 +198,12 @@ input, or an http(s) URL whose origin's robots.txt is fetched) over URLs:
 those of -urls and the arguments, or paths derived from both files' rules.
 It lists, per agent, the URLs whose verdict changes and the pauses
 (Crawl-delay, Request-rate) that change. Exit status 1 when something changes.`,
+	"sitemaps": `Sitemaps lists the URLs, with their lastmod, of a site's sitemaps (for a
+site's URL: those its robots.txt lists), of a sitemap (for its URL), or of
+a sitemap file (an index's sitemaps are listed, not read). Sitemaps are
+fetched as a robotsguard.Transport fetches any request of -agent: paced,
+and refused when robots.txt disallows them. Errors go to standard error,
+and the walk goes on. Exit status 1 when no URL could be read.`,
 	"version": `Version prints the version of robotsguard (that of "go install …@VERSION",
 or "(devel)" for a build from a checkout), the Go version and platform it
 was built with, the VCS revision when the build recorded it, and the
