@@ -30,7 +30,8 @@ type Entry struct {
 	// extension), or nil.
 	News *News
 	// Alternates are the entry's xhtml:link rel="alternate" elements: the
-	// page in other languages or regions (Google's hreflang sitemaps).
+	// page in other languages or regions (Google's hreflang sitemaps), as
+	// written: their URLs are not checked, as Loc is.
 	Alternates []Alternate
 	// Sitemap is the file that lists the entry, when a Walker read it;
 	// "" from Parse.
