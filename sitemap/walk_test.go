@@ -22,13 +22,15 @@ type site struct {
 	mu    sync.Mutex
 	files map[string]string
 	hits  map[string]int
+	uas   map[string]bool // the User-Agents of the requests
 }
 
 func newSite(t *testing.T, files map[string]string) *site {
-	s := &site{files: files, hits: map[string]int{}}
+	s := &site{files: files, hits: map[string]int{}, uas: map[string]bool{}}
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.hits[r.URL.Path]++
+		s.uas[r.UserAgent()] = true
 		body, ok := s.files[r.URL.Path]
 		s.mu.Unlock()
 		if !ok {
@@ -126,6 +128,10 @@ func TestSite(t *testing.T) {
 	}
 	if n := s.hit("/private/sitemap.xml") + s.hit("/deep.xml"); n != 0 {
 		t.Errorf("a disallowed or too deep sitemap was fetched")
+	}
+	// Every fetch went through the Transport, as its agent.
+	if len(s.uas) != 1 || !s.uas["TestBot/1.0"] {
+		t.Errorf("User-Agents %v, want the Transport's alone", s.uas)
 	}
 }
 
