@@ -278,3 +278,31 @@ func TestStop(t *testing.T) {
 		t.Errorf("ran %d times", n)
 	}
 }
+
+// <lastmod> in each W3C Datetime granularity (Sitemaps 0.9), with the
+// slips real files make, and the RFC 822 dates of RSS.
+func TestLastMod(t *testing.T) {
+	for raw, want := range map[string]time.Time{
+		"2024":                           time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC),
+		"2024-05":                        time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC),
+		"2024-05-06":                     time.Date(2024, 5, 6, 0, 0, 0, 0, time.UTC),
+		"2024-05-06T07:08+02:00":         time.Date(2024, 5, 6, 5, 8, 0, 0, time.UTC),
+		"2024-05-06T07:08:09Z":           time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC),
+		"2024-05-06T07:08:09.5-01:00":    time.Date(2024, 5, 6, 8, 8, 9, 5e8, time.UTC),
+		"2024-05-06T07:08:09":            time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC),
+		"2024-05-06 07:08:09":            time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC),
+		"2024-05-06T07:08:09+0200":       time.Date(2024, 5, 6, 5, 8, 9, 0, time.UTC),
+		"Mon, 06 May 2024 07:08:09 GMT":  time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC),
+		"Mon, 6 May 2024 07:08:09 +0000": time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC),
+		"06/05/2024":                     {},
+		"soon":                           {},
+	} {
+		entries, _ := collect(&sitemap.Parser{}, "<urlset><url><loc>https://example.com/</loc><lastmod>"+raw+"</lastmod></url></urlset>")
+		if len(entries) != 1 {
+			t.Fatalf("%q: %d entries", raw, len(entries))
+		}
+		if got := entries[0]; !got.LastMod.Equal(want) || got.LastModRaw != raw {
+			t.Errorf("%q: LastMod %v (raw %q), want %v", raw, got.LastMod, got.LastModRaw, want)
+		}
+	}
+}
