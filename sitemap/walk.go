@@ -16,9 +16,9 @@ import (
 
 // Defaults of the Walker's budgets.
 const (
-	DefaultMaxDepth = 1         // an index lists sitemaps, not indexes (Sitemaps 0.9)
-	DefaultMaxFiles = 1000      // sitemap files read in one walk
-	DefaultMaxSite  = 5_000_000 // URLs returned by one walk
+	DefaultMaxDepth    = 1         // an index lists sitemaps, not indexes (Sitemaps 0.9)
+	DefaultMaxFiles    = 1000      // sitemap files read in one walk
+	DefaultMaxWalkURLs = 5_000_000 // URLs returned by one walk
 )
 
 // maxRobots is the size of a robots.txt read for its Sitemap lines
@@ -53,7 +53,7 @@ type Walker struct {
 	// reported with ErrBudget. Zero means DefaultMaxFiles.
 	MaxFiles int
 	// MaxURLs is how many URLs one walk returns; the walk ends with
-	// ErrBudget past it. Zero means DefaultMaxSite.
+	// ErrBudget past it. Zero means DefaultMaxWalkURLs.
 	MaxURLs int
 }
 
@@ -165,7 +165,7 @@ type job struct {
 // walk reads the sitemaps of jobs listed in the first files, breadth
 // first, and yields their pages.
 func (w *Walker) walk(ctx context.Context, first []string, grant *url.URL, yield func(Entry, error) bool) {
-	maxDepth, maxFiles, maxURLs := w.MaxDepth, orDefault(w.MaxFiles, DefaultMaxFiles), orDefault(w.MaxURLs, DefaultMaxSite)
+	maxDepth, maxFiles, maxURLs := w.MaxDepth, orDefault(w.MaxFiles, DefaultMaxFiles), orDefault(w.MaxURLs, DefaultMaxWalkURLs)
 	switch {
 	case maxDepth == 0:
 		maxDepth = DefaultMaxDepth
