@@ -12,11 +12,12 @@
 //	robotsguard diff    [-agent NAME] [-json] [-urls FILE] OLD NEW [URL...]
 //	robotsguard keygen  [-o FILE]
 //	robotsguard directory KEYFILE...
+//	robotsguard sitemaps [-agent NAME] [-json] [-limit N] URL|FILE...
 //	robotsguard version [-json]
 //	robotsguard help    [COMMAND]
 //
 // Every request the commands send (robots.txt files, ACAP permissions
-// references, tdmrep.json files) carries the User-Agent of the crawler
+// references, tdmrep.json files, sitemaps) carries the User-Agent of the crawler
 // -agent names, or, without -agent (or with "*"), robotsguard's own:
 // robotsguard-cli/VERSION (+https://github.com/robotsguard/robotsguard),
 // VERSION being that "robotsguard version" prints. Its product token,
@@ -156,6 +157,23 @@
 //
 // Site owners run it before they deploy a new file.
 //
+// # sitemaps
+//
+// Sitemaps lists the URLs of sitemaps (package sitemap), one a line with
+// its lastmod (UTC, "-" when it has none or one that does not parse):
+// for a site's URL (its root, or its robots.txt), those of the sitemaps
+// its robots.txt lists; for any other URL, those of the sitemap there;
+// for a file, those of the file (an index's sitemaps are listed, marked
+// "(sitemap)", not read). Indexes fetched are followed. Every file is
+// fetched by a robotsguard.Transport as -agent, as a crawler's requests
+// are: paced, and refused when robots.txt disallows it. Errors (a
+// sitemap refused or unreadable, a URL that is not absolute or is outside
+// the sitemap's scope) go to standard error as they come, and the walk
+// goes on; a summary ends it. -limit stops after N URLs.
+//
+//	2024-05-06T00:00:00Z  https://example.com/
+//	-                     https://example.com/about
+//
 // # version
 //
 // Version ("-version" and "--version" too) prints the version of the
@@ -167,9 +185,10 @@
 //
 // # Exit status
 //
-//	0  check: every URL allowed; diff: no verdict or pause changes; lint: no error; fetch: the file was read
+//	0  check: every URL allowed; diff: no verdict or pause changes; lint: no error; fetch: the file was read;
+//	   sitemaps: a URL was read
 //	1  check: the site disallows a URL (by a rule, a status, ACAP or a usage signal);
-//	   diff: a verdict or a pause changes; lint: a finding of severity error
+//	   diff: a verdict or a pause changes; lint: a finding of severity error; sitemaps: no URL could be read
 //	2  usage: an unknown command or flag, a missing argument, a path where a URL is needed
 //	3  failure: a file cannot be read; fetch, lint or diff: the robots.txt is unreachable
 //	   (or, for lint and diff, its status disallows everything); check: no URL is
@@ -195,6 +214,10 @@
 //	        "acap"?: {"version"?, "references"?, "actions"?, "problems"?}}
 //	diff   {"old", "new", "agents", "urls", "derived", "changes": [{"agent", "url", "old": verdict, "new": verdict}],
 //	        "pauses": [{"agent", "old": pause, "new": pause}]}
+//	sitemaps {"urls": [{"loc", "kind"?, "lastmod"?, "lastmod_raw"?, "changefreq"?, "priority"?,
+//	        "images"?, "alternates"?: [{"hreflang", "href"}], "news"?: {"name"?, "language"?, "title"?,
+//	        "published"?}, "sitemap"?}], "count", "sitemaps", "errors": [{"sitemap"?, "loc"?, "line"?,
+//	        "error"}], "errors_total"} (the first 1,000 errors)
 //	version {"version", "go", "platform", "revision"?, "time"?, "modified"?, "user_agent"}
 //
 // where a pause is {"seconds", "directive"?, "line"?, "group"?,

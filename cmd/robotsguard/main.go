@@ -15,7 +15,7 @@ import (
 // Exit statuses.
 const (
 	exitOK      = 0 // every URL allowed, no verdict changed, no error finding
-	exitVerdict = 1 // check: a URL is disallowed; diff: a verdict or pause changes; lint: an error finding
+	exitVerdict = 1 // check: a URL is disallowed; diff: a verdict or pause changes; lint: an error finding; sitemaps: no URL read
 	exitUsage   = 2 // bad flags or arguments
 	exitFailure = 3 // a file or robots.txt could not be read
 )
@@ -45,6 +45,7 @@ const synopsis = `usage:
   robotsguard diff    [-agent NAME] [-json] [-urls FILE] OLD NEW [URL...]
   robotsguard keygen  [-o FILE]
   robotsguard directory KEYFILE...
+  robotsguard sitemaps [-agent NAME] [-json] [-limit N] URL|FILE...
   robotsguard version [-json]
   robotsguard help    [COMMAND]
 
@@ -52,8 +53,8 @@ Run "robotsguard help COMMAND" (or "robotsguard COMMAND -h") for what a
 command does and its flags.
 "robotsguard -version" is "robotsguard version".
 Exit status: 0 all allowed / nothing to report, 1 a URL disallowed (check),
-a verdict or pause changed (diff) or an error found (lint), 2 usage, 3 a
-file or robots.txt could not be read.
+a verdict or pause changed (diff), an error found (lint) or no URL read
+(sitemaps), 2 usage, 3 a file or robots.txt could not be read.
 `
 
 // env is what a command reads and writes.
@@ -86,9 +87,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		"lint":      cmdLint,
 		"fetch":     cmdFetch,
 		"diff":      cmdDiff,
-		"version":   cmdVersion,
 		"keygen":    cmdKeygen,
 		"directory": cmdDirectory,
+		"sitemaps":  cmdSitemaps,
+		"version":   cmdVersion,
 	}
 	name := args[0]
 	switch name {
@@ -208,6 +210,12 @@ private or public): the JSON Web Key Set to serve, as
 application/http-message-signatures-directory+json, at
 /.well-known/http-message-signatures-directory of the -signature-agent
 URL. To rotate keys, list the old and the new.`,
+	"sitemaps": `Sitemaps lists the URLs, with their lastmod, of a site's sitemaps (for a
+site's URL: those its robots.txt lists), of a sitemap (for its URL), or of
+a sitemap file (an index's sitemaps are listed, not read). Sitemaps are
+fetched as a robotsguard.Transport fetches any request of -agent: paced,
+and refused when robots.txt disallows them. Errors go to standard error,
+and the walk goes on. Exit status 1 when no URL could be read.`,
 	"version": `Version prints the version of robotsguard (that of "go install …@VERSION",
 or "(devel)" for a build from a checkout), the Go version and platform it
 was built with, the VCS revision when the build recorded it, and the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -121,11 +122,33 @@ func servers(t *testing.T) map[string]string {
 		}
 		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
 	}))
-	for _, s := range []*httptest.Server{site, moved, missing, down, page, forbidden, uaCheck, loop, big, long, noCache, signed} {
+	sitemaps := sitemapSite()
+	for _, s := range []*httptest.Server{site, moved, missing, down, page, forbidden, uaCheck, loop, big, long, noCache, signed, sitemaps} {
 		t.Cleanup(s.Close)
 	}
 	return map[string]string{"SITE": site.URL, "MOVED": moved.URL, "MISSING": missing.URL, "DOWN": down.URL, "PAGE": page.URL, "FORBIDDEN": forbidden.URL, "UACHECK": uaCheck.URL, "LOOP": loop.URL, "BIG": big.URL,
-		"LONG": long.URL, "NOCACHE": noCache.URL, "SIGNED": signed.URL}
+		"LONG": long.URL, "NOCACHE": noCache.URL, "SIGNED": signed.URL, "SITEMAPS": sitemaps.URL}
+}
+
+// sitemapSite serves a robots.txt that lists a sitemap index, which
+// lists a gzipped sitemap and one the robots.txt disallows.
+func sitemapSite() *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		site := "http://" + r.Host
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprintf(w, "User-agent: *\nDisallow: /private/\n\nSitemap: %s/sitemap_index.xml\n", site)
+		case "/sitemap_index.xml":
+			fmt.Fprintf(w, "<sitemapindex><sitemap><loc>%s/pages.xml.gz</loc></sitemap><sitemap><loc>%s/private/sitemap.xml</loc></sitemap></sitemapindex>", site, site)
+		case "/pages.xml.gz":
+			zw := gzip.NewWriter(w)
+			fmt.Fprintf(zw, `<urlset><url><loc>%s/</loc><lastmod>2024-05-06</lastmod><priority>1.0</priority></url>
+<url><loc>%s/about</loc></url><url><loc>https://elsewhere.example/</loc></url></urlset>`, site, site)
+			zw.Close()
+		default:
+			http.NotFound(w, r)
+		}
+	}))
 }
 
 // agentsRobots is the robots.txt of the $AGENTS origin: each agent

@@ -43,8 +43,10 @@ type hop struct {
 type recorder struct {
 	base      http.RoundTripper
 	userAgent string
-	mu        sync.Mutex
-	hops      []*hop
+	// quiet keeps nothing: sitemaps are too large to keep.
+	quiet bool
+	mu    sync.Mutex
+	hops  []*hop
 }
 
 func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -54,7 +56,7 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Header.Set("User-Agent", r.userAgent)
 	}
 	resp, err := r.base.RoundTrip(req)
-	if err != nil {
+	if err != nil || r.quiet {
 		return resp, err
 	}
 	h := &hop{Method: req.Method, URL: req.URL.String(), Status: resp.StatusCode,

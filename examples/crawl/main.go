@@ -9,18 +9,16 @@ package main
 
 import (
 	"context"
-	"encoding/xml"
 	"fmt"
 	"io"
-	"iter"
 	"log"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"time"
 
 	"github.com/robotsguard/robotsguard"
 	"github.com/robotsguard/robotsguard/crawl"
+	"github.com/robotsguard/robotsguard/sitemap"
 )
 
 func main() {
@@ -35,9 +33,11 @@ func main() {
 	client := &http.Client{Transport: t, Timeout: 10 * time.Second}
 	f := &crawl.Frontier{Transport: t}
 	for _, origin := range sites {
-		for u, err := range pages(ctx, client, origin) {
+		// The site's sitemaps, as its robots.txt lists them, each fetched
+		// through the Transport: paced, and refused where disallowed.
+		for e, err := range sitemap.Site(ctx, client, origin) {
 			if err == nil {
-				err = f.Add(ctx, u)
+				err = f.Add(ctx, e.Loc)
 			}
 			if err != nil {
 				fmt.Println("not queued:", err)
@@ -62,39 +62,6 @@ func main() {
 	fmt.Printf("%d URLs not queued, %d requeued.\n", st.Refused, st.Requeued)
 }
 
-// pages yields the URLs of the pages that the sitemaps of origin list: the
-// Sitemap lines of its robots.txt (as client's Transport holds it), each
-// a urlset read for its <loc>s. It is the crawl's only URL source.
-func pages(ctx context.Context, client *http.Client, origin string) iter.Seq2[string, error] {
-	return func(yield func(string, error) bool) {
-		snap, err := client.Transport.(*robotsguard.Transport).Snapshot(ctx, must(origin))
-		if err != nil {
-			yield("", err)
-			return
-		}
-		for _, sm := range snap.Rules.Sitemaps() {
-			resp, err := client.Get(sm)
-			if err != nil {
-				yield("", err)
-				continue
-			}
-			var set struct {
-				Locs []string `xml:"url>loc"`
-			}
-			err = xml.NewDecoder(io.LimitReader(resp.Body, 50<<20)).Decode(&set)
-			resp.Body.Close()
-			if err != nil && !yield("", fmt.Errorf("sitemap %s: %w", sm, err)) {
-				return
-			}
-			for _, loc := range set.Locs {
-				if !yield(loc, nil) {
-					return
-				}
-			}
-		}
-	}
-}
-
 // site returns the handler of site i: a robots.txt with a Crawl-delay and
 // a Sitemap, a sitemap of six pages (one disallowed), and the pages.
 func site(i int) http.Handler {
@@ -113,12 +80,4 @@ func site(i int) http.Handler {
 			fmt.Fprintf(w, "<html>%s</html>", r.URL.Path)
 		}
 	})
-}
-
-func must(raw string) *url.URL {
-	u, err := url.Parse(raw)
-	if err != nil {
-		log.Fatal(err)
-	}
-	return u
 }
