@@ -73,6 +73,7 @@ func (s *redisServer) addr() string { return "127.0.0.1:" + strconv.Itoa(s.port)
 // log says.
 func (s *redisServer) start() {
 	s.t.Helper()
+	s.kill() // one still running would be left behind, unstopped
 	args := append([]string{"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--dir", s.dir,
 		"--save", "", "--appendonly", "no", "--logfile", "", "--daemonize", "no"}, s.args...)
 	s.cmd = exec.Command("redis-server", args...)
