@@ -4,6 +4,7 @@ import (
 	"context"
 	"hash/maphash"
 	"log/slog"
+	"math"
 	"net/http"
 	"strings"
 	"sync"
@@ -154,9 +155,9 @@ func (w *wallet) settle(o offer, c *pay.Charge, cost int64, now time.Time) {
 		return
 	}
 	if c != nil && c.Price.Currency == w.policy.MaxPrice.Currency {
-		w.spent += c.Price.Micros
+		w.spent = addSat(w.spent, c.Price.Micros)
 	}
-	w.left += o.price.Micros - cost
+	w.left = addSat(w.left, o.price.Micros-cost)
 	if w.origins != nil && (o.held || cost != 0) {
 		pu := w.origins[o.origin]
 		if pu == nil {
@@ -164,7 +165,7 @@ func (w *wallet) settle(o offer, c *pay.Charge, cost int64, now time.Time) {
 			w.origins[strings.Clone(o.origin)] = pu
 		}
 		pu.offered -= o.price.Micros
-		pu.spent += cost
+		pu.spent = addSat(pu.spent, cost)
 		if pu.spent == 0 && pu.offered == 0 {
 			delete(w.origins, o.origin)
 		}
@@ -177,6 +178,20 @@ func (w *wallet) settle(o offer, c *pay.Charge, cost int64, now time.Time) {
 	case o.held:
 		delete(w.recent, o.key)
 	}
+}
+
+// addSat returns a+b, or the int64 nearest to it when it overflows: a site
+// that charges the largest amounts, again and again, must not wrap the
+// budget around to a large one.
+func addSat(a, b int64) int64 {
+	c := a + b
+	switch {
+	case a > 0 && b > 0 && c < 0:
+		return math.MaxInt64
+	case a < 0 && b < 0 && c >= 0:
+		return math.MinInt64
+	}
+	return c
 }
 
 // remember queues a charged URL, and forgets those whose time is over, or

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -40,6 +41,7 @@ func (s *ppcSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	max, exact := r.Header.Get("Crawler-Max-Price"), r.Header.Get("Crawler-Exact-Price")
 	s.mu.Lock()
 	s.offers = append(s.offers, max+exact)
+	charge, unasked, forever, cut := s.charge, s.unasked, s.forever, s.cut
 	s.mu.Unlock()
 	fail := func(status int, code string) {
 		w.Header().Set("Crawler-Price", s.price)
@@ -53,13 +55,13 @@ func (s *ppcSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case max != "" && exact != "":
 		fail(http.StatusBadRequest, "ConflictingPriceHeaders")
 		return
-	case offer == "" && !s.unasked:
+	case offer == "" && !unasked:
 		fail(http.StatusPaymentRequired, "")
 		return
 	case offer != "" && r.Header.Get("Signature") == "":
 		fail(http.StatusBadRequest, "StrongAuthRequired")
 		return
-	case s.forever:
+	case forever:
 		fail(http.StatusPaymentRequired, "InvalidCrawlerMaxPrice")
 		return
 	}
@@ -75,15 +77,14 @@ func (s *ppcSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			<-s.hold
 		}
 	}
-	charge := s.price
-	if s.charge != "" {
-		charge = s.charge
+	if charge == "" {
+		charge = s.price
 	}
 	s.mu.Lock()
 	s.charged = append(s.charged, charge)
 	s.mu.Unlock()
 	w.Header().Set("Crawler-Charged", charge)
-	if s.cut {
+	if cut {
 		w.Header().Set("Content-Length", "100")
 		w.Write([]byte("half a page"))
 		w.(http.Flusher).Flush()
@@ -360,7 +361,9 @@ func TestPaymentOvercharged(t *testing.T) {
 		t.Errorf("Observer saw %+v", h.charges)
 	}
 	// 0.05 is left: it is what the next request is offered.
+	s.mu.Lock()
 	s.charge = ""
+	s.mu.Unlock()
 	h.allowed(o.URL + "/b")
 	if offers, _ := s.seen(); offers[1] != "USD 0.05" {
 		t.Errorf("second offer %q, want USD 0.05", offers[1])
@@ -426,7 +429,9 @@ func TestPaymentRetryNotPaidTwice(t *testing.T) {
 	}
 	h.required(o.URL+"/a", pay.ReasonPaid)
 	h.clock.Advance(pay.DefaultRepayAfter)
+	s.mu.Lock()
 	s.cut = false
+	s.mu.Unlock()
 	h.allowed(o.URL + "/a")
 	offers, charged := s.seen()
 	if fmt.Sprint(offers) != "[USD 0.05  USD 0.05]" || len(charged) != 2 {
@@ -505,4 +510,27 @@ func TestPaymentInvalidPolicy(t *testing.T) {
 			t.Errorf("%+v: sent %q", p, offers)
 		}
 	}
+}
+
+// A site that charges the largest amount it can write, again and again,
+// does not wrap the accounts around: the budget stays spent.
+func TestPaymentOverchargedWithoutBound(t *testing.T) {
+	h := newPayHarness(t, payPolicy("0.05", "1"), func(tr *robotsguard.Transport) { tr.NoPacing = true })
+	s := &ppcSite{price: "USD 0.01", charge: "USD 999999999999.999999", unasked: true}
+	o := h.site(s)
+	for i := range 12 {
+		if _, err := h.get(fmt.Sprintf("%s/%d", o.URL, i)); !errors.Is(err, pay.ErrOvercharged) {
+			t.Fatalf("GET %d: %v", i, err)
+		}
+	}
+	if offers, _ := s.seen(); offers[0] != "USD 0.05" || offers[len(offers)-1] != "" {
+		t.Errorf("offers %q: want the first only", offers)
+	}
+	if st := h.tr.Stats(); st.Spent.Micros != math.MaxInt64 || st.Overcharges != 12 {
+		t.Errorf("Stats: spent %v, %d overcharges", st.Spent, st.Overcharges)
+	}
+	s.mu.Lock()
+	s.unasked, s.charge = false, ""
+	s.mu.Unlock()
+	h.required(o.URL+"/last", pay.ReasonBudget)
 }
