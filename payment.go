@@ -240,7 +240,7 @@ func (t *Transport) paid(req *http.Request, o offer, resp *http.Response, err er
 	if v, ok := h[hdrCharged]; ok && len(v) > 0 {
 		return t.charged(req, o, resp, v[0])
 	}
-	if v, ok := h[hdrPrice]; ok && len(v) > 0 && resp.StatusCode == http.StatusPaymentRequired {
+	if v := h[hdrPrice]; resp.StatusCode == http.StatusPaymentRequired && len(v) > 0 {
 		w.settle(o, nil, 0, time.Time{})
 		resp.Body.Close()
 		return nil, t.required(req, o, v[0], h.Get(hdrError))
