@@ -499,6 +499,8 @@ func TestPaymentInvalidPolicy(t *testing.T) {
 		{Budget: usd("1")},
 		{MaxPrice: pay.Price{Currency: "usd", Micros: 1}, Budget: usd("1")},
 		{MaxPrice: usd("0.01"), Budget: pay.MustParsePrice("EUR 1")},
+		{MaxPrice: usd("0.01")},
+		{MaxPrice: usd("0.01"), Budget: usd("0")},
 	} {
 		h := newPayHarness(t, p)
 		s := &ppcSite{price: "USD 0.01"}

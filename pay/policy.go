@@ -22,7 +22,8 @@ type Policy struct {
 
 	// Budget is the most the Transport pays in all, in MaxPrice's
 	// currency; when what is left is less than a page's price, that
-	// page is not paid. Required: a crawl never spends without bound.
+	// page is not paid. Required (Validate): a crawl never spends
+	// without bound.
 	Budget Price
 
 	// OriginBudget, if not nil, returns the most the Transport pays to
@@ -37,13 +38,14 @@ type Policy struct {
 	// an http.Client wrapper, a crawler's queue, or a concurrent
 	// duplicate) is not paid twice: it is sent without an offer, and a
 	// 402 answer fails with ReasonPaid. Zero means DefaultRepayAfter;
-	// negative means the Transport remembers no charge, and every
-	// request is offered payment.
+	// negative means the Transport remembers no charge: every request
+	// is offered payment, but for one whose URL another request is
+	// being offered at the same time.
 	RepayAfter time.Duration
 }
 
 // Validate returns an error when p cannot pay anything as written: no
-// MaxPrice, or a Budget in another currency. A Transport whose Policy
+// MaxPrice or no Budget, or a Budget in another currency. A Transport whose Policy
 // fails it sends nothing and fails each request with that error.
 func (p *Policy) Validate() error {
 	switch {
@@ -51,8 +53,10 @@ func (p *Policy) Validate() error {
 		return fmt.Errorf("%w: MaxPrice has no currency code of three capital letters (%q)", ErrPolicy, p.MaxPrice.Currency)
 	case p.MaxPrice.Micros <= 0:
 		return fmt.Errorf("%w: MaxPrice is %v: set a price above zero", ErrPolicy, p.MaxPrice)
-	case p.Budget.Micros < 0 || p.Budget.Currency != p.MaxPrice.Currency && !p.Budget.IsZero():
+	case p.Budget.Currency != p.MaxPrice.Currency:
 		return fmt.Errorf("%w: Budget %v is not an amount of %s, MaxPrice's currency", ErrPolicy, p.Budget, p.MaxPrice.Currency)
+	case p.Budget.Micros <= 0:
+		return fmt.Errorf("%w: Budget is %v: set the most to spend in all", ErrPolicy, p.Budget)
 	}
 	return nil
 }
