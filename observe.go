@@ -15,7 +15,7 @@ import (
 )
 
 // An Observer is told what the Transport does: every robots.txt fetch,
-// every refusal and every pacing wait. Set the functions you need; nil ones
+// every refusal, every pacing wait and every charge for a page. Set the functions you need; nil ones
 // are skipped. They are called synchronously, from many goroutines at
 // once: they must be safe for concurrent use and quick (count, log, or hand
 // off to a channel). An adapter to a metrics system is an Observer.
