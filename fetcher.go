@@ -25,6 +25,10 @@ type fetchResult struct {
 	// buf holds entry's body when it came from bodyBufs: it goes back
 	// there once the state is built, unless the state keeps the body.
 	buf *[]byte
+	// until, when not zero, is when the result is used until in place of
+	// entry's own freshness: a stale copy standing in while another
+	// process revalidates it (see standIn).
+	until time.Time
 }
 
 // Backing off after failed fetches: no new fetch before a minute, doubling

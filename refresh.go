@@ -65,7 +65,7 @@ func (t *Transport) refresh(k stateKey, dial, ua string) (st *originState) {
 	res := t.obtain(o, url, start, wall.Add(t.fetchTimeout()), old, func(ctx context.Context, old *cache.Entry) fetchResult {
 		return t.fetch(ctx, o, dial, ua, old)
 	})
-	st = t.keep(k, res.entry, res.err, t.parseFor(o, res.entry, prev, dial, ua))
+	st = t.keep(k, res.entry, res.err, t.parseFor(o, res.entry, prev, dial, ua), res.until)
 	if st.bodyless {
 		putBodyBuf(res.buf) // parsed, and dropped
 	}
@@ -92,7 +92,7 @@ func (t *Transport) panicked(k stateKey, prev *originState, old *cache.Entry, er
 		n.Status, n.Body, n.Header = 0, nil, nil // rules that were never parsed: none stands in
 		e = &n
 	}
-	st = t.keep(k, e, err, p)
+	st = t.keep(k, e, err, p, time.Time{})
 	t.fetched(FetchEvent{URL: o.robotsURL(), Origin: o.String(), Outcome: OutcomeFailed, Err: err})
 	return st
 }
@@ -123,10 +123,13 @@ func (t *Transport) obtain(o origin, url string, start, deadline time.Time, old 
 		return fetchResult{entry: old}
 	}
 	if l, ok := t.Store.(cache.Locker); ok {
-		e, unlock := t.elect(ctx, l, url, old)
+		e, unlock, busy := t.elect(ctx, l, url, old)
 		defer unlock()
 		if e != nil {
 			return t.fromStore(o, url, e)
+		}
+		if busy {
+			return t.standIn(url, old, start)
 		}
 	}
 	res := fetch(ctx, old)
@@ -209,9 +212,13 @@ func (t *Transport) parseFor(o origin, e *cache.Entry, prev *originState, dial, 
 }
 
 // keep builds o's state and holds it in memory, unless the cache policy
-// forbids storing it.
-func (t *Transport) keep(k stateKey, e *cache.Entry, err error, p parsed) *originState {
+// forbids storing it. A state is used without a new fetch until until,
+// when it is not zero, or else for as long as e says.
+func (t *Transport) keep(k stateKey, e *cache.Entry, err error, p parsed, until time.Time) *originState {
 	st := t.newState(k, e, err, p)
+	if !until.IsZero() {
+		st.until = stampOf(until)
+	}
 	if asked, ok := t.capped(st, k); ok {
 		t.noteCapped(st, k, asked)
 	}

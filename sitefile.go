@@ -100,7 +100,10 @@ func (t *Transport) siteFile(o origin, u *url.URL, dial, ua string, deadline tim
 func (t *Transport) newSiteFile(rawURL string, res fetchResult, now time.Time) *siteFile {
 	e := res.entry
 	f := &siteFile{entry: e, until: e.RetryAt}
-	if e.Failures == 0 {
+	switch {
+	case !res.until.IsZero():
+		f.until = res.until // a stale copy standing in
+	case e.Failures == 0:
 		f.until = t.cachePolicy().Freshness(e).Until
 	}
 	switch {

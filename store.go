@@ -161,8 +161,11 @@ const maxElections = 8
 // process took, if any, once the fetch is stored. It spends a quarter of
 // FetchTimeout at most (and no more than ctx) waiting for other processes'
 // fetches, and then lets this one fetch: an error, a slow holder or one
-// that died costs a fetch, never a request the rules refuse.
-func (t *Transport) elect(ctx context.Context, l cache.Locker, url string, old *cache.Entry) (*cache.Entry, func()) {
+// that died costs a fetch, never a request the rules refuse. When another
+// process holds the lock and old may stand in for the file while it
+// revalidates it (see mayStandIn), elect returns at once with busy true
+// instead of waiting.
+func (t *Transport) elect(ctx context.Context, l cache.Locker, url string, old *cache.Entry) (e *cache.Entry, unlock func(), busy bool) {
 	nop := func() {}
 	wctx, cancel := context.WithTimeout(ctx, t.fetchTimeout()/4)
 	defer cancel()
@@ -178,7 +181,7 @@ func (t *Transport) elect(ctx context.Context, l cache.Locker, url string, old *
 		})
 		if err != nil {
 			t.storeFailed("lock", url, err)
-			return nil, nop
+			return nil, nop, false
 		}
 		if held {
 			unlock := func() {
@@ -192,21 +195,62 @@ func (t *Transport) elect(ctx context.Context, l cache.Locker, url string, old *
 			// released the lock.
 			if e := t.load(wctx, url, t.now()); e != nil && newer(e, old) && t.decisive(e, t.now()) {
 				unlock()
-				return e, nop
+				return e, nop, false
 			}
-			return nil, unlock
+			return nil, unlock, false
+		}
+		if t.mayStandIn(old, t.now()) {
+			return nil, nop, true
 		}
 		if err := t.storeCall(wctx, func(ctx context.Context) error { return l.Wait(ctx, key) }); err != nil {
 			if wctx.Err() == nil {
 				t.storeFailed("wait", url, err)
 			}
-			return nil, nop
+			return nil, nop, false
 		}
 		if e := t.load(wctx, url, t.now()); e != nil && newer(e, old) && t.decisive(e, t.now()) {
-			return e, nop
+			return e, nop, false
 		}
 		// The holder stored nothing that decides (it failed, or died):
 		// the lock is free, and the next try may take it.
 	}
-	return nil, nop
+	return nil, nop, false
+}
+
+// standInStep is how long a stale copy standing in for a file that
+// another process revalidates is used before this process looks in the
+// Store again for the new one.
+const standInStep = time.Second
+
+// mayStandIn reports whether old, this process's last entry of a file,
+// may be used at now, stale, while another process of the fleet
+// revalidates the file (stale-while-revalidate across the fleet): a
+// response, not a failure, stale for less than FetchTimeout (the time a
+// revalidation is given), which the cache policy lets stand in for the
+// file (under a Strict policy, not one marked must-revalidate or
+// no-cache). RFC 9309 §2.4 asks a crawler not to use a copy older than 24
+// hours; one is used beyond its lifetime only while the fleet's fetch of
+// the file is under way, FetchTimeout at most, as a request waiting on
+// that fetch would have been decided by the old rules had it come a
+// moment earlier.
+func (t *Transport) mayStandIn(old *cache.Entry, now time.Time) bool {
+	if old == nil || old.Failures > 0 || old.Status == 0 {
+		return false
+	}
+	p := t.cachePolicy()
+	return now.Before(p.Freshness(old).Until.Add(t.fetchTimeout())) && p.UsableStale(old, now)
+}
+
+// standIn returns old, a stale copy of the file at url that another
+// process revalidates, as the result of obtaining it at now: used until
+// this process looks again for the new one in the Store, standInStep
+// later, or until it may no longer stand in, when this process waits for
+// the revalidation as a cold file's fetch is waited for.
+func (t *Transport) standIn(url string, old *cache.Entry, now time.Time) fetchResult {
+	until := now.Add(standInStep)
+	if end := t.cachePolicy().Freshness(old).Until.Add(t.fetchTimeout()); end.Before(until) {
+		until = end
+	}
+	t.log(slog.LevelDebug, "stale copy stands in while another process revalidates it", "url", withoutFragment(url), "until", until)
+	return fetchResult{entry: old, until: until}
 }

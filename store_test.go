@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -546,5 +547,64 @@ func TestLockerFails(t *testing.T) {
 	}
 	if store.get(cache.Key(s.URL+"/robots.txt")) == nil {
 		t.Error("the fetched entry was not stored")
+	}
+}
+
+// TestLockerStaleStandsIn: when another process of the fleet revalidates a
+// stale robots.txt, a Transport decides by its stale copy at once, rather
+// than wait for that fetch (stale-while-revalidate across the fleet), and
+// takes the new rules from the Store once they are there. Before, it
+// waited on the lock for up to a quarter of FetchTimeout.
+func TestLockerStaleStandsIn(t *testing.T) {
+	store := newLockStore()
+	store.waits = make(chan string, 4)
+	h1 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
+	h2 := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store })
+	s := h1.origin("User-agent: *\nDisallow: /no\n") // on h1's clock: h1 fetches
+	var fetches atomic.Int32
+	started, gate := make(chan struct{}), make(chan struct{})
+	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=3600")
+		if fetches.Add(1) == 1 {
+			io.WriteString(w, "User-agent: *\nDisallow: /no\n")
+			return
+		}
+		close(started)
+		<-gate // the revalidation: the file now disallows /b too
+		io.WriteString(w, "User-agent: *\nDisallow: /no\nDisallow: /b\n")
+	}))
+	var once sync.Once
+	release := func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(release)       // before the origin closes, which waits for its handlers
+	h1.allowed(s.URL + "/a") // fetch 1, stored
+	h2.allowed(s.URL + "/a") // from the Store
+	// Both copies are stale by a second: the revalidation is due.
+	h1.clock.Advance(time.Hour + time.Second)
+	h2.clock.Advance(time.Hour + time.Second)
+
+	revalidated := make(chan error, 1)
+	go func() { _, err := h1.get(s.URL + "/c"); revalidated <- err }() // takes the lock, fetches
+	<-started                                                          // h1 holds the lock, and its fetch reached the origin
+	served := make(chan error, 1)
+	go func() { _, err := h2.get(s.URL + "/b"); served <- err }()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("while another process revalidates: %v, want /b allowed by the stale copy", err)
+		}
+	case <-store.waits:
+		t.Fatal("the second Transport waits for the revalidation instead of deciding by its stale copy")
+	}
+	release()
+	if err := <-revalidated; err != nil {
+		t.Fatalf("the revalidating Transport: %v", err)
+	}
+	// The copy stands in for a moment; then the new rules come from the
+	// Store, not from a fetch.
+	h2.allowed(s.URL + "/d") // the copy stands in for a second
+	h2.clock.Advance(time.Second)
+	h2.refused(s.URL+"/b", robotsguard.ReasonRule)
+	if n := fetches.Load(); n != 2 {
+		t.Errorf("robots.txt fetched %d times, want 2 (the second by the process that revalidated)", n)
 	}
 }

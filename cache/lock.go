@@ -13,12 +13,15 @@ import (
 // When the transport finds no fresh entry under a key, it calls TryLock
 // with that key and, when it gets the lock, loads the entry once more (the
 // last holder may just have stored it), fetches, stores the result, and
-// calls Unlock. When another process holds the lock, it calls Wait, then
-// loads the entry: one stored meanwhile is used; otherwise (the holder
-// failed, or died and its lock expired) it tries the lock again. It waits
-// a quarter of the fetch's time-out at most, and then fetches the file
-// itself: a Locker saves fetches, it never decides whether a request is
-// sent. Every error of these methods means "fetch it yourself".
+// calls Unlock. When another process holds the lock, it uses its own
+// stale copy, if it has one that may stand in (see the transport's
+// Store), and loads the entry again a moment later; or else it calls
+// Wait, then loads the entry: one stored meanwhile is used; otherwise
+// (the holder failed, or died and its lock expired) it tries the lock
+// again. It waits a quarter of the fetch's time-out at most, and then
+// fetches the file itself: a Locker saves fetches, it never decides
+// whether a request is sent. Every error of these methods means "fetch it
+// yourself".
 //
 // The lock of a key is the Locker's own: it does not change the entry
 // under the key. Calls get contexts whose deadlines bound them, as those of

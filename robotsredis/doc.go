@@ -32,10 +32,14 @@
 // published on one channel that each process subscribes to once, then read
 // the entry the holder stored. A holder that dies lets its lock expire; a
 // waiter that is not served within a quarter of the Transport's
-// FetchTimeout fetches the file itself. The same goes for revalidations:
-// one process sends the conditional request, the others wait for its
-// answer (the cache policy, as RFC 9309 §2.4 asks, does not serve a file
-// past its lifetime while it can be fetched).
+// FetchTimeout fetches the file itself. Revalidations likewise: one
+// process sends the conditional request; the others decide by their own
+// stale copies meanwhile (stale-while-revalidate: a copy stale for less
+// than FetchTimeout, which the cache policy lets stand in), and read the
+// new entry from Redis a second later, or wait for it as for a cold file
+// when they have no such copy. Beyond that moment, the cache policy does
+// not serve a file past its lifetime while it can be fetched (RFC 9309
+// §2.4).
 //
 // # Pacing
 //

@@ -29,6 +29,14 @@
 // Origin.SetRobots changes the robots.txt between fetches. Each Request
 // the Origin records holds the header fields it came with.
 //
+// # Signatures
+//
+// Origin.RequireSignature makes the Origin fail the test on each request
+// without a valid Web Bot Auth signature (RFC 9421; package botauth signs
+// them) by one of the keys given, naming why; each Request tells who
+// signed it. VerifySignature is that verifier on its own, written apart
+// from package botauth so that each checks the other.
+//
 // # Time
 //
 // Clock is a fake robotsguard.Clock: Advance moves it, Sleep never waits

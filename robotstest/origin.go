@@ -1,6 +1,7 @@
 package robotstest
 
 import (
+	"crypto/ed25519"
 	"fmt"
 	"html"
 	"io"
@@ -85,6 +86,7 @@ type Origin struct {
 	closeOnce sync.Once
 
 	mu      sync.Mutex          // guards the fields below
+	sigKeys []ed25519.PublicKey // RequireSignature's keys; nil: none required
 	robots  *version            // the current robots.txt
 	fetched map[string]*fetched // by agentKey
 	faults  map[string]*faultList
@@ -131,6 +133,12 @@ type Request struct {
 	// RobotsStatus is the status of the agent's last robots.txt fetch
 	// before the request, or 0 when it made none.
 	RobotsStatus int
+	// SignedBy is the valid Web Bot Auth signature of the request, when
+	// the Origin requires one (RequireSignature) and it has one.
+	SignedBy SignedBy
+	// SignatureErr is why the request has no valid signature, when the
+	// Origin requires one (a *SignatureError); nil otherwise.
+	SignatureErr error
 }
 
 // String gives the request and its verdict in one line:
@@ -230,6 +238,11 @@ func (o *Origin) Close() {
 func (o *Origin) cleanup() {
 	o.tb.Helper()
 	o.Close()
+	for _, r := range o.Requests() {
+		if r.SignatureErr != nil {
+			o.tb.Errorf("robotstest: %s %s from %q: %v", r.Method, r.URL, r.UserAgent, r.SignatureErr)
+		}
+	}
 	bad := o.Disallowed()
 	if len(bad) == 0 {
 		return
@@ -264,6 +277,19 @@ func (o *Origin) SetRobots(robots string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.robots = &version{n: o.robots.n + 1, text: robots, rules: o.Parser.Parse([]byte(robots))}
+}
+
+// RequireSignature makes the Origin fail the test on every request that
+// carries no valid Web Bot Auth signature by one of keys (see
+// VerifySignature, at the Origin's Clock): robots.txt fetches, pages and
+// redirects alike, each with the reason, reported when the test ends as
+// disallowed requests are. The requests are answered all the same; each
+// Request tells its SignedBy or SignatureErr. No key (or never calling it)
+// requires none.
+func (o *Origin) RequireSignature(keys ...ed25519.PublicKey) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.sigKeys = append([]ed25519.PublicKey(nil), keys...)
 }
 
 // Fault makes the Origin answer requests for path (compared with the
@@ -361,6 +387,9 @@ func (o *Origin) serve(w http.ResponseWriter, r *http.Request) {
 		d = policy.Decision{Allowed: true, Basis: policy.BasisRobotsTxt}
 	}
 	req := Request{Method: r.Method, URL: r.RequestURI, UserAgent: ua, Header: r.Header.Clone(), Time: now, Fault: f.String()}
+	if len(o.sigKeys) > 0 {
+		req.SignedBy, req.SignatureErr = VerifySignature(r, now, o.sigKeys...)
+	}
 	if !isRobots {
 		// The file the agent holds, or the status it got instead.
 		held := o.fetched[agentKey(ua)]
@@ -397,7 +426,7 @@ func (o *Origin) serve(w http.ResponseWriter, r *http.Request) {
 	o.reqs = append(o.reqs, req)
 	o.mu.Unlock()
 
-	if !d.Allowed {
+	if !d.Allowed || req.SignatureErr != nil {
 		// Marked at once, reported at the test's line by cleanup: this
 		// goroutine is the server's, where testing would name a line of
 		// this file.

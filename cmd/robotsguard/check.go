@@ -10,6 +10,7 @@ import (
 
 	"github.com/robotsguard/robotsguard"
 	"github.com/robotsguard/robotsguard/acap"
+	"github.com/robotsguard/robotsguard/botauth"
 	"github.com/robotsguard/robotsguard/policy"
 	usagecat "github.com/robotsguard/robotsguard/usage"
 )
@@ -37,6 +38,12 @@ type verdict struct {
 	Robots     string   `json:"robots,omitempty"`
 	Detail     string   `json:"detail,omitempty"`
 	Qualifiers []string `json:"qualifiers,omitempty"`
+	// Unread is true when the verdict rests on a robots.txt, or an ACAP
+	// permissions reference, that could not be read (basis
+	// "unreachable" or "acap-reference", or a -usage verdict the file's
+	// lines could have changed), not on the site's word: the URL may be
+	// allowed once the file can be read.
+	Unread bool `json:"unread,omitempty"`
 }
 
 func fromDecision(u string, d policy.Decision) verdict {
@@ -95,21 +102,32 @@ func fromRefusal(u string, d *robotsguard.DisallowedError) verdict {
 		}
 		v.Robots = d.RobotsURL
 	case robotsguard.ReasonUnreachable:
-		v.Basis = "unreachable"
+		v.Basis, v.Unread = "unreachable", true
 	case robotsguard.ReasonStatus:
 		v.Basis = "status"
 		v.Detail = "status " + strconv.Itoa(d.Status) + " disallows everything"
 	case robotsguard.ReasonACAPReference:
-		v.Basis = "acap-reference"
 		var re *acap.ReferenceError
 		if errors.As(d, &re) {
-			v.Rule, v.Line = "ACAP-permissions-reference: "+re.Reference.Locator, re.Reference.Line
+			v = fromReference(u, re)
 		}
+		v.Basis, v.Unread, v.Robots = "acap-reference", true, d.RobotsURL
 	}
 	if d.Err != nil && v.Detail == "" {
 		v.Detail = d.Err.Error()
 	}
 	v.Allowed = false
+	return v
+}
+
+// fromReference describes an ACAP permissions reference that could not
+// be read: the crawlers of its record do not know their permissions.
+func fromReference(u string, re *acap.ReferenceError) verdict {
+	v := verdict{URL: u, Basis: "acap-reference", Unread: true, Robots: re.RobotsURL,
+		Rule: "ACAP-permissions-reference: " + re.Reference.Locator, Line: re.Reference.Line}
+	if re.Err != nil {
+		v.Detail = re.Err.Error()
+	}
 	return v
 }
 
@@ -135,7 +153,7 @@ func (v verdict) why() string {
 	case "acap-conflict":
 		return v.Detail
 	case "acap-reference":
-		return "unreadable " + v.Rule + ": " + v.Detail
+		return "unreadable " + v.Rule + ": " + strings.TrimPrefix(v.Detail, "robotsguard: ")
 	}
 	if strings.HasPrefix(v.Basis, "usage-") {
 		switch {
@@ -184,7 +202,8 @@ type checkOutput struct {
 	Usage      string          `json:"usage,omitempty"`
 	Robots     []robotsSummary `json:"robots"`
 	Results    []verdict       `json:"results"`
-	Disallowed int             `json:"disallowed"`
+	Disallowed int             `json:"disallowed"`       // results not allowed, Unread or not
+	Unread     int             `json:"unread,omitempty"` // results whose verdict is Unread
 }
 
 // robotsSummary names a robots.txt that check read.
@@ -205,6 +224,7 @@ func cmdCheck(e *env, args []string) (int, error) {
 	tdmFile := fs.String("tdmrep", "", "with -robots and -usage, read the site's tdmrep.json from `FILE`")
 	jsonOut := fs.Bool("json", false, "write JSON")
 	urlsFile := fs.String("urls", "", "read URLs from `FILE` (- for stdin), one a line, or the first URL of each line of a log")
+	signFlags := addSigningFlags(fs)
 	if err := e.parseFlags(fs, args); err != nil {
 		return 0, err
 	}
@@ -236,6 +256,13 @@ func cmdCheck(e *env, args []string) (int, error) {
 		return 0, usagef("-usage and -acap cannot be used together (-usage weighs the ACAP records too)")
 	case *tdmFile != "" && (cat == "" || *robotsFile == ""):
 		return 0, usagef("-tdmrep needs -robots and -usage")
+	}
+	sg, err := signFlags.signer()
+	if err != nil {
+		return 0, err
+	}
+	if sg != nil && *robotsFile != "" {
+		return 0, usagef("-key signs the requests to each URL's origin: not with -robots")
 	}
 	p := policy.Parser{Dialect: dialect}
 	out := checkOutput{Agent: *agent, Dialect: dialectName(dialect), ACAP: strings.ToLower(*usage), Usage: string(cat), Results: make([]verdict, 0, len(urls))}
@@ -275,7 +302,7 @@ func cmdCheck(e *env, args []string) (int, error) {
 				if err != nil {
 					return 0, usagef("%q: %v", u, err)
 				}
-				if v, err = liveUsage(src.live, e, u, pu, cat); err != nil {
+				if v, err = liveUsage(src.live, e, u, pu, src.snap, cat); err != nil {
 					return 0, &failure{err}
 				}
 			} else if site != nil {
@@ -295,19 +322,20 @@ func cmdCheck(e *env, args []string) (int, error) {
 			prog.step(i + 1)
 		}
 	} else {
-		if err := checkLive(e, &out, p, urls, prog); err != nil {
+		if err := checkLive(e, &out, p, urls, prog, sg); err != nil {
 			return 0, err
 		}
 	}
 	prog.done()
+	code := exitOK
 	for _, v := range out.Results {
 		if !v.Allowed {
 			out.Disallowed++
 		}
-	}
-	code := exitOK
-	if out.Disallowed > 0 {
-		code = exitVerdict
+		if v.Unread {
+			out.Unread++
+		}
+		code = worseExit(code, v)
 	}
 	if *jsonOut {
 		return code, writeJSON(e.stdout, out)
@@ -339,13 +367,40 @@ func cmdCheck(e *env, args []string) (int, error) {
 		t.addc(c, v.word(), v.lineCell(), v.URL, why, v.groupCell())
 	}
 	t.write(e, e.stdout)
-	fmt.Fprintf(e.stdout, "\n%d of %d disallowed\n", out.Disallowed, len(out.Results))
+	fmt.Fprintf(e.stdout, "\n%d of %d disallowed", out.Disallowed, len(out.Results))
+	if out.Unread > 0 {
+		verb := "rest"
+		if out.Unread == 1 {
+			verb = "rests"
+		}
+		fmt.Fprintf(e.stdout, "; %s %s on a file that could not be read", count(out.Unread, "verdict"), verb)
+	}
+	fmt.Fprintln(e.stdout)
 	return code, nil
+}
+
+// worseExit returns check's exit status once v is counted, code being
+// that of the verdicts before it: exitVerdict when the site disallows
+// v (a rule, a status that disallows everything, ACAP fields), else
+// exitFailure when v rests on a file that could not be read, else code.
+// exitVerdict wins over exitFailure: a URL the site itself disallows
+// stays disallowed whatever the unread file says, a fact no retry
+// changes, which a script that retries or skips on 3 must not miss; 3
+// then says that no URL is known to be disallowed, but that some
+// verdicts are not known.
+func worseExit(code int, v verdict) int {
+	switch {
+	case !v.Allowed && !v.Unread:
+		return exitVerdict
+	case v.Unread && code == exitOK:
+		return exitFailure
+	}
+	return code
 }
 
 // checkLive decides urls as a robotsguard.Transport does, fetching the
 // robots.txt of each origin.
-func checkLive(e *env, out *checkOutput, p policy.Parser, urls []string, prog *progress) error {
+func checkLive(e *env, out *checkOutput, p policy.Parser, urls []string, prog *progress, sg *botauth.Signer) error {
 	parsed := make([]*url.URL, len(urls))
 	var origins []string
 	seen := map[string]bool{}
@@ -362,6 +417,7 @@ func checkLive(e *env, out *checkOutput, p policy.Parser, urls []string, prog *p
 		}
 	}
 	l := newLive(out.Agent, p, out.ACAP != "" || out.Usage != "")
+	l.sign(sg)
 	if err := l.t.Prefetch(e.ctx, origins...); err != nil {
 		return &failure{err}
 	}
@@ -380,16 +436,24 @@ func checkLive(e *env, out *checkOutput, p policy.Parser, urls []string, prog *p
 		var v verdict
 		if out.Usage != "" {
 			var err error
-			if v, err = liveUsage(l, e, urls[i], u, usagecat.Category(out.Usage)); err != nil {
+			if v, err = liveUsage(l, e, urls[i], u, snap, usagecat.Category(out.Usage)); err != nil {
 				return &failure{err}
 			}
 		} else if out.ACAP != "" {
 			ap, err := l.t.ACAPPolicy(e.ctx, u)
-			if err != nil {
-				v = verdict{URL: urls[i], Basis: "unreachable", Detail: err.Error(), Robots: snap.URL}
-			} else {
+			var re *acap.ReferenceError
+			switch {
+			case err == nil:
 				v = fromACAP(urls[i], ap.Decide(acap.Query{Agent: out.Agent, URL: urls[i], Usage: acap.Usage(out.ACAP)}))
 				v.Robots = snap.URL
+			case errors.As(err, &re):
+				v = fromReference(urls[i], re)
+			case snap.Access == robotsguard.AccessUnreachable || snap.Access == robotsguard.AccessDisallowAll:
+				// As the Transport decides: unreachable, or the
+				// status's word.
+				v = snapVerdict(urls[i], u, snap, out.Agent)
+			default:
+				v = verdict{URL: urls[i], Basis: "unreachable", Detail: err.Error(), Robots: snap.URL, Unread: true}
 			}
 		} else {
 			req, err := l.request(e.ctx, u)
@@ -465,7 +529,7 @@ func snapVerdict(raw string, u *url.URL, snap *robotsguard.Snapshot, agent strin
 		return verdict{URL: raw, Basis: "status", Robots: snap.URL,
 			Detail: "status " + strconv.Itoa(snap.Status) + " disallows everything"}
 	case robotsguard.AccessUnreachable:
-		v := verdict{URL: raw, Basis: "unreachable", Robots: snap.URL, Detail: "unreachable"}
+		v := verdict{URL: raw, Basis: "unreachable", Robots: snap.URL, Detail: "unreachable", Unread: true}
 		if snap.Err != nil {
 			v.Detail = snap.Err.Error()
 		}

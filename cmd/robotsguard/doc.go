@@ -6,10 +6,12 @@
 //
 // Usage (flags come before arguments):
 //
-//	robotsguard check   [-robots FILE|-] [-agent NAME] [-dialect rfc9309|google|koster1996] [-acap USAGE | -usage CATEGORY [-tdmrep FILE]] [-json] [-urls FILE] [URL...]
+//	robotsguard check   [-robots FILE|-] [-agent NAME] [-dialect rfc9309|google|koster1996] [-acap USAGE | -usage CATEGORY [-tdmrep FILE]] [-key FILE -signature-agent URL] [-json] [-urls FILE] [URL...]
 //	robotsguard lint    [-json] FILE|URL
-//	robotsguard fetch   [-agent NAME] [-json] URL
+//	robotsguard fetch   [-agent NAME] [-key FILE -signature-agent URL] [-json] URL
 //	robotsguard diff    [-agent NAME] [-json] [-urls FILE] OLD NEW [URL...]
+//	robotsguard keygen  [-o FILE]
+//	robotsguard directory KEYFILE...
 //	robotsguard version [-json]
 //	robotsguard help    [COMMAND]
 //
@@ -71,7 +73,9 @@
 //	invalid-utf8          a line that is not UTF-8 (the first three)
 //	missing-colon         "User-agent FooBot": RFC 9309 ignores it and its rules join the group above
 //	misspelt              a key Google reads as a typo ("Disalow"), or close to a standard key
-//	unknown-directive     a key no crawler reads
+//	                      or to Content-Usage or Content-Signal ("ContentSignal")
+//	unknown-directive     a key no crawler reads (Content-Usage, Content-Signal and ACAP-… lines
+//	                      are read: see ignored-value and acap)
 //	agent-token           a User-agent whose name is not a product token ("MJ12bot" names "mj",
 //	                      "360Spider" nothing): crawlers sending that name do not follow the group
 //	rule-outside-group    an Allow or Disallow before any User-agent line
@@ -80,7 +84,14 @@
 //	                      matches and wins (longer, or an Allow of the same length), with the other verdict
 //	redundant             the same, with the same verdict (a duplicate, or a rule a longer one covers)
 //	crawl-delay-capped    a Crawl-delay or Request-rate past robotsguard.DefaultMaxDelay (30 s)
-//	ignored-value         a Crawl-delay or Request-rate that does not parse or is outside a group
+//	ignored-value         a Crawl-delay or Request-rate that does not parse or is outside a group;
+//	                      a Content-Usage or Content-Signal line outside a group, or whose value
+//	                      package usage (check -usage) cannot read or reads nothing from: a
+//	                      Content-Usage that usage.ParsePreferences rejects ("train-ai=N") or that
+//	                      states no y or n for train-ai, ai-use or search ("train-ai=no",
+//	                      "train-genai=n"); a Content-Signal with an element that is not key=value
+//	                      or whose value is neither yes nor no, or with none of search, ai-input
+//	                      and ai-train
 //	sitemap-relative      a Sitemap that is not an absolute URL
 //	dialect-difference    a line where RFC 9309 and Google's reading decide a URL differently,
 //	                      with that URL (derived from the patterns of the file's rules)
@@ -107,6 +118,24 @@
 // Crawl-delay and Request-rate of every agent, the sitemaps, and the ACAP
 // records, if any (version, permissions references, action requests for
 // -agent, problems).
+//
+// # Signed requests: keygen, directory, -key
+//
+// With -key FILE and -signature-agent URL, check (without -robots) and
+// fetch sign every request they send as a Web Bot Auth crawler (package
+// botauth): robots.txt fetches, their redirects and pages. Keygen makes
+// the Ed25519 key (PKCS#8 PEM, to -o FILE, mode 0600, never over an
+// existing file), and directory prints the JSON Web Key Set of keys to
+// serve at URL/.well-known/http-message-signatures-directory. Fetch then
+// shows the Signature-Agent and Signature-Input its robots.txt request
+// carried:
+//
+//	robotsguard keygen -o key.pem
+//	robotsguard directory key.pem > directory.json
+//	robotsguard fetch -key key.pem -signature-agent https://crawler.example https://example.com
+//
+// A key file that cannot be read exits 3; -key without -signature-agent,
+// or an agent URL that is not https, exits 2.
 //
 // # diff
 //
@@ -139,11 +168,14 @@
 // # Exit status
 //
 //	0  check: every URL allowed; diff: no verdict or pause changes; lint: no error; fetch: the file was read
-//	1  check: a URL is disallowed (by a rule, a status, ACAP, or an unreachable robots.txt);
+//	1  check: the site disallows a URL (by a rule, a status, ACAP or a usage signal);
 //	   diff: a verdict or a pause changes; lint: a finding of severity error
 //	2  usage: an unknown command or flag, a missing argument, a path where a URL is needed
 //	3  failure: a file cannot be read; fetch, lint or diff: the robots.txt is unreachable
-//	   (or, for lint and diff, its status disallows everything)
+//	   (or, for lint and diff, its status disallows everything); check: no URL is
+//	   disallowed by the site, but a verdict rests on a robots.txt or an ACAP
+//	   permissions reference that could not be read (its URL is refused, and may be
+//	   allowed once the file is read: "unread" in -json)
 //
 // # Output
 //
@@ -152,7 +184,7 @@
 // one JSON object; its fields are stable (new ones may be added):
 //
 //	check  {"agent", "dialect", "acap"?, "usage"?, "robots": [{"source", "status"?, "access"?, "error"?}],
-//	        "results": [verdict], "disallowed"}
+//	        "results": [verdict], "disallowed", "unread"?}
 //	lint   {"source", "bytes", "findings": [{"line", "severity", "code", "message", "hint", "example"?}],
 //	        "errors", "warnings"}
 //	fetch  {"origin", "url", "redirects"?: [{"url", "status", "location"}], "status", "access",
@@ -168,7 +200,7 @@
 // where a pause is {"seconds", "directive"?, "line"?, "group"?,
 // "group_line"?} (seconds is 0 when the file asks none), a verdict is
 // {"url", "allowed", "usage"?, "basis", "rule"?, "line"?, "group"?,
-// "group_line"?, "robots"?, "detail"?, "qualifiers"?} and basis is one of
+// "group_line"?, "robots"?, "detail"?, "qualifiers"?, "unread"?} and basis is one of
 // "rule", "no-match", "no-group", "robots.txt" (always allowed),
 // "unavailable" (no robots.txt: everything allowed), "unreachable",
 // "status" (the status disallows everything), "acap-field", "acap-none",
@@ -176,6 +208,7 @@
 // reference); with -usage, "usage" is "allowed", "disallowed" or "unknown",
 // "qualifiers" lists the conditions attached, and basis is "usage-" followed
 // by the signal that decided (robots-rules, acap, content-usage,
-// content-signal, tdmrep) or "usage-unknown". Fields marked ? are omitted
-// when empty.
+// content-signal, tdmrep) or "usage-unknown". "unread" is true when the
+// verdict rests on a file that could not be read, and could change once it
+// is. Fields marked ? are omitted when empty.
 package main

@@ -40,6 +40,10 @@ type fetchOutput struct {
 	Agents     []agentInfo `json:"agents"`
 	Sitemaps   []string    `json:"sitemaps"`
 	ACAP       *acapInfo   `json:"acap,omitempty"`
+	// SignatureInput and SignatureAgent are the fields that signed the
+	// robots.txt request, with -key.
+	SignatureInput string `json:"signature_input,omitempty"`
+	SignatureAgent string `json:"signature_agent,omitempty"`
 }
 
 type redirect struct {
@@ -68,6 +72,7 @@ func cmdFetch(e *env, args []string) (int, error) {
 	fs := newFlags(e, "fetch")
 	agent := fs.String("agent", "*", "fetch as the crawler `NAME`, a product token or a whole User-Agent, and show its group's pause (* follows the \"*\" group, and sends robotsguard-cli/VERSION)")
 	jsonOut := fs.Bool("json", false, "write JSON")
+	signFlags := addSigningFlags(fs)
 	if err := e.parseFlags(fs, args); err != nil {
 		return 0, err
 	}
@@ -80,7 +85,12 @@ func cmdFetch(e *env, args []string) (int, error) {
 	if fs.NArg() != 1 || !isURL(fs.Arg(0)) {
 		return 0, usagef("fetch takes one http or https URL")
 	}
+	sg, err := signFlags.signer()
+	if err != nil {
+		return 0, err
+	}
 	l := newLive(*agent, policy.Parser{}, true)
+	l.sign(sg)
 	snap, err := l.snapshot(e.ctx, fs.Arg(0))
 	if err != nil {
 		return 0, err
@@ -103,6 +113,9 @@ func cmdFetch(e *env, args []string) (int, error) {
 		if i < len(chain)-1 { // the last response is the final status, even a 3xx not followed
 			out.Redirects = append(out.Redirects, redirect{URL: h.URL, Status: h.Status, Location: h.Location})
 		}
+	}
+	if len(chain) > 0 {
+		out.SignatureInput, out.SignatureAgent = chain[0].SignatureInput, chain[0].SignatureAgent
 	}
 	if n := len(chain); n > 0 {
 		last := chain[n-1]
@@ -158,6 +171,13 @@ func cmdFetch(e *env, args []string) (int, error) {
 	pairs := []string{"origin", out.Origin, "robots.txt", out.URL}
 	for _, r := range out.Redirects {
 		pairs = append(pairs, "redirect", fmt.Sprintf("%s  %d → %s", r.URL, r.Status, r.Location))
+	}
+	if sg != nil {
+		signed := e.paint(red, "no: the request was not sent")
+		if out.SignatureInput != "" {
+			signed = "Signature-Agent: " + out.SignatureAgent
+		}
+		pairs = append(pairs, "signed", signed, "signature-input", out.SignatureInput)
 	}
 	pairs = append(pairs, "status", status, "meaning", e.paint(statusColor, out.Meaning))
 	if out.Error != "" {

@@ -219,8 +219,8 @@ func lint(body []byte) []finding {
 				fmt.Sprintf("spell it %q", canonicalKey(g.Key)))
 		case r.Kind == policy.KindOther && !r.Known:
 			k := strings.ToLower(r.Key)
-			if strings.HasPrefix(k, "acap-") {
-				break
+			if strings.HasPrefix(k, "acap-") || usageSignal(k) != 0 {
+				break // read by package acap, or by package usage (usageFindings)
 			}
 			if near := nearKey(k); near != "" {
 				add(n, sevWarning, "misspelt", fmt.Sprintf("unknown key %q: crawlers ignore the line", r.Key), fmt.Sprintf("spell it %q", near))
@@ -263,6 +263,7 @@ func lint(body []byte) []finding {
 			}
 		}
 	}
+	fs = append(fs, usageFindings(rfc)...)
 	robots := policy.Parser{}.Parse(body)
 	fs = append(fs, agentTokens(rfc, robots)...)
 	for _, u := range robots.Unknown() {
@@ -416,7 +417,8 @@ func canonicalKey(k string) string {
 	return k
 }
 
-// nearKey returns the standard key that k misspells, or "".
+// nearKey returns the standard key, or the key of a line package usage
+// reads, that k misspells, or "".
 func nearKey(k string) string {
 	if len(k) < 4 {
 		return ""
@@ -424,6 +426,11 @@ func nearKey(k string) string {
 	for _, s := range standardKeys {
 		if d := editDistance(k, s); d > 0 && d <= 2 && d*3 < len(s) {
 			return canonicalKey(s)
+		}
+	}
+	for _, s := range usageKeys {
+		if d := editDistance(k, strings.ToLower(s)); d > 0 && d <= 2 {
+			return s
 		}
 	}
 	return ""

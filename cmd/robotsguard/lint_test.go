@@ -62,6 +62,14 @@ func TestLintRules(t *testing.T) {
 		{"binary", "\x1f\x8b\x08\x00\x00", []string{"0:binary"}},
 		{"error page", "404 Not Found\n", []string{"0:not-robots"}},
 		{"comments only", "# nothing here\n\n", nil},
+		// Package usage reads these lines (check -usage): not unknown.
+		{"usage lines", "User-agent: *\nDisallow: /private/\nContent-Usage: train-ai=n\nContent-Usage: /blog/ train-ai=y, search=y\ncontent-signal: search=yes, ai-input=no, ai-train=no\n", nil},
+		{"acap lines", "ACAP-crawler: *\nACAP-disallow-crawl: /drafts/\nUser-agent: *\nDisallow: /private/\n", nil},
+		{"usage outside group", "Content-Usage: train-ai=n\nContent-Signal: ai-train=no\nUser-agent: *\nDisallow: /x\n", []string{"1:ignored-value", "2:ignored-value"}},
+		{"content-usage not parsed", "User-agent: *\nContent-Usage: Train-AI=n\nContent-Usage: train-ai=n /blog/\n", []string{"2:ignored-value", "3:ignored-value"}},
+		{"content-usage no preference", "User-agent: *\nContent-Usage: train-ai=no\nContent-Usage: /blog/\nContent-Usage: train-genai=n\n", []string{"2:ignored-value", "3:ignored-value", "4:ignored-value"}},
+		{"content-signal not read", "User-agent: *\nContent-Signal: ai-train=nope\nContent-Signal: search=yes, ai-train\nContent-Signal: use=no\n", []string{"2:ignored-value", "3:ignored-value", "4:ignored-value"}},
+		{"usage key typo", "User-agent: *\nContentSignal: ai-train=no\nContent-Usages: train-ai=n\n", []string{"2:misspelt", "3:misspelt"}},
 		{"empty", "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -70,6 +78,30 @@ func TestLintRules(t *testing.T) {
 				t.Errorf("lint(%q) = %q, want %q", tc.body, got, tc.want)
 			}
 		})
+	}
+}
+
+// A usage line that package usage cannot read is reported with what it
+// could not read, and how to write it.
+func TestLintUsageMessages(t *testing.T) {
+	for _, tc := range []struct{ body, msg, hint string }{
+		{"User-agent: *\nContent-Usage: Train-AI=n\n",
+			`Content-Usage "Train-AI=n" does not parse (structured field: `, `such as "train-ai=n, search=y"`},
+		{"User-agent: *\nContent-Usage: /a train-ai=no\n",
+			`Content-Usage "/a train-ai=no" states no preference`, `the tokens y or n`},
+		{"User-agent: *\nContent-Signal: ai-train=nope\n",
+			`Content-Signal "ai-train=nope" is not read whole (a signal's value is neither yes nor no)`, `such as "search=yes, ai-train=no"`},
+		{"Content-Signal: ai-train=no\nUser-agent: *\n",
+			`Content-Signal before any User-agent line`, `"User-agent: *"`},
+	} {
+		fs := lint([]byte(tc.body))
+		if len(fs) != 1 {
+			t.Errorf("lint(%q): %d findings, want 1: %v", tc.body, len(fs), fs)
+			continue
+		}
+		if f := fs[0]; f.Severity != sevWarning || !strings.HasPrefix(f.Message, tc.msg) || !strings.Contains(f.Hint, tc.hint) {
+			t.Errorf("lint(%q) = %s %q (fix: %q), want a warning %q… (fix: …%q…)", tc.body, f.Severity, f.Message, f.Hint, tc.msg, tc.hint)
+		}
 	}
 }
 

@@ -39,10 +39,12 @@ func (e *failure) Unwrap() error { return e.err }
 func fail(format string, args ...any) error { return &failure{fmt.Errorf(format, args...)} }
 
 const synopsis = `usage:
-  robotsguard check   [-robots FILE|-] [-agent NAME] [-dialect rfc9309|google|koster1996] [-acap USAGE | -usage CATEGORY [-tdmrep FILE]] [-json] [-urls FILE] [URL...]
+  robotsguard check   [-robots FILE|-] [-agent NAME] [-dialect rfc9309|google|koster1996] [-acap USAGE | -usage CATEGORY [-tdmrep FILE]] [-key FILE -signature-agent URL] [-json] [-urls FILE] [URL...]
   robotsguard lint    [-json] FILE|URL
-  robotsguard fetch   [-agent NAME] [-json] URL
+  robotsguard fetch   [-agent NAME] [-key FILE -signature-agent URL] [-json] URL
   robotsguard diff    [-agent NAME] [-json] [-urls FILE] OLD NEW [URL...]
+  robotsguard keygen  [-o FILE]
+  robotsguard directory KEYFILE...
   robotsguard version [-json]
   robotsguard help    [COMMAND]
 
@@ -80,11 +82,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitUsage
 	}
 	cmds := map[string]func(*env, []string) (int, error){
-		"check":   cmdCheck,
-		"lint":    cmdLint,
-		"fetch":   cmdFetch,
-		"diff":    cmdDiff,
-		"version": cmdVersion,
+		"check":     cmdCheck,
+		"lint":      cmdLint,
+		"fetch":     cmdFetch,
+		"diff":      cmdDiff,
+		"version":   cmdVersion,
+		"keygen":    cmdKeygen,
+		"directory": cmdDirectory,
 	}
 	name := args[0]
 	switch name {
@@ -196,6 +200,14 @@ input, or an http(s) URL whose origin's robots.txt is fetched) over URLs:
 those of -urls and the arguments, or paths derived from both files' rules.
 It lists, per agent, the URLs whose verdict changes and the pauses
 (Crawl-delay, Request-rate) that change. Exit status 1 when something changes.`,
+	"keygen": `Keygen makes an Ed25519 key to sign requests with as a Web Bot Auth crawler
+(-key of check and fetch), and writes it as PKCS#8 PEM to -o FILE, which
+it creates (an existing file is kept), or to standard output.`,
+	"directory": `Directory prints the Web Bot Auth key directory of the keys (PEM files,
+private or public): the JSON Web Key Set to serve, as
+application/http-message-signatures-directory+json, at
+/.well-known/http-message-signatures-directory of the -signature-agent
+URL. To rotate keys, list the old and the new.`,
 	"version": `Version prints the version of robotsguard (that of "go install …@VERSION",
 or "(devel)" for a build from a checkout), the Go version and platform it
 was built with, the VCS revision when the build recorded it, and the

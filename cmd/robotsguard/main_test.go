@@ -2,14 +2,20 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/robotsguard/robotsguard/robotstest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -104,11 +110,22 @@ func servers(t *testing.T) map[string]string {
 		w.Header().Set("Cache-Control", "no-cache")
 		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
 	}))
-	for _, s := range []*httptest.Server{site, moved, missing, down, page, forbidden, uaCheck, loop, big, long, noCache} {
+	// signed serves its robots.txt only to requests signed with the key
+	// of RFC 9421 Appendix B.1.4 (testdata/script/sign.txtar); others
+	// get a 401, which allows everything.
+	rfcKey, _ := base64.RawURLEncoding.DecodeString("JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs")
+	signed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := robotstest.VerifySignature(r, time.Now(), rfcKey); err != nil {
+			http.Error(w, err.Error(), http.StatusUnauthorized)
+			return
+		}
+		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
+	}))
+	for _, s := range []*httptest.Server{site, moved, missing, down, page, forbidden, uaCheck, loop, big, long, noCache, signed} {
 		t.Cleanup(s.Close)
 	}
 	return map[string]string{"SITE": site.URL, "MOVED": moved.URL, "MISSING": missing.URL, "DOWN": down.URL, "PAGE": page.URL, "FORBIDDEN": forbidden.URL, "UACHECK": uaCheck.URL, "LOOP": loop.URL, "BIG": big.URL,
-		"LONG": long.URL, "NOCACHE": noCache.URL}
+		"LONG": long.URL, "NOCACHE": noCache.URL, "SIGNED": signed.URL}
 }
 
 // agentsRobots is the robots.txt of the $AGENTS origin: each agent
@@ -186,6 +203,28 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// exits N PROG ARGS... runs PROG as exec does, and fails
+			// unless it exits with status N; its output is the script's
+			// stdout and stderr, as exec's.
+			"exits": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) < 2 {
+					ts.Fatalf("usage: exits N prog args...")
+				}
+				want, err := strconv.Atoi(args[0])
+				if err != nil {
+					ts.Fatalf("exits: %v", err)
+				}
+				got := 0
+				var exit *exec.ExitError
+				if err := ts.Exec(args[1], args[2:]...); errors.As(err, &exit) {
+					got = exit.ExitCode()
+				} else if err != nil {
+					ts.Fatalf("exits: %v", err)
+				}
+				if got != want {
+					ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
+				}
+			},
 			// requests prints the requests $AGENTS received since the
 			// last call, "GET /robots.txt User-Agent" one a line.
 			"requests": func(ts *testscript.TestScript, neg bool, args []string) {

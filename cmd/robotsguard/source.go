@@ -28,7 +28,10 @@ type hop struct {
 	Status   int
 	Header   http.Header
 	Location string
-	body     *bytes.Buffer // what the Transport read of the body
+	// SignatureInput and SignatureAgent are the request's fields, when
+	// it was signed (-key).
+	SignatureInput, SignatureAgent string
+	body                           *bytes.Buffer // what the Transport read of the body
 }
 
 // recorder is the Base of the Transports the command builds: it sends
@@ -55,7 +58,8 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	h := &hop{Method: req.Method, URL: req.URL.String(), Status: resp.StatusCode,
-		Header: resp.Header.Clone(), Location: resp.Header.Get("Location"), body: new(bytes.Buffer)}
+		Header: resp.Header.Clone(), Location: resp.Header.Get("Location"), body: new(bytes.Buffer),
+		SignatureInput: req.Header.Get("Signature-Input"), SignatureAgent: req.Header.Get("Signature-Agent")}
 	resp.Body = struct {
 		io.Reader
 		io.Closer

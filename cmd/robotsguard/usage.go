@@ -1,9 +1,13 @@
 package main
 
 import (
+	"errors"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/robotsguard/robotsguard"
 	"github.com/robotsguard/robotsguard/acap"
 	"github.com/robotsguard/robotsguard/policy"
 	"github.com/robotsguard/robotsguard/usage"
@@ -70,8 +74,9 @@ func fileSite(name string, body []byte, rules *policy.Robots, tdm []byte, tdmNam
 	return s, nil
 }
 
-// liveUsage decides u's use for c as a robotsguard.Transport does.
-func liveUsage(l *live, e *env, raw string, u *url.URL, c usage.Category) (verdict, error) {
+// liveUsage decides u's use for c as a robotsguard.Transport does; snap
+// is the robots.txt of u's origin.
+func liveUsage(l *live, e *env, raw string, u *url.URL, snap *robotsguard.Snapshot, c usage.Category) (verdict, error) {
 	req, err := l.request(e.ctx, u)
 	if err != nil {
 		return verdict{}, usagef("%v", err)
@@ -80,7 +85,41 @@ func liveUsage(l *live, e *env, raw string, u *url.URL, c usage.Category) (verdi
 	if err != nil {
 		return verdict{}, err
 	}
-	return fromUsage(raw, d), nil
+	v := fromUsage(raw, d)
+	// The signals that could not be read: all those of an unreachable
+	// robots.txt (its rules, ACAP records and usage lines), or the ACAP
+	// records of a permissions reference that could not be read, which
+	// Usage leaves out.
+	var unread []usage.Signal
+	var re *acap.ReferenceError
+	switch {
+	case snap.Access == robotsguard.AccessUnreachable:
+		unread = []usage.Signal{usage.RobotsRules, usage.ACAP, usage.ContentUsage, usage.ContentSignal}
+	case l.t.ACAP != nil && snap.Access == robotsguard.AccessRules:
+		if _, err := l.t.ACAPPolicy(e.ctx, u); errors.As(err, &re) {
+			unread = []usage.Signal{usage.ACAP}
+		}
+	}
+	v.Unread = restsOn(d, unread)
+	if v.Unread && d.Verdict != usage.Disallowed && re != nil {
+		v.Detail = "ACAP-permissions-reference " + re.Reference.Locator + " (line " + strconv.Itoa(re.Reference.Line) + ") unreadable: " + unprefixed(re.Err)
+	}
+	return v, nil
+}
+
+// restsOn reports whether decision d could change once the signals
+// unread are read: unless a signal read disallows the use, which no
+// other signal can undo (the most restrictive verdict wins).
+func restsOn(d usage.Decision, unread []usage.Signal) bool {
+	if len(unread) == 0 {
+		return false
+	}
+	for _, ev := range d.Evidence {
+		if ev.Verdict == usage.Disallowed && !slices.Contains(unread, ev.Source.Signal) {
+			return false
+		}
+	}
+	return true
 }
 
 // categoryNames lists the usage categories, for messages.
