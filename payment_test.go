@@ -1,17 +1,23 @@
 package robotsguard_test
 
 import (
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/robotsguard/robotsguard"
+	"github.com/robotsguard/robotsguard/botauth"
 	"github.com/robotsguard/robotsguard/pay"
+	"github.com/robotsguard/robotsguard/robotstest"
 )
 
 // ppcSite is a site that charges crawlers as Cloudflare's pay-per-crawl
@@ -535,4 +541,58 @@ func TestPaymentOverchargedWithoutBound(t *testing.T) {
 	s.unasked, s.charge = false, ""
 	s.mu.Unlock()
 	h.required(o.URL+"/last", pay.ReasonBudget)
+}
+
+// With botauth's Signer as Base, the offer reaches the site signed: a site
+// that verifies the signature, and that it covers crawler-max-price,
+// charges; a relay that raises the offer breaks the signature.
+func TestPaymentSignedByBotauth(t *testing.T) {
+	key := ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))
+	s := &ppcSite{price: "USD 0.01"}
+	var raised atomic.Bool
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			return
+		}
+		if r.Header.Get("Crawler-Max-Price") != "" {
+			if raised.Load() {
+				r.Header.Set("Crawler-Max-Price", "USD 9.00") // as a relay would
+			}
+			_, err := robotstest.VerifySignature(r, time.Now(), key.Public().(ed25519.PublicKey))
+			if err != nil || !strings.Contains(r.Header.Get("Signature-Input"), `"crawler-max-price"`) {
+				w.Header().Set("Crawler-Error", "InvalidSignature")
+				w.WriteHeader(http.StatusBadRequest)
+				return
+			}
+			r.Header.Set("Signature", "verified") // for ppcSite
+		}
+		s.ServeHTTP(w, r)
+	}))
+	defer site.Close()
+	signer := &botauth.Signer{Key: key, SignatureAgent: "https://crawler.example"}
+	tr := &robotsguard.Transport{
+		UserAgent: "TestBot/1.0", NoPacing: true, Base: signer.RoundTripper(nil),
+		Payment: payPolicy("0.05", "1"),
+	}
+	client := &http.Client{Transport: tr}
+	resp, err := client.Get(site.URL + "/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Crawler-Charged") != "USD 0.01" {
+		t.Fatalf("got %d, crawler-error %q", resp.StatusCode, resp.Header.Get("Crawler-Error"))
+	}
+	raised.Store(true)
+	resp, err = client.Get(site.URL + "/b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("a raised offer: %d, want the signature refused", resp.StatusCode)
+	}
+	if st := tr.Stats(); st.Charges != 1 || st.Spent != usd("0.01") {
+		t.Errorf("Stats: %d charges, spent %v", st.Charges, st.Spent)
+	}
 }

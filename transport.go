@@ -279,7 +279,8 @@ type Transport struct {
 	// unless Payment says so. Nil means nothing is paid.
 	//
 	// Sites charge only crawlers that sign their requests (Web Bot Auth):
-	// Base must be a signer that covers crawler-max-price.
+	// Base must be a signer that covers crawler-max-price, as package
+	// botauth's does.
 	Payment *pay.Policy
 
 	once        sync.Once

@@ -26,7 +26,7 @@
 //
 //	t := &robotsguard.Transport{
 //		UserAgent: "FooBot/1.0 (+https://example.com/bot)",
-//		Base:      signer, // a Web Bot Auth signer that covers crawler-max-price
+//		Base:      signer.RoundTripper(nil), // a botauth.Signer: it covers crawler-max-price
 //		Payment: &pay.Policy{
 //			MaxPrice: pay.MustParsePrice("USD 0.02"),
 //			Budget:   pay.MustParsePrice("USD 50"),
