@@ -47,7 +47,9 @@
 // waits for its origin's rules, the error wraps the context's
 // (context.Canceled, context.DeadlineExceeded); while it waits for its
 // origin's pace, it is a *PacingError, which does too, and says in how
-// long the origin may be asked again.
+// long the origin may be asked again. A 402 answer that asks a price
+// (pay-per-crawl) and is not paid is a *pay.PaymentRequiredError, and a
+// charge above what was offered a *pay.OverchargeError (see Payment).
 //
 // # Fetching
 //
@@ -124,8 +126,8 @@
 //
 // An Observer is told of every robots.txt fetch (its outcome, status,
 // duration, size, and the lifetime chosen with the header that set it),
-// every refusal, every pacing wait, and every Crawl-delay capped at
-// MaxDelay; Transport.Stats returns counters. Logger, when set, logs
+// every refusal, every pacing wait, every Crawl-delay capped at
+// MaxDelay, and every charge for a page; Transport.Stats returns counters. Logger, when set, logs
 // refusals and fetches at Debug level, and failures and capped delays at
 // Warn.
 //
@@ -147,4 +149,8 @@
 // holds, the site's tdmrep.json, and the X-Robots-Tag, Content-Usage and
 // TDMRep header fields and meta tags of a response (usage.ReadResponse).
 // See package usage.
+//
+// Transport.Payment lets it pay for pages that charge crawlers
+// (Cloudflare's pay-per-crawl), up to a price per request and within
+// budgets; without it, nothing is paid. See package pay.
 package robotsguard

@@ -11,10 +11,11 @@ import (
 	"time"
 
 	"github.com/robotsguard/robotsguard/cache"
+	"github.com/robotsguard/robotsguard/pay"
 )
 
 // An Observer is told what the Transport does: every robots.txt fetch,
-// every refusal and every pacing wait. Set the functions you need; nil ones
+// every refusal, every pacing wait and every charge for a page. Set the functions you need; nil ones
 // are skipped. They are called synchronously, from many goroutines at
 // once: they must be safe for concurrent use and quick (count, log, or hand
 // off to a channel). An adapter to a metrics system is an Observer.
@@ -37,6 +38,10 @@ type Observer struct {
 	// pause. Like Fetched, it runs on behalf of every request waiting for
 	// the fetch, and a panic in it is recovered and dropped.
 	DelayCapped func(DelayEvent)
+	// Charged is called with each response that carries a
+	// crawler-charged field (see Transport.Payment), on the caller's
+	// goroutine, before RoundTrip returns.
+	Charged func(pay.Charge)
 }
 
 // FetchOutcome is how a fetch of a robots.txt ended.
@@ -138,6 +143,15 @@ type Stats struct {
 	Entries    int
 	CacheBytes int64
 	Evictions  int64
+	// Charges counts the responses charged (pay-per-crawl, see
+	// Transport.Payment), Overcharges those of them charged more than
+	// they were offered (or charged when nothing was), and Spent sums
+	// what they were charged in the Payment policy's currency: what the
+	// budget lost (the Observer's Charged sees charges in other
+	// currencies, which only liars make).
+	Charges     int64
+	Overcharges int64
+	Spent       pay.Price
 }
 
 // counters back Stats.
@@ -179,6 +193,7 @@ func (t *Transport) Stats() Stats {
 		s.Checked += c.checked[i].Load()
 	}
 	s.Entries, s.CacheBytes, s.Evictions = t.states.Stats()
+	t.wallet.stats(&s)
 	return s
 }
 

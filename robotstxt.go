@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+
+	"github.com/robotsguard/robotsguard/pay"
 )
 
 // robotsTxt sends a request for /robots.txt itself. A plain GET (no
@@ -21,7 +23,7 @@ func (t *Transport) robotsTxt(req *http.Request) (*http.Response, error) {
 	}
 	if (req.Method != "" && req.Method != http.MethodGet) || req.Header.Get("Range") != "" ||
 		req.Header.Get("If-None-Match") != "" || req.Header.Get("If-Modified-Since") != "" {
-		return t.base().RoundTrip(t.outgoing(req))
+		return t.base().RoundTrip(t.outgoing(req, pay.Price{}))
 	}
 	if !t.servesRobots.Load() {
 		t.servesRobots.Store(true) // from now on, states keep the files whole
@@ -38,7 +40,7 @@ func (t *Transport) robotsTxt(req *http.Request) (*http.Response, error) {
 	}
 	e, whole := st.whole()
 	if !whole || e.Status == 0 || e.Failures > 0 || !st.fresh(now) || len(e.Body) >= t.maxSize() || e.Status/100 == 3 {
-		return t.base().RoundTrip(t.outgoing(req)) // not held whole and fresh
+		return t.base().RoundTrip(t.outgoing(req, pay.Price{})) // not held whole and fresh
 	}
 	closeBody(req)
 	h := e.Header.Clone()

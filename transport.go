@@ -15,6 +15,7 @@ import (
 
 	"github.com/robotsguard/robotsguard/cache"
 	"github.com/robotsguard/robotsguard/internal/lru"
+	"github.com/robotsguard/robotsguard/pay"
 	"github.com/robotsguard/robotsguard/policy"
 )
 
@@ -263,6 +264,30 @@ type Transport struct {
 	// the default, follows the RFC.
 	NormalizePaths bool
 
+	// Payment, if not nil, lets the Transport pay for pages that charge
+	// crawlers (pay-per-crawl): each request is sent with a
+	// crawler-max-price of the policy's MaxPrice, or less when a budget
+	// has less left, and what the site charges (crawler-charged) is
+	// counted against the budgets, reported to the Observer (Charged)
+	// and in Stats. A response charged more than it was offered fails
+	// with a *pay.OverchargeError. A URL charged once is not offered
+	// payment again for the policy's RepayAfter, so that a retry is not
+	// paid twice. See package pay.
+	//
+	// With a policy or without, a 402 answer with a crawler-price
+	// (Cloudflare's pay-per-crawl) that was not paid fails with a
+	// *pay.PaymentRequiredError (errors.Is pay.ErrPaymentRequired) that
+	// holds the price and why it was not paid; its body is closed, and
+	// the request is not sent again. A 402 without crawler-price is a
+	// response as any other. The request's own crawler-max-price and
+	// crawler-exact-price fields are dropped: no page is paid for
+	// unless Payment says so. Nil means nothing is paid.
+	//
+	// Sites charge only crawlers that sign their requests (Web Bot Auth):
+	// Base must be a signer that covers crawler-max-price, as package
+	// botauth's does.
+	Payment *pay.Policy
+
 	once        sync.Once
 	token       string                             // product token of UserAgent
 	uaField     []string                           // the User-Agent field of robots.txt fetches, with UserAgent
@@ -277,6 +302,7 @@ type Transport struct {
 	signals      []signal      // what the Transport reads beyond the rules (see signalsOf)
 	limiter      *rate.Limiter // of MaxRate; nil for none
 	counters     counters
+	wallet       wallet // of Payment
 
 	fetchOnce  sync.Once
 	fetchRT    http.RoundTripper              // fetches robots.txt files (see fetchBase)
@@ -306,6 +332,7 @@ func (t *Transport) init() {
 		t.limiter = t.newLimiter()
 		t.signals = signalsOf(t)
 		t.storeSlots = make(chan struct{}, maxStoreCalls)
+		t.wallet.init(t.Payment)
 		if t.retryWaitMin == 0 {
 			t.retryWaitMin, t.retryWaitMax = time.Second, 10*time.Second
 		}
@@ -379,8 +406,11 @@ func (t *Transport) fetchTimeout() time.Duration {
 // ErrDisallowed, without sending anything, when robots.txt disallows the
 // URL or cannot be fetched; an error wrapping the context's when req's
 // context ends while it waits, or its deadline comes before the origin's
-// pace lets it go. As the http.RoundTripper contract asks, it does not
-// change req, and closes req.Body when it does not send it.
+// pace lets it go. A 402 answer with a crawler-price that is not paid
+// fails with a *pay.PaymentRequiredError, and a charge above the offer with
+// a *pay.OverchargeError, their bodies closed (see Payment). As the
+// http.RoundTripper contract asks, it does not change req, and closes
+// req.Body when it does not send it.
 //
 // GET and HEAD requests for /robots.txt itself are not checked: a plain
 // GET is answered from the cache (fetching the file as requests do) when
@@ -396,6 +426,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if isRobotsTxt(req) {
 		return t.robotsTxt(req)
 	}
+	if t.wallet.err != nil {
+		closeBody(req)
+		return nil, t.wallet.err
+	}
 	st, every, now, err := t.check(req, t.minResponseTime())
 	if err != nil {
 		closeBody(req)
@@ -410,7 +444,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if waited > 0 {
 			t.waited(WaitEvent{Origin: st.name(), Wait: waited})
 		}
-		return t.base().RoundTrip(t.outgoing(req))
+		o := t.wallet.offer(req, st.name(), now)
+		resp, err := t.base().RoundTrip(t.outgoing(req, o.price))
+		return t.paid(req, o, resp, err)
 	}
 	lease, err := t.pacerFor().Acquire(ctx, PaceRequest{Origin: st.name(), Interval: every, Limit: t.maxRequests(), MinTimeLeft: t.minResponseTime(), kept: &st.pace})
 	if err != nil {
@@ -431,12 +467,13 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	case lease.OnRelease != nil:
 		end = &turnBody{done: lease.OnRelease}
 	}
-	resp, err := t.base().RoundTrip(t.outgoing(req))
+	o := t.wallet.offer(req, st.name(), now)
+	resp, err := t.base().RoundTrip(t.outgoing(req, o.price))
 	if err != nil {
 		if end != nil {
 			end.ended()
 		}
-		return nil, err
+		return t.paid(req, o, nil, err)
 	}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
 		t.throttle(ctx, st, resp.Header.Get("Retry-After"))
@@ -446,7 +483,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if end != nil {
 		endTurn(ctx, resp, end)
 	}
-	return resp, nil
+	return t.paid(req, o, resp, nil)
 }
 
 // gaveUp closes the body of req, which waited for its origin's pace (or
@@ -466,14 +503,18 @@ func (t *Transport) gaveUp(req *http.Request, st *originState, now time.Time, er
 }
 
 // outgoing returns req as it is sent: a copy that carries UserAgent when
-// req carries no User-Agent, or one of another product (see UserAgent).
-// The copy is shallow, with a header of its own: a RoundTripper changes
-// nothing of the request it is given.
-func (t *Transport) outgoing(req *http.Request) *http.Request {
-	if t.UserAgent == "" {
-		return req
+// req carries no User-Agent, or one of another product (see UserAgent),
+// and the crawler-max-price of offer, if not zero, but no price fields of
+// req's own (see Payment). The copy is shallow, with a header of its own:
+// a RoundTripper changes nothing of the request it is given.
+func (t *Transport) outgoing(req *http.Request, offer pay.Price) *http.Request {
+	setUA := t.UserAgent != ""
+	if v := req.Header["User-Agent"]; setUA && len(v) > 0 && v[0] != "" && (v[0] == t.UserAgent || strings.EqualFold(policy.ProductToken(v[0]), t.token)) {
+		setUA = false
 	}
-	if v := req.Header["User-Agent"]; len(v) > 0 && v[0] != "" && (v[0] == t.UserAgent || strings.EqualFold(policy.ProductToken(v[0]), t.token)) {
+	_, max := req.Header[hdrMaxPrice]
+	_, exact := req.Header[hdrExactPrice]
+	if !setUA && offer.IsZero() && !max && !exact {
 		return req
 	}
 	r := new(http.Request)
@@ -482,7 +523,14 @@ func (t *Transport) outgoing(req *http.Request) *http.Request {
 	for k, v := range req.Header {
 		h[k] = v
 	}
-	h["User-Agent"] = t.uaField
+	if setUA {
+		h["User-Agent"] = t.uaField
+	}
+	delete(h, hdrExactPrice)
+	delete(h, hdrMaxPrice)
+	if !offer.IsZero() {
+		h[hdrMaxPrice] = []string{offer.String()}
+	}
 	r.Header = h
 	return r
 }

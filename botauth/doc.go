@@ -26,8 +26,11 @@
 // ("Generating HTTP Message Signature"):
 //
 //   - covers @authority (RFC 9421 §2.2.3), or @target-uri (§2.2.2), or
-//     more (Signer.Components), and the Signature-Agent member keyed by
-//     the signature's label (RFC 9421 §2.1.2, the key parameter);
+//     more (Signer.Components), the Signature-Agent member keyed by the
+//     signature's label (RFC 9421 §2.1.2, the key parameter), and the
+//     price a request offers when it carries one (crawler-max-price or
+//     crawler-exact-price: pay-per-crawl, see robotsguard.Transport's
+//     Payment), so that the signature binds the offer;
 //   - has the parameters created and expires (RFC 9421 §2.3; expires is
 //     Signer.Lifetime later, five minutes by default), keyid, the JWK
 //     SHA-256 thumbprint of the key (RFC 7638 §3 with RFC 8037 Appendix

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -240,8 +241,27 @@ func components(req *http.Request, names []string) (cs []covered, reason string,
 	if !target {
 		return nil, "Components cover neither @authority nor @target-uri", ErrConfig
 	}
+	// The price a request offers (pay-per-crawl: crawler-max-price or
+	// crawler-exact-price, set by a robotsguard.Transport's Payment) is
+	// covered whenever the request carries it, so that the signature
+	// binds the offer: a relay cannot raise it, nor a copy of a signed
+	// request without an offer gain one.
+	for _, n := range priceFields {
+		if slices.Contains(names, n) {
+			continue
+		}
+		if v, ok := fieldValue(req.Header, n); ok {
+			if !printable(v) {
+				return nil, fmt.Sprintf("component %s has a byte that is not printable ASCII", n), ErrUnsignable
+			}
+			cs = append(cs, covered{id: quote(n), value: v})
+		}
+	}
 	return cs, "", nil
 }
+
+// priceFields are the pay-per-crawl fields covered when present.
+var priceFields = [...]string{"crawler-max-price", "crawler-exact-price"}
 
 // isKey reports whether s is a Structured Fields key (RFC 9651 §3.1.2).
 func isKey(s string) bool {

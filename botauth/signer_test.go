@@ -306,3 +306,42 @@ func TestUnsignableValue(t *testing.T) {
 		t.Errorf("Sign: %v, want ErrUnsignable for @authority", err)
 	}
 }
+
+// The price a request offers (pay-per-crawl) is covered when it carries
+// one: the signature binds it, and a request without one signs as before.
+func TestSignCoversPrice(t *testing.T) {
+	key := newKey(0)
+	s := &botauth.Signer{Key: key, SignatureAgent: "https://crawler.example", Clock: fixedClock{t0}}
+	req, _ := http.NewRequest("GET", "https://example.com/article", nil)
+	req.Header.Set("Crawler-Max-Price", "USD 0.05")
+	if err := s.Sign(req); err != nil {
+		t.Fatal(err)
+	}
+	const want = `sig1=("@authority" "crawler-max-price" "signature-agent";key="sig1");created=`
+	if got := req.Header.Get("Signature-Input"); !strings.HasPrefix(got, want) {
+		t.Errorf("Signature-Input: %s, want it to start %s", got, want)
+	}
+	if _, err := robotstest.VerifySignature(received(req), t0, pub(key)); err != nil {
+		t.Fatal(err)
+	}
+	r := received(req)
+	r.Header.Set("Crawler-Max-Price", "USD 5.00")
+	if _, err := robotstest.VerifySignature(r, t0, pub(key)); err == nil {
+		t.Error("verified with another price")
+	}
+
+	plain := signed(t, s, "https://example.com/article")
+	if got := plain.Header.Get("Signature-Input"); strings.Contains(got, "crawler-") {
+		t.Errorf("a request without a price covers one: %s", got)
+	}
+	// Named in Components, a price field is covered once, where named.
+	s.Components = []string{"crawler-exact-price", "@authority"}
+	req, _ = http.NewRequest("GET", "https://example.com/article", nil)
+	req.Header.Set("Crawler-Exact-Price", "USD 0.01")
+	if err := s.Sign(req); err != nil {
+		t.Fatal(err)
+	}
+	if got := req.Header.Get("Signature-Input"); !strings.HasPrefix(got, `sig1=("crawler-exact-price" "@authority" "signature-agent";key="sig1")`) {
+		t.Errorf("Signature-Input: %s", got)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/robotsguard/robotsguard"
+	"github.com/robotsguard/robotsguard/pay"
 )
 
 const namespace = "robotsguard"
@@ -53,6 +54,8 @@ type Collector struct {
 	refusals      *prometheus.CounterVec
 	waits         *prometheus.HistogramVec
 	capped        prometheus.Counter
+	charges       *prometheus.CounterVec
+	spent         *prometheus.CounterVec
 
 	// Read from t.Stats() at each scrape.
 	checks, misses, evictions, entries, size, storeErrors *prometheus.Desc
@@ -97,6 +100,14 @@ func NewCollector(t *robotsguard.Transport, opts *Options) *Collector {
 			Namespace: namespace, Name: "delays_capped_total", ConstLabels: labels,
 			Help: "Origins whose robots.txt asks for a Crawl-delay or Request-rate above MaxDelay, crawled at MaxDelay (once per origin and file).",
 		}),
+		charges: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "payment_charges_total", ConstLabels: labels,
+			Help: "Responses charged for (pay-per-crawl crawler-charged), by origin and result (ok, or overcharged: above the offer, unreadable or unasked).",
+		}, []string{"origin", "result"}),
+		spent: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "payment_spent_total", ConstLabels: labels,
+			Help: "Amounts charged for responses (pay-per-crawl crawler-charged), in units of the currency, by origin and currency.",
+		}, []string{"origin", "currency"}),
 	}
 	for _, r := range reasonLabels {
 		if r != "" {
@@ -148,6 +159,23 @@ func (c *Collector) Observer(next *robotsguard.Observer) *robotsguard.Observer {
 				next.DelayCapped(ev)
 			}
 		},
+		Charged: func(ch pay.Charge) {
+			c.charged(ch)
+			if next != nil && next.Charged != nil {
+				next.Charged(ch)
+			}
+		},
+	}
+}
+
+func (c *Collector) charged(ch pay.Charge) {
+	result := "ok"
+	if ch.Over {
+		result = "overcharged"
+	}
+	c.charges.WithLabelValues(ch.Origin, result).Inc()
+	if !ch.Price.IsZero() {
+		c.spent.WithLabelValues(ch.Origin, ch.Price.Currency).Add(float64(ch.Price.Micros) / pay.Micro)
 	}
 }
 
@@ -177,6 +205,8 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	c.refusals.Describe(ch)
 	c.waits.Describe(ch)
 	c.capped.Describe(ch)
+	c.charges.Describe(ch)
+	c.spent.Describe(ch)
 	if c.t != nil {
 		for _, d := range []*prometheus.Desc{c.checks, c.misses, c.evictions, c.entries, c.size, c.storeErrors} {
 			ch <- d
@@ -191,6 +221,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.refusals.Collect(ch)
 	c.waits.Collect(ch)
 	c.capped.Collect(ch)
+	c.charges.Collect(ch)
+	c.spent.Collect(ch)
 	if c.t == nil {
 		return
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/robotsguard/robotsguard"
+	"github.com/robotsguard/robotsguard/pay"
 	"github.com/robotsguard/robotsguard/robotsprom"
 )
 
@@ -381,6 +382,35 @@ robotsguard_robots_fetches_total{outcome="revalidated",status_class="2xx"} 1
 robotsguard_robots_fetches_total{outcome="served_stale",status_class="2xx"} 1
 `
 	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "robotsguard_refusals_total", "robotsguard_robots_fetches_total"); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestPaymentSpent: each charge is counted by origin and result, and its
+// amount by origin and currency, in units of the currency.
+func TestPaymentSpent(t *testing.T) {
+	c := robotsprom.NewCollector(nil, nil)
+	var chained int
+	o := c.Observer(&robotsguard.Observer{Charged: func(pay.Charge) { chained++ }})
+	usd := pay.MustParsePrice
+	o.Charged(pay.Charge{Origin: "https://a.example", Price: usd("USD 0.01"), Offered: usd("USD 0.05")})
+	o.Charged(pay.Charge{Origin: "https://a.example", Price: usd("USD 0.02"), Offered: usd("USD 0.05")})
+	o.Charged(pay.Charge{Origin: "https://b.example", Price: usd("EUR 0.50"), Offered: usd("USD 0.05"), Over: true})
+	o.Charged(pay.Charge{Origin: "https://b.example", Raw: "free!", Offered: usd("USD 0.05"), Over: true})
+	if chained != 4 {
+		t.Errorf("the next Observer saw %d charges, want 4", chained)
+	}
+	const want = `
+# HELP robotsguard_payment_charges_total Responses charged for (pay-per-crawl crawler-charged), by origin and result (ok, or overcharged: above the offer, unreadable or unasked).
+# TYPE robotsguard_payment_charges_total counter
+robotsguard_payment_charges_total{origin="https://a.example",result="ok"} 2
+robotsguard_payment_charges_total{origin="https://b.example",result="overcharged"} 2
+# HELP robotsguard_payment_spent_total Amounts charged for responses (pay-per-crawl crawler-charged), in units of the currency, by origin and currency.
+# TYPE robotsguard_payment_spent_total counter
+robotsguard_payment_spent_total{currency="EUR",origin="https://b.example"} 0.5
+robotsguard_payment_spent_total{currency="USD",origin="https://a.example"} 0.03
+`
+	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "robotsguard_payment_charges_total", "robotsguard_payment_spent_total"); err != nil {
 		t.Error(err)
 	}
 }

@@ -23,6 +23,8 @@
 //	robotsguard_refusals_total{reason}                         counter
 //	robotsguard_pacing_wait_seconds{cause, result}             histogram
 //	robotsguard_delays_capped_total                            counter
+//	robotsguard_payment_charges_total{origin, result}          counter
+//	robotsguard_payment_spent_total{origin, currency}          counter
 //
 // From Transport.Stats, read at each scrape, counted from the Transport's
 // creation:
@@ -55,6 +57,12 @@
 //     request's context ended first, or its deadline came before its turn
 //     (the request was not sent). The value observed is the pause the
 //     request had to take, whether or not it took it all.
+//   - origin: the origin charged, "https://example.com": one series for
+//     each origin that charged (see robotsguard.Transport.Payment).
+//   - result: for charges, "ok", or "overcharged" when the charge is above
+//     what was offered, unreadable, or made unasked (a *pay.OverchargeError).
+//   - currency: the ISO 4217 code of the amount charged; the amount is in
+//     units of it ("USD 0.01" adds 0.01).
 //
 // The fetch duration leaves out entries taken from the Store, where
 // nothing was fetched. Both durations are measured by the Transport's

@@ -11,8 +11,8 @@
 // redirect's allowed first hop again each time), and would wait after a
 // 429 or 503 on top of the Transport, which holds every request to that
 // origin until its back-off ends. CheckRetry and Backoff wrap the policy
-// and the back-off of a client so that refusals and pacing errors are
-// final and a 429 or 503 is waited for once, by the Transport; NewClient
+// and the back-off of a client so that refusals, pacing errors and
+// pay-per-crawl errors are final and a 429 or 503 is waited for once, by the Transport; NewClient
 // makes a client with both.
 //
 // The package lives in a module of its own, so that programs that do not

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 
 	"github.com/robotsguard/robotsguard"
+	"github.com/robotsguard/robotsguard/pay"
 )
 
 // NewClient returns retryablehttp.NewClient() with its HTTP client sending
@@ -40,6 +41,10 @@ func NewClient(t *robotsguard.Transport) *retryablehttp.Client {
 //   - a *robotsguard.PacingError: the origin's pace would not let the
 //     request go before its deadline, and would not on the next attempt
 //     either; requeue the URL for the error's NotBefore instead;
+//   - a pay-per-crawl error (pay.ErrPaymentRequired, pay.ErrOvercharged,
+//     pay.ErrPolicy): the price, the budget and the policy are the same on
+//     the next attempt, and a retry of a charged URL is not offered payment
+//     (pay.ReasonPaid);
 //   - a 429 or 503 whose Retry-After asks for more than a minute: the
 //     response is returned, for the caller to requeue the URL for then,
 //     rather than a goroutine blocked for each attempt (the Transport
@@ -56,7 +61,8 @@ func CheckRetry(next retryablehttp.CheckRetry) retryablehttp.CheckRetry {
 	return func(ctx context.Context, resp *http.Response, err error) (bool, error) {
 		if err != nil {
 			var pe *robotsguard.PacingError
-			if errors.Is(err, robotsguard.ErrDisallowed) || errors.Is(err, robotsguard.ErrUnsupportedURL) || errors.As(err, &pe) {
+			if errors.Is(err, robotsguard.ErrDisallowed) || errors.Is(err, robotsguard.ErrUnsupportedURL) || errors.As(err, &pe) ||
+				errors.Is(err, pay.ErrPaymentRequired) || errors.Is(err, pay.ErrOvercharged) || errors.Is(err, pay.ErrPolicy) {
 				return false, err
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 
 	"github.com/robotsguard/robotsguard"
+	"github.com/robotsguard/robotsguard/pay"
 	"github.com/robotsguard/robotsguard/robotsretry"
 	"github.com/robotsguard/robotsguard/robotstest"
 )
@@ -321,4 +323,46 @@ func TestNewClientNil(t *testing.T) {
 		}
 	}()
 	robotsretry.NewClient(nil)
+}
+
+// TestRetryNotPaidTwice: a site charges for a 500 (a liar: pay-per-crawl
+// bills successes only); go-retryablehttp retries it, the Transport does
+// not offer payment again for the URL, and the 402 that answers is final.
+func TestRetryNotPaidTwice(t *testing.T) {
+	var mu sync.Mutex
+	var offers []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			return // empty: everything allowed
+		}
+		offer := r.Header.Get("Crawler-Max-Price")
+		mu.Lock()
+		offers = append(offers, offer)
+		mu.Unlock()
+		if offer == "" {
+			w.Header().Set("Crawler-Price", "USD 0.01")
+			w.WriteHeader(http.StatusPaymentRequired)
+			return
+		}
+		w.Header().Set("Crawler-Charged", "USD 0.01")
+		w.WriteHeader(http.StatusInternalServerError)
+	}))
+	t.Cleanup(srv.Close)
+	tr := &robotsguard.Transport{
+		UserAgent: agent, NoPacing: true,
+		Payment: &pay.Policy{MaxPrice: pay.MustParsePrice("USD 0.05"), Budget: pay.MustParsePrice("USD 1")},
+	}
+	var attempts int
+	c := newClient(tr, &attempts)
+	_, err := c.Get(srv.URL + "/page")
+	var e *pay.PaymentRequiredError
+	if !errors.As(err, &e) || e.Reason != pay.ReasonPaid {
+		t.Fatalf("Get: %v, want a PaymentRequiredError for ReasonPaid", err)
+	}
+	if !slices.Equal(offers, []string{"USD 0.05", ""}) || attempts != 2 {
+		t.Errorf("%d attempts, offers %q; want two, the second without an offer", attempts, offers)
+	}
+	if st := tr.Stats(); st.Charges != 1 || st.Spent != pay.MustParsePrice("USD 0.01") {
+		t.Errorf("Stats: %d charges, spent %v", st.Charges, st.Spent)
+	}
 }
