@@ -28,6 +28,9 @@ type Site struct {
 	TDMRep *TDMRepFile    // /.well-known/tdmrep.json; nil when the site has none
 	// TDMRepURL is the tdmrep.json's URL, for explanations.
 	TDMRepURL string
+	// RSL holds the RSL documents of the site (robots.txt License lines)
+	// and of the page (Link header fields), each weighed apart.
+	RSL []*RSLFile
 }
 
 // A Query asks whether Agent may use URL for Category.
@@ -87,6 +90,11 @@ func Decide(q Query, site *Site, page *Page) Decision {
 	}
 	if tdm != nil || page != nil {
 		ev = append(ev, tdmEvidence(tdm, page, q.URL, c)...)
+	}
+	if site != nil {
+		for _, f := range site.RSL {
+			ev = append(ev, f.Evidence(q.URL, c)...)
+		}
 	}
 	if page != nil && page.HTMLTruncated && c != Crawl {
 		// Meta tags past the bound were not seen: say so, deciding
@@ -159,6 +167,9 @@ func (c Conditions) merge(o Conditions) Conditions {
 	}
 	if len(o.ACAP) > 0 {
 		c.ACAP = append(c.ACAP[:len(c.ACAP):len(c.ACAP)], o.ACAP...)
+	}
+	if c.License == nil {
+		c.License = o.License
 	}
 	return c
 }

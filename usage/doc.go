@@ -34,6 +34,7 @@
 //	Content-Signal                       search                    ai-train  ai-input
 //	X-Robots-Tag, robots meta            yes     yes      yes      noai      nosnippet
 //	TDMRep                                                         yes                 yes
+//	RSL (all, ai-all, …)                 search  all      all      ai-train  ai-input  all
 //
 // # Combining
 //
@@ -55,7 +56,7 @@
 //   - Decision.Decisive is the evidence the verdict rests on: the first
 //     that disallowed or, failing that, the first that allowed, in the
 //     order robots.txt rules, ACAP, robots.txt usage lines, page headers
-//     and meta tags, TDMRep.
+//     and meta tags, TDMRep, RSL.
 //
 // The categories are independent: a robots.txt that disallows crawling a
 // URL says nothing of training on a copy obtained elsewhere, and a page's
@@ -177,4 +178,46 @@
 // supersedes nothing. A file that cannot be had (any failure, as the report
 // says) means the site does not use the protocol. With no file, no matching
 // rule and no valid field or tag, TDMRep says nothing (Unknown).
+//
+// # RSL
+//
+// Status: industry specification: Really Simple Licensing 1.0
+// (RSL-SPEC-1.0, a Recommendation of the RSL Technical Steering Committee,
+// published 2025-11-06; errata at rslstandard.org/rsl/errata). A site
+// names its licence documents in robots.txt "License: URL" lines, which
+// belong to no group and apply to every agent (RobotsLicenses), and a page
+// may name its own in a Link header field with rel="license" and
+// type="application/rsl+xml" (LicenseLinks, Page.Licenses). ParseRSL reads
+// a document (a licence file, or a feed whose items hold rsl:content), with
+// encoding/xml, bounded (MaxRSLSize, element counts and nesting).
+//
+// Each <content url> holds the licences its assets are offered under; the
+// url is a path pattern matched as in robots.txt (RFC 9309, with * and $)
+// or a full URL. Of the <content> elements that match a URL, the one with
+// the longest path pattern decides (our reading: the specification asks
+// each to name distinct assets, and a site that nests them means the more
+// specific). For each of its <license> elements, a <prohibits
+// type="usage"> value that speaks of the category disallows it, and
+// otherwise a <permits type="usage"> value that does allows it, on the
+// licence's terms: Conditions.License holds the <payment> (its type, free
+// when absent, amounts, standard and custom offers), the <content>'s
+// licence server (a licence token must then be obtained even when free),
+// and the user and geo permits and prohibits; Conditions.Policy names the
+// document, where a licence is had. A use a licence neither permits nor
+// prohibits gets no evidence from it: it is not licensed, which is not a
+// prohibition. The usage values map onto the categories as the table
+// shows: search is search, ai-train is train-ai, ai-input is ai-input,
+// ai-all is both, and all is every category but crawl (fetching is
+// robots.txt's question, and that of the licence token). ai-index (an index
+// for AI applications) has no category of its own and speaks of none.
+// Values are separated by spaces (RSL 1.0) or commas (its drafts), and
+// unknown values say nothing. Each document gives its own evidence, and
+// the most restrictive verdict wins, as for every signal.
+//
+// A site that enforces its licences answers a request without a valid
+// licence token with status 401 or 402 and a WWW-Authenticate challenge
+// of the License scheme: CheckLicense turns such a response into a
+// *LicenseRequiredError naming the licence. A crawler that holds a token
+// from the licence server presents it with SetLicenseToken, as
+// "Authorization: License TOKEN".
 package usage

@@ -18,6 +18,11 @@ type Page struct {
 	// "robots", an agent's name, "tdm-reservation", "tdm-policy"), in
 	// document order, names lower-cased.
 	Meta []Meta
+	// Licenses are the RSL licences the response's Link header fields
+	// announce (LicenseLinks): absolute URLs, at most 8. Decide does not
+	// read them: the caller fetches and parses each (ParseRSL) into
+	// Site.RSL, as Transport.Usage does.
+	Licenses []string
 	// HTMLTruncated reports that the head was longer than the bound read,
 	// so meta tags past it were not seen.
 	HTMLTruncated bool
@@ -33,9 +38,10 @@ type Meta struct {
 var signalFields = [...]string{"X-Robots-Tag", "Content-Usage", "Tdm-Reservation", "Tdm-Policy"}
 
 // ReadHeader returns the Page of a response header: its X-Robots-Tag,
-// Content-Usage, TDM-Reservation and TDM-Policy fields.
+// Content-Usage, TDM-Reservation and TDM-Policy fields, and the RSL
+// licences its Link fields announce with absolute URLs.
 func ReadHeader(h http.Header) *Page {
-	p := &Page{Header: http.Header{}}
+	p := &Page{Header: http.Header{}, Licenses: LicenseLinks(h, nil)}
 	for _, k := range signalFields {
 		if v := h.Values(k); len(v) > 0 {
 			p.Header[textproto.CanonicalMIMEHeaderKey(k)] = append([]string(nil), v...)

@@ -30,6 +30,7 @@ func ReadResponse(resp *http.Response, html bool) (*Page, error) {
 	p := ReadHeader(resp.Header)
 	if resp.Request != nil && resp.Request.URL != nil {
 		p.URL = resp.Request.URL.String()
+		p.Licenses = LicenseLinks(resp.Header, resp.Request.URL)
 	}
 	if !html || resp.Body == nil || resp.Body == http.NoBody || !htmlResponse(resp.Header) {
 		return p, nil
