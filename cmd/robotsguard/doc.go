@@ -6,7 +6,7 @@
 //
 // Usage (flags come before arguments):
 //
-//	robotsguard check   [-robots FILE|-] [-agent NAME] [-dialect rfc9309|google|koster1996] [-acap USAGE | -usage CATEGORY [-tdmrep FILE]] [-json] [-urls FILE] [URL...]
+//	robotsguard check   [-robots FILE|-] [-agent NAME] [-dialect rfc9309|google|koster1996] [-acap USAGE | -usage CATEGORY [-tdmrep FILE] [-rsl FILE]] [-json] [-urls FILE] [URL...]
 //	robotsguard lint    [-json] FILE|URL
 //	robotsguard fetch   [-agent NAME] [-json] URL
 //	robotsguard diff    [-agent NAME] [-json] [-urls FILE] OLD NEW [URL...]
@@ -38,8 +38,10 @@
 // that usage (crawl, index, present-snippet, …). -usage CATEGORY decides
 // a use of each URL by every signal of its site (package usage): the
 // robots.txt's rules, ACAP records, Content-Usage and Content-Signal
-// lines, and, for tdm and train-ai, the site's tdmrep.json (fetched live,
-// or read from -tdmrep FILE with -robots). CATEGORY is crawl, search,
+// lines, for tdm and train-ai the site's tdmrep.json (fetched live, or
+// read from -tdmrep FILE with -robots), and for every category but crawl
+// the RSL licences its License lines name (fetched live, or read from -rsl
+// FILE with -robots). CATEGORY is crawl, search,
 // snippet, archive, train-ai, ai-input or tdm; each URL's verdict is
 // allowed, disallowed or unknown (no signal speaks of the use), and check
 // exits 1 when the use is disallowed for any URL. -urls reads URLs from a
@@ -176,6 +178,6 @@
 // reference); with -usage, "usage" is "allowed", "disallowed" or "unknown",
 // "qualifiers" lists the conditions attached, and basis is "usage-" followed
 // by the signal that decided (robots-rules, acap, content-usage,
-// content-signal, tdmrep) or "usage-unknown". Fields marked ? are omitted
+// content-signal, x-robots-tag, meta-robots, tdmrep, rsl) or "usage-unknown". Fields marked ? are omitted
 // when empty.
 package main

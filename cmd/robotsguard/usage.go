@@ -48,6 +48,8 @@ func signalSlug(s usage.Signal) string {
 		return "meta-robots"
 	case usage.TDMRep:
 		return "tdmrep"
+	case usage.RSL:
+		return "rsl"
 	}
 	return "signal"
 }
