@@ -85,19 +85,29 @@
 //
 // # Content-Usage (IETF AI Preferences)
 //
-// Status: draft. The vocabulary is draft-ietf-aipref-vocab (the editor's
-// copy after the August 2026 revision, published as -08 on 13 September
-// 2026); the attachment is draft-ietf-aipref-attach (-04, October 2025, and
-// the editor's copy of -05, August 2026). Both may still change.
+// Status: draft. The vocabulary read is draft-ietf-aipref-vocab-07 (19
+// August 2026, the same text as the working group's editor's copy of that
+// day, after "no hierarchy", PR #219); the attachment is
+// draft-ietf-aipref-attach-05 (19 August 2026). The issue that asked for
+// this reading names -08 (September 2026), which could not be had: the
+// working group's repository as stored ends at -07, and no copy of -08 was
+// found. Both may still change.
 //
 // A statement of preference is an RFC 9651 Dictionary such as
-// "train-ai=n, search=y", read by ParsePreferences. The vocabulary has three
-// labels, none inside another: train-ai (training generative AI models) is
-// train-ai, ai-use (input to a generative AI model) is ai-input, and search
-// is search. The Token y allows, n disallows, and anything else says
-// nothing. When a key appears twice, the last one counts. Unknown labels and
-// all parameters are ignored. A value that does not parse says nothing at
-// all. Labels of earlier drafts (all, bots, train-genai) are not mapped.
+// "train-ai=n, search=y", read by ParsePreferences. The vocabulary has two
+// labels (-07 §6.1): train-ai (AI Model Training, §4.1: modifying the
+// learned parameters of a model that generates synthetic content) is
+// train-ai, and search (§4.2) is search. No category nests in another, so
+// a preference about one says nothing of the other. Search, by §4.2,
+// covers the processing internal to a search application, including
+// training models used only for it, and excludes generating summaries:
+// search=y does not allow train-ai or ai-input, and train-ai=n does not
+// disallow search. The Token y allows, n disallows, and anything else says
+// nothing (§6.2). When a key appears twice, the last one counts. Unknown
+// labels and all parameters are ignored (§6.5), among them the labels of
+// earlier drafts: all, bots, train-genai, and ai-use (AI Use, removed in
+// August 2025), which therefore says nothing of ai-input. A value that does
+// not parse says nothing at all.
 //
 // The Content-Usage header field applies to the response's content; all its
 // fields form one Dictionary. In robots.txt, "Content-Usage: [path] prefs"
