@@ -162,6 +162,9 @@ func (c Conditions) merge(o Conditions) Conditions {
 	c.NoTranslate = c.NoTranslate || o.NoTranslate
 	c.NoFollow = c.NoFollow || o.NoFollow
 	c.IndexIfEmbedded = c.IndexIfEmbedded || o.IndexIfEmbedded
+	if r := contentUseRank(o.ContentUse); r > 0 && (c.ContentUse == "" || r < contentUseRank(c.ContentUse)) {
+		c.ContentUse = o.ContentUse
+	}
 	if c.Policy == "" {
 		c.Policy = o.Policy
 	}

@@ -125,7 +125,18 @@
 // ai-input=no, ai-train=no" is a rule of its group, chosen and matched like
 // Content-Usage (an optional leading path is read the same way). search is
 // search, ai-input is ai-input, ai-train is train-ai. A missing key says
-// nothing, and a key given twice disallows if either value is no. Unlike
+// nothing, and a key given twice disallows if either value is no.
+// Cloudflare's managed robots.txt also writes use= (as in
+// "search=yes,ai-train=no,use=reference"): "how AI systems may consume the
+// content" (immediate, reference or full; the file's own comment), "the
+// maximum level at which their content may be used", reference and full
+// "from least to most permissive" (Cloudflare changelog, 31 August 2026,
+// "Crawl endpoint now respects the Content Signals use directive"). It
+// names no category, so it decides none: it is reported as a condition
+// (Conditions.ContentUse, "use=reference") on the evidence of each
+// category the line is asked of, one that decides nothing when the line
+// names no key of that category. Our reading ranks immediate below
+// reference; given twice, the least permissive counts. Unlike
 // Content-Usage, a Content-Signal covers the paths the file disallows too:
 // the policy makes its signals reservations of rights over the site's
 // content (Article 4 of EU Directive 2019/790), which a copy obtained

@@ -213,6 +213,11 @@ type Conditions struct {
 	// use; the crawler must honour them all. A time-limit counts from when
 	// the crawler got the page: acap.Qualifier.Deadline gives its end.
 	ACAP []acap.Qualifier
+	// ContentUse is the use level of a Content-Signal line's use key
+	// (Cloudflare's managed robots.txt): how AI systems may consume the
+	// content, at most: "immediate", "reference" or "full", from the least
+	// permissive to the most; "" when none is given.
+	ContentUse string
 	// License holds the terms of the RSL licence that permits the use
 	// (payment, licence server, users, regions), or nil; its document is
 	// the Policy.
@@ -223,7 +228,8 @@ type Conditions struct {
 // key=value for those that have a value: "max-snippet=120",
 // "max-image-preview=standard", "max-video-preview=0" (seconds),
 // "not-after=2099-12-31T00:00:00Z", "noimageindex", "notranslate",
-// "nofollow", "indexifembedded", "policy=URL", then the ACAP qualifiers.
+// "nofollow", "indexifembedded", "use=LEVEL", "policy=URL", then the ACAP
+// qualifiers and the RSL licence's terms.
 func (c Conditions) Terms() []string {
 	var out []string
 	add := func(k, v string) { out = append(out, k+"="+v) }
@@ -247,6 +253,9 @@ func (c Conditions) Terms() []string {
 			out = append(out, f.name)
 		}
 	}
+	if c.ContentUse != "" {
+		add("use", c.ContentUse)
+	}
 	if c.Policy != "" {
 		add("policy", c.Policy)
 	}
@@ -263,7 +272,8 @@ func (c Conditions) String() string { return strings.Join(c.Terms(), " ") }
 func (c Conditions) IsZero() bool {
 	return c.MaxSnippet == 0 && c.MaxImagePreview == "" && !c.HasMaxVideoPreview &&
 		c.NotAfter.IsZero() && !c.NoImageIndex && !c.NoTranslate && !c.NoFollow &&
-		!c.IndexIfEmbedded && c.Policy == "" && len(c.ACAP) == 0 && c.License == nil
+		!c.IndexIfEmbedded && c.Policy == "" && len(c.ACAP) == 0 && c.License == nil &&
+		c.ContentUse == ""
 }
 
 // An Evidence is what one signal says of one use: a verdict, the
