@@ -104,7 +104,7 @@ func Decide(q Query, site *Site, page *Page) Decision {
 			sig = TDMRep
 		}
 		ev = append(ev, Evidence{Category: c, Source: Source{Signal: sig, Place: InMeta,
-			Text: "the head was not read whole: meta tags past the bound were not seen"}})
+			Text: "the page was not read whole: meta tags past the bound were not seen"}})
 	}
 	d.Evidence = ev
 	combine(&d)

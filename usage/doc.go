@@ -7,7 +7,7 @@
 // spoke, its source and the conditions attached:
 //
 //	site := &usage.Site{RobotsURL: "https://example.com/robots.txt", Robots: usage.ParseRobots(body, "https://example.com/robots.txt")}
-//	page, _ := usage.ReadResponse(resp, true) // headers, and the HTML head
+//	page, _ := usage.ReadResponse(resp, true) // headers, and the HTML's meta tags
 //	d := usage.Decide(usage.Query{Agent: "FooBot/1.0", URL: resp.Request.URL.String(), Category: usage.TrainAI}, site, page)
 //	if d.Verdict == usage.Disallowed {
 //		log.Print(d) // train-ai disallowed by https://example.com/robots.txt line 4 "Content-Signal: search=yes, ai-train=no"
@@ -145,8 +145,11 @@
 // # X-Robots-Tag and robots meta tags
 //
 // Status: vendor convention: Google Search Central, "Robots meta tag,
-// data-nosnippet, and X-Robots-Tag specifications" (read 2025), followed by
-// Bing, which adds nocache; noai is a vendor convention (DeviantArt, 2022).
+// data-nosnippet, and X-Robots-Tag specifications" (read 2025; its update
+// of 2026-03-24, which says Google Search respects robots meta tags in the
+// body section too, as the issue that asked for it quotes it: the stored
+// copy of the page predates it), followed by Bing, which adds nocache; noai
+// is a vendor convention (DeviantArt, 2022).
 //
 // X-Robots-Tag fields and <meta name="robots"> address every crawler;
 // "AGENT: rules" in a field, and <meta name="AGENT">, address the crawler
@@ -166,14 +169,14 @@
 //   - noarchive, nocache: archive disallowed; noai: train-ai disallowed
 //   - all, index, follow, unknown directives: no evidence
 //
-// The signal never allows outright. ReadHTML reads the head only (at most
-// DefaultMaxHTMLBytes, stopping at its end or at the first element that
-// cannot stand in a head); <meta http-equiv="X-Robots-Tag"> is not read, as
-// no engine documents it. ReadResponse reads a response's header fields and,
-// when asked, its HTML head, and puts the bytes it read back into the body.
-// When the head runs past the bound (Page.HTMLTruncated), Decide adds an
-// evidence that says so and decides nothing: the verdict stands on the
-// signals seen.
+// The signal never allows outright. ReadHTML reads the robots meta tags of
+// the head and of the body alike (Meta.InBody), as Google now does, up to
+// DefaultMaxHTMLBytes of the document; <meta http-equiv="X-Robots-Tag"> is
+// not read, as no engine documents it. ReadResponse reads a response's
+// header fields and, when asked, its HTML, and puts the bytes it read back
+// into the body. When the document runs past the bound
+// (Page.HTMLTruncated), Decide adds an evidence that says so and decides
+// nothing: the verdict stands on the signals seen.
 //
 // # TDMRep
 //

@@ -16,13 +16,13 @@ import (
 // DefaultMaxHTMLBytes is the number of bytes of an HTML document ReadHTML and
 // ReadResponse read, at most, when given no limit: 256 KiB. The meta tags
 // that carry signals belong in the head, which ends long before that in
-// nearly every page; heads that run long do so with inline scripts, styles
-// and JSON-LD, which 256 KiB still covers in all but a few, while a crawler
-// holds no more than that per page in memory.
+// nearly every page, and robots meta tags a page puts in its body (which
+// Google reads too) are seldom far into it; 256 KiB covers all but a few
+// pages whole, while a crawler holds no more than that per page in memory.
 const DefaultMaxHTMLBytes = 256 << 10
 
-// maxHTMLMeta is the number of meta tags a Page keeps, at most. A head that
-// holds more is cut there (Page.HTMLTruncated).
+// maxHTMLMeta is the number of meta tags a Page keeps, at most. A document
+// that holds more is cut there (Page.HTMLTruncated).
 const maxHTMLMeta = 1024
 
 // maxHTMLContent is the length a meta tag's content is cut at: no directive
@@ -31,7 +31,7 @@ const maxHTMLContent = 4 << 10
 
 // headElements are the elements that may stand in an HTML head (the "in
 // head" insertion mode of the HTML Standard, §13.2.6.4.4). The start tag of
-// any other element begins the body, and ends the head.
+// any other element begins the body.
 var headElements = map[atom.Atom]bool{
 	atom.Html: true, atom.Head: true, atom.Title: true, atom.Base: true,
 	atom.Basefont: true, atom.Bgsound: true, atom.Link: true, atom.Meta: true,
@@ -39,8 +39,9 @@ var headElements = map[atom.Atom]bool{
 	atom.Script: true, atom.Template: true,
 }
 
-// ReadHTML reads the meta tags of an HTML document's head from r and returns
-// them as a Page with no header fields (Page.Header is empty) and no URL.
+// ReadHTML reads the signal meta tags of an HTML document from r and
+// returns them as a Page with no header fields (Page.Header is empty) and
+// no URL.
 //
 // It keeps, in document order, the <meta name content> tags whose name
 // (trimmed, lower-cased) is "robots", "tdm-reservation", "tdm-policy", or a
@@ -50,17 +51,22 @@ var headElements = map[atom.Atom]bool{
 // it, and Google's and Bing's texts name only the header field and
 // <meta name>.
 //
+// The head's tags are read, and so are the robots meta tags of the body
+// (names "robots" and product tokens, Meta.InBody set): Google Search
+// Central's "Robots meta tag, data-nosnippet, and X-Robots-Tag
+// specifications" (updated 2026-03-24) says Google Search respects robots
+// meta tags in the body section too. TDMRep's tags count in the head only,
+// as the TDMRep report places them. The head ends where an HTML parser ends
+// it: at the start tag of <body> or of any element that cannot stand in a
+// head (such as <div> or <img>); a meta tag between </head> and the body
+// counts as the head's, as an HTML parser moves it there. Text inside
+// <script>, <style>, <title>, <noscript> and the like is not markup.
+//
 // ReadHTML reads no more than limit bytes from r (DefaultMaxHTMLBytes when
-// limit is 0 or less), and stops earlier at the end of the head: a </body> or
-// </html> end tag, or the start tag of <body> or of any element that cannot
-// stand in a head (such as <div> or <img>), as an HTML parser ends the head
-// there. A meta tag between </head> and the body counts, as an HTML parser
-// moves it into the head. Meta tags in the body are not signals. Text inside <script>,
-// <style>, <title>, <noscript> and the like is not markup. When limit cut the
-// document before the head's end, or the head held more than 1,024 signal meta
-// tags, Page.HTMLTruncated is set (also when a document of exactly limit bytes
-// ends before its head does: the two cannot be told apart without reading
-// past the bound). A content longer than 4 KiB is cut there.
+// limit is 0 or less). When limit cut the document, or it held more than
+// 1,024 signal meta tags, Page.HTMLTruncated is set (also when a document
+// of exactly limit bytes ends there: the two cannot be told apart without
+// reading past the bound). A content longer than 4 KiB is cut there.
 //
 // The document is read as bytes: the names and directives it looks for are
 // ASCII, which every encoding a web page is served in in practice (UTF-8, the
@@ -73,7 +79,7 @@ var headElements = map[atom.Atom]bool{
 func ReadHTML(r io.Reader, limit int64) (*Page, error) {
 	p := &Page{Header: http.Header{}}
 	if err := readHTMLHead(p, r, limit); err != nil {
-		return p, fmt.Errorf("robotsguard: reading HTML head: %w", err)
+		return p, fmt.Errorf("robotsguard: reading HTML: %w", err)
 	}
 	return p, nil
 }
@@ -89,8 +95,8 @@ func readHTMLHead(p *Page, r io.Reader, limit int64) error {
 	// afterHead: the head's end tag was seen. An HTML parser still puts
 	// the meta, link, script, style, title, base and template elements
 	// that follow it, up to the body, into the head (the "after head"
-	// insertion mode, §13.2.6.4.6).
-	afterHead := false
+	// insertion mode, §13.2.6.4.6). inBody: the body has begun.
+	afterHead, inBody := false, false
 	for {
 		switch z.Next() {
 		case html.ErrorToken:
@@ -114,18 +120,18 @@ func readHTMLHead(p *Page, r io.Reader, limit int64) error {
 			case atom.Head:
 				afterHead = true
 			case atom.Body, atom.Html:
-				return nil
+				inBody = true
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
 			a := atom.Lookup(name)
 			if !headElements[a] || (afterHead && a == atom.Noscript) {
-				return nil
+				inBody = true
 			}
 			if a != atom.Meta || !hasAttr {
 				continue
 			}
-			m, ok := readHTMLMeta(z)
+			m, ok := readHTMLMeta(z, inBody)
 			if !ok {
 				continue
 			}
@@ -140,8 +146,8 @@ func readHTMLHead(p *Page, r io.Reader, limit int64) error {
 
 // readHTMLMeta reads the attributes of the meta tag z is at, and reports
 // whether it is a signal tag: one with a content attribute and a name
-// ReadHTML keeps.
-func readHTMLMeta(z *html.Tokenizer) (Meta, bool) {
+// ReadHTML keeps, in the head or, when inBody, in the body.
+func readHTMLMeta(z *html.Tokenizer, inBody bool) (Meta, bool) {
 	var name, content string
 	var hasName, hasContent bool
 	for more := true; more; {
@@ -163,10 +169,10 @@ func readHTMLMeta(z *html.Tokenizer) (Meta, bool) {
 			}
 		}
 	}
-	if !hasContent || !signalMetaName(name) {
+	if !hasContent || !signalMetaName(name) || inBody && (name == "tdm-reservation" || name == "tdm-policy") {
 		return Meta{}, false
 	}
-	return Meta{Name: name, Content: content}, true
+	return Meta{Name: name, Content: content, InBody: inBody}, true
 }
 
 // signalMetaName reports whether a lower-cased meta name may carry a signal.
