@@ -88,6 +88,9 @@
 //	                      with that URL (derived from the patterns of the file's rules)
 //	acap                  an ACAP field that ACAP 1.1 does not let a crawler interpret
 //	unavailable           (a URL only) the origin serves no robots.txt
+//	challenge             (a URL only) the answer is not a robots.txt but a bot challenge (Anubis, a CDN's):
+//	                      crawlers that read it by its status crawl everything; the Transport reads the
+//	                      origin as unreachable
 //
 // Shadowed and redundant rules are found by reasoning on patterns as RFC
 // 9309 reads them (the longest match wins, Allow on a tie): a literal

@@ -74,6 +74,11 @@ func servers(t *testing.T) map[string]string {
 	forbidden := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusForbidden)
 	}))
+	// challenge answers every request with a bot challenge page.
+	challenge := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><html><head><script type="module" src="/.within.website/x/cmd/anubis/static/js/main.mjs"></script></head></html>`)
+	}))
 	// uaCheck is down for a crawler that sends "User-Agent: *".
 	uaCheck := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("User-Agent") == "*" {
@@ -104,10 +109,10 @@ func servers(t *testing.T) map[string]string {
 		w.Header().Set("Cache-Control", "no-cache")
 		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
 	}))
-	for _, s := range []*httptest.Server{site, moved, missing, down, page, forbidden, uaCheck, loop, big, long, noCache} {
+	for _, s := range []*httptest.Server{site, moved, missing, down, page, forbidden, challenge, uaCheck, loop, big, long, noCache} {
 		t.Cleanup(s.Close)
 	}
-	return map[string]string{"SITE": site.URL, "MOVED": moved.URL, "MISSING": missing.URL, "DOWN": down.URL, "PAGE": page.URL, "FORBIDDEN": forbidden.URL, "UACHECK": uaCheck.URL, "LOOP": loop.URL, "BIG": big.URL,
+	return map[string]string{"SITE": site.URL, "MOVED": moved.URL, "MISSING": missing.URL, "DOWN": down.URL, "PAGE": page.URL, "FORBIDDEN": forbidden.URL, "CHALLENGE": challenge.URL, "UACHECK": uaCheck.URL, "LOOP": loop.URL, "BIG": big.URL,
 		"LONG": long.URL, "NOCACHE": noCache.URL}
 }
 
