@@ -179,23 +179,50 @@ func (p *rslParser) run() error {
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			p.depth++
-			if p.depth > maxRSLDepth {
-				return errors.New("elements nest too deep")
-			}
-			if p.depth == 1 && t.Name.Local == "rsl" && t.Name.Space == "" {
+			if p.depth == 0 && t.Name.Local == "rsl" && t.Name.Space == "" {
 				p.bareRoot = true
 			}
 			switch {
-			case p.in(t.Name, "rsl"):
-				p.rsl = true
 			case p.in(t.Name, "content"):
 				if err := p.content(t); err != nil {
 					return err
 				}
+				continue
+			case p.in(t.Name, "rsl"):
+				p.rsl = true
+			}
+			p.depth++
+			if p.depth > maxRSLDepth {
+				return errors.New("elements nest too deep")
 			}
 		case xml.EndElement:
 			p.depth--
+		}
+	}
+}
+
+// children calls f with the start tag of each child element of the
+// element whose start tag was just read, up to its end tag. f reads the
+// child whole (with skip, text, or a reader of its own). Like skip, text
+// and the readers of elements, it counts the element's depth.
+func (p *rslParser) children(f func(xml.StartElement) error) error {
+	p.depth++
+	if p.depth > maxRSLDepth {
+		return errors.New("elements nest too deep")
+	}
+	for {
+		tok, err := p.d.Token()
+		if err != nil {
+			return err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if err := f(t); err != nil {
+				return err
+			}
+		case xml.EndElement:
+			p.depth--
+			return nil
 		}
 	}
 }
@@ -215,47 +242,33 @@ func (p *rslParser) content(start xml.StartElement) error {
 			c.Server = clipRSL(strings.TrimSpace(a.Value))
 		}
 	}
-	for {
-		tok, err := p.d.Token()
-		if err != nil {
-			return err
+	err := p.children(func(t xml.StartElement) error {
+		if !p.in(t.Name, "license") {
+			return p.skip()
 		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if p.in(t.Name, "license") {
-				if p.licenses == maxRSLLicenses {
-					p.f.problem("more than %d <license> elements: the rest are ignored", maxRSLLicenses)
-					if err := p.skip(); err != nil {
-						return err
-					}
-					continue
-				}
-				p.licenses++
-				p.depth++
-				l, err := p.license()
-				if err != nil {
-					return err
-				}
-				c.Licenses = append(c.Licenses, l)
-				continue
-			}
-			if err := p.skip(); err != nil {
-				return err
-			}
-		case xml.EndElement:
-			p.depth--
-			return p.addContent(c)
+		if p.licenses == maxRSLLicenses {
+			p.f.problem("more than %d <license> elements: the rest are ignored", maxRSLLicenses)
+			return p.skip()
 		}
+		p.licenses++
+		l, err := p.license()
+		c.Licenses = append(c.Licenses, l)
+		return err
+	})
+	if err != nil {
+		return err
 	}
+	p.addContent(c)
+	return nil
 }
 
 // addContent adds c to the file, when its url attribute can be matched.
-func (p *rslParser) addContent(c RSLContent) error {
+func (p *rslParser) addContent(c RSLContent) {
 	u := c.URL
 	switch {
 	case u == "":
 		p.f.problem("<content> %d has no url: ignored", c.Index)
-		return nil
+		return
 	case u[0] == '/' || u[0] == '*':
 		c.pattern = policy.CanonicalPattern(u)
 	case hasPrefixFold(u, "http://") || hasPrefixFold(u, "https://"):
@@ -266,120 +279,86 @@ func (p *rslParser) addContent(c RSLContent) error {
 		c.pattern = policy.CanonicalPattern(policy.PathOf(u))
 	default:
 		p.f.problem("<content> %d: its url %q is neither a path nor an http(s) URL: ignored", c.Index, clipRSLProblem(u))
-		return nil
+		return
 	}
 	c.Licenses = clipSlice(c.Licenses)
 	p.f.Contents = append(p.f.Contents, c)
-	return nil
 }
 
 // license reads a <license> element, its start tag read.
 func (p *rslParser) license() (RSLLicense, error) {
 	l := RSLLicense{Payment: RSLPayment{Type: "free"}}
 	hasPayment := false
-	for {
-		tok, err := p.d.Token()
-		if err != nil {
-			return l, err
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			switch {
-			case p.in(t.Name, "permits"), p.in(t.Name, "prohibits"):
-				terms := &l.Permits
-				if t.Name.Local == "prohibits" {
-					terms = &l.Prohibits
-				}
-				typ := "usage"
-				for _, a := range t.Attr {
-					if a.Name.Local == "type" {
-						typ = strings.ToLower(strings.TrimSpace(a.Value))
-					}
-				}
-				text, err := p.text()
-				if err != nil {
-					return l, err
-				}
-				vals := rslTokens(text)
-				switch typ {
-				case "usage":
-					terms.Usage = append(terms.Usage, vals...)
-				case "user":
-					terms.User = append(terms.User, vals...)
-				case "geo":
-					terms.Geo = append(terms.Geo, vals...)
-				default:
-					p.f.problem("<%s type=%q>: unknown type, ignored", t.Name.Local, clipRSLProblem(typ))
-				}
-			case p.in(t.Name, "payment") && !hasPayment:
-				hasPayment = true
-				for _, a := range t.Attr {
-					if a.Name.Local == "type" && strings.TrimSpace(a.Value) != "" {
-						l.Payment.Type = clipRSL(strings.ToLower(strings.TrimSpace(a.Value)))
-					}
-				}
-				p.depth++
-				if err := p.payment(&l.Payment); err != nil {
-					return l, err
-				}
-			default:
-				if err := p.skip(); err != nil {
-					return l, err
+	err := p.children(func(t xml.StartElement) error {
+		switch {
+		case p.in(t.Name, "permits"), p.in(t.Name, "prohibits"):
+			terms := &l.Permits
+			if t.Name.Local == "prohibits" {
+				terms = &l.Prohibits
+			}
+			typ := "usage"
+			for _, a := range t.Attr {
+				if a.Name.Local == "type" {
+					typ = strings.ToLower(strings.TrimSpace(a.Value))
 				}
 			}
-		case xml.EndElement:
-			p.depth--
-			l.Permits, l.Prohibits = l.Permits.clip(), l.Prohibits.clip()
-			return l, nil
+			text, err := p.text()
+			vals := rslTokens(text)
+			switch typ {
+			case "usage":
+				terms.Usage = append(terms.Usage, vals...)
+			case "user":
+				terms.User = append(terms.User, vals...)
+			case "geo":
+				terms.Geo = append(terms.Geo, vals...)
+			default:
+				p.f.problem("<%s type=%q>: unknown type, ignored", t.Name.Local, clipRSLProblem(typ))
+			}
+			return err
+		case p.in(t.Name, "payment") && !hasPayment:
+			hasPayment = true
+			for _, a := range t.Attr {
+				if a.Name.Local == "type" && strings.TrimSpace(a.Value) != "" {
+					l.Payment.Type = clipRSL(strings.ToLower(strings.TrimSpace(a.Value)))
+				}
+			}
+			return p.payment(&l.Payment)
 		}
-	}
+		return p.skip()
+	})
+	l.Permits, l.Prohibits = l.Permits.clip(), l.Prohibits.clip()
+	return l, err
 }
 
 // payment reads a <payment> element's children into pay.
 func (p *rslParser) payment(pay *RSLPayment) error {
-	for {
-		tok, err := p.d.Token()
-		if err != nil {
-			return err
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			switch {
-			case p.in(t.Name, "amount"):
-				cur := ""
-				for _, a := range t.Attr {
-					if a.Name.Local == "currency" {
-						cur = strings.TrimSpace(a.Value)
-					}
-				}
-				text, err := p.text()
-				if err != nil {
-					return err
-				}
-				if len(pay.Amounts) < maxRSLTokens {
-					pay.Amounts = append(pay.Amounts, clipRSL(strings.TrimSpace(strings.TrimSpace(text)+" "+cur)))
-				}
-			case p.in(t.Name, "standard"), p.in(t.Name, "custom"):
-				text, err := p.text()
-				if err != nil {
-					return err
-				}
-				if t.Name.Local == "standard" {
-					pay.Standard = clipRSL(strings.TrimSpace(text))
-				} else {
-					pay.Custom = clipRSL(strings.TrimSpace(text))
-				}
-			default:
-				if err := p.skip(); err != nil {
-					return err
+	err := p.children(func(t xml.StartElement) error {
+		switch {
+		case p.in(t.Name, "amount"):
+			cur := ""
+			for _, a := range t.Attr {
+				if a.Name.Local == "currency" {
+					cur = strings.TrimSpace(a.Value)
 				}
 			}
-		case xml.EndElement:
-			p.depth--
-			pay.Amounts = clipSlice(pay.Amounts)
-			return nil
+			text, err := p.text()
+			if len(pay.Amounts) < maxRSLTokens {
+				pay.Amounts = append(pay.Amounts, clipRSL(strings.TrimSpace(strings.TrimSpace(text)+" "+cur)))
+			}
+			return err
+		case p.in(t.Name, "standard"), p.in(t.Name, "custom"):
+			text, err := p.text()
+			if t.Name.Local == "standard" {
+				pay.Standard = clipRSL(strings.TrimSpace(text))
+			} else {
+				pay.Custom = clipRSL(strings.TrimSpace(text))
+			}
+			return err
 		}
-	}
+		return p.skip()
+	})
+	pay.Amounts = clipSlice(pay.Amounts)
+	return err
 }
 
 // text returns the character data of the element whose start tag was
@@ -421,7 +400,7 @@ func (p *rslParser) skip() error {
 		switch tok.(type) {
 		case xml.StartElement:
 			p.depth++
-			if p.depth-start > maxRSLDepth {
+			if p.depth > maxRSLDepth {
 				return errors.New("elements nest too deep")
 			}
 		case xml.EndElement:

@@ -124,12 +124,14 @@ func TestParseRSLForms(t *testing.T) {
 	if _, err := ParseRSL([]byte(deep), ""); !errors.Is(err, ErrRSL) {
 		t.Errorf("deep: %v", err)
 	}
-	many := `<rsl xmlns="https://rslstandard.org/rsl">` + strings.Repeat(`<content url="/"><license><permits>search</permits></license></content>`, maxRSLContents+5) + `</rsl>`
+	// Contents past the bound are skipped whole, however many: the document
+	// does not break off.
+	many := `<rsl xmlns="https://rslstandard.org/rsl">` + strings.Repeat(`<content url="/"><license><permits>search</permits></license></content>`, maxRSLContents+100) + `</rsl>`
 	f, err = ParseRSL([]byte(many), "")
 	if err != nil || len(f.Contents) != maxRSLContents {
 		t.Fatalf("many: %v, %d contents", err, len(f.Contents))
 	}
-	if ps, n := f.Problems(); n != 5 || len(ps) != 5 {
+	if ps, n := f.Problems(); n != 100 || len(ps) != maxRSLProblems || !strings.HasPrefix(ps[0], "more than 1024 <content>") {
 		t.Errorf("many: %d problems (%d kept)", n, len(ps))
 	}
 }
