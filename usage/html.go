@@ -1,11 +1,13 @@
 package usage
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -91,30 +93,51 @@ func readHTMLHead(p *Page, r io.Reader, limit int64) error {
 		limit = DefaultMaxHTMLBytes
 	}
 	lr := &io.LimitedReader{R: r, N: limit}
-	z := html.NewTokenizer(lr)
+	// The document is read whole (up to the bound) before it is
+	// tokenized, so that a body with no meta tag, most bodies, is passed
+	// over with a search instead of tokenized: the tokenizer copies every
+	// tag's name and attribute keys.
+	bp := htmlBufs.Get().(*[]byte)
+	defer htmlBufs.Put(bp)
+	doc, rerr := readAll(lr, (*bp)[:0])
+	if cap(doc) <= DefaultMaxHTMLBytes {
+		*bp = doc[:0] // a larger limit's buffer is not kept
+	}
+	atBound := lr.N == 0
+	z := html.NewTokenizer(bytes.NewReader(doc))
 	// afterHead: the head's end tag was seen. An HTML parser still puts
 	// the meta, link, script, style, title, base and template elements
 	// that follow it, up to the body, into the head (the "after head"
-	// insertion mode, §13.2.6.4.6). inBody: the body has begun.
-	afterHead, inBody := false, false
+	// insertion mode, §13.2.6.4.6). inBody: the body has begun. off is
+	// the end of the token last read.
+	afterHead, inBody, bodySearched := false, false, false
+	off := 0
 	for {
-		switch z.Next() {
+		if inBody && !bodySearched {
+			bodySearched = true
+			if !hasMetaTag(doc[off:]) {
+				p.HTMLTruncated = atBound
+				return rerr
+			}
+		}
+		tt := z.Next()
+		off += len(z.Raw())
+		switch tt {
 		case html.ErrorToken:
 			err := z.Err()
 			if err == io.EOF {
-				// The limit reader reports io.EOF both at the document's end
-				// and at the bound: only the bound leaves N at 0.
-				if lr.N == 0 {
-					p.HTMLTruncated = true
-				}
-				return nil
+				p.HTMLTruncated = atBound
+				return rerr
 			}
 			if errors.Is(err, html.ErrBufferExceeded) {
 				p.HTMLTruncated = true
-				return nil
+				return rerr
 			}
 			return err
 		case html.EndTagToken:
+			if inBody {
+				continue // no end tag matters there
+			}
 			name, _ := z.TagName()
 			switch atom.Lookup(name) {
 			case atom.Head:
@@ -123,6 +146,11 @@ func readHTMLHead(p *Page, r io.Reader, limit int64) error {
 				inBody = true
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
+			if inBody && !rawMetaTag(z.Raw()) {
+				// Only meta tags matter in the body; TagName copies
+				// every name it returns.
+				continue
+			}
 			name, hasAttr := z.TagName()
 			a := atom.Lookup(name)
 			if !headElements[a] || (afterHead && a == atom.Noscript) {
@@ -142,6 +170,57 @@ func readHTMLHead(p *Page, r io.Reader, limit int64) error {
 			p.Meta = append(p.Meta, m)
 		}
 	}
+}
+
+// htmlBufs holds the buffers documents are read into, of
+// DefaultMaxHTMLBytes: nothing of a document is kept past its reading
+// (a Meta's strings are copies).
+var htmlBufs = sync.Pool{New: func() any { b := make([]byte, 0, DefaultMaxHTMLBytes); return &b }}
+
+// readAll appends what r holds to buf, as io.ReadAll does, growing it
+// only past its capacity.
+func readAll(r io.Reader, buf []byte) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// hasMetaTag reports whether b holds "<meta", ignoring case: a meta tag,
+// or text that looks like one.
+func hasMetaTag(b []byte) bool {
+	for {
+		i := bytes.IndexByte(b, '<')
+		if i < 0 || len(b)-i < 5 {
+			return false
+		}
+		if bytes.EqualFold(b[i+1:i+5], []byte("meta")) {
+			return true
+		}
+		b = b[i+1:]
+	}
+}
+
+// rawMetaTag reports whether raw, a start tag as written, is a meta tag.
+func rawMetaTag(raw []byte) bool {
+	const n = len("<meta")
+	if len(raw) < n+1 || !bytes.EqualFold(raw[1:n], []byte("meta")) {
+		return false
+	}
+	switch raw[n] {
+	case ' ', '\t', '\n', '\r', '\f', '/', '>':
+		return true
+	}
+	return false
 }
 
 // readHTMLMeta reads the attributes of the meta tag z is at, and reports
