@@ -241,9 +241,15 @@ func FuzzReadHTML(f *testing.F) {
 			t.Fatalf("%d meta tags", len(p.Meta))
 		}
 		for _, m := range p.Meta {
-			if !signalMetaName(m.Name) || m.Name != strings.ToLower(m.Name) || len(m.Content) > maxHTMLContent {
+			if !signalMetaName(m.Name) || m.Name != strings.ToLower(m.Name) || len(m.Content) > maxHTMLContent ||
+				m.InBody && strings.HasPrefix(m.Name, "tdm-") {
 				t.Fatalf("meta %v", m)
 			}
+		}
+		// Every meta tag read stands in the document, and the body's
+		// search finds all of them: a document with no "<meta" has none.
+		if !hasMetaTag(data) && len(p.Meta) > 0 {
+			t.Fatalf("meta tags %v in a document without one", p.Meta)
 		}
 		// A naive reading: a document that opens with a robots meta tag
 		// has it first.
