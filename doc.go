@@ -74,7 +74,25 @@
 // that cannot be the file is not read as one, whatever the StatusPolicy: a
 // 206 Partial Content, a 304 Not Modified to a request that was not
 // conditional, and a 3xx without a Location are unreachable too (see
-// DefaultStatusPolicy). The response header of a fetch is bounded to
+// DefaultStatusPolicy). Nor is a bot challenge (Anubis, a CDN's challenge
+// page) served for the file, which RFC 9309 and Google read by its status
+// alone, where it would open the whole site it guards:
+//
+//	answer                       RFC 9309            Google              the Transport
+//	200 HTML challenge page      rules: none, so     rules: none, so     unreachable
+//	                             all allowed         all allowed         (NotRobotsTxtError)
+//	                             (§2.3.1.1)
+//	401/403 challenge page       unavailable: all    unavailable: all    unreachable
+//	                             allowed (§2.3.1.3)  allowed
+//	429/503 challenge page       unreachable         unreachable         unreachable
+//	                             (§2.3.1.4)
+//	200 HTML page, no challenge  rules: none         rules: none         rules: none, with
+//	                                                                     FetchEvent.Warning
+//
+// A challenge is recognised conservatively: a header field its vendor
+// documents (cf-mitigated: challenge; x-amzn-waf-action: challenge or
+// captcha), or an HTML body with no robots.txt line and a challenge's
+// marks (see NotRobotsTxtError). The response header of a fetch is bounded to
 // MaxFetchHeaderBytes when Base is an *http.Transport or nil; another Base
 // bounds it as it does, and FetchTimeout bounds its time.
 //

@@ -21,6 +21,7 @@ import (
 type fetchResult struct {
 	entry   *cache.Entry
 	err     error // why the fetch failed; nil when entry holds a usable response
+	warn    error // what is wrong with a usable response (FetchEvent.Warning)
 	outcome FetchOutcome
 	// buf holds entry's body when it came from bodyBufs: it goes back
 	// there once the state is built, unless the state keeps the body.
@@ -125,6 +126,10 @@ func (t *Transport) getURL(ctx context.Context, target fetchTarget, u *url.URL, 
 	if why := notTheFile(resp, stopped); why != "" {
 		return t.failed(old, resp, &FetchError{URL: target.String(), Status: resp.StatusCode, Err: errors.New("robotsguard: " + why)})
 	}
+	if nr := notRobotsTxt(resp, target); nr != nil {
+		// A bot challenge is no file, whatever its status (challenge.go).
+		return t.failed(old, resp, &FetchError{URL: target.String(), Status: resp.StatusCode, Err: nr})
+	}
 	access := t.statusPolicy()(resp.StatusCode)
 	if access == AccessUnreachable {
 		return t.failed(old, resp, &FetchError{URL: target.String(), Status: resp.StatusCode})
@@ -157,6 +162,17 @@ func (t *Transport) getURL(ctx context.Context, target fetchTarget, u *url.URL, 
 			// hold no rules and allow everything.
 			putBodyBuf(buf)
 			return t.failed(old, nil, &FetchError{URL: target.String(), Status: resp.StatusCode, Err: err})
+		}
+		if nr := htmlNotRobotsTxt(resp, e.Body, target); nr != nil {
+			if nr.Challenge != "" {
+				putBodyBuf(buf)
+				return t.failed(old, resp, &FetchError{URL: target.String(), Status: resp.StatusCode, Err: nr})
+			}
+			if target.raw == "" {
+				// A page served for robots.txt: read as no rules, as
+				// RFC 9309 and Google read it, and said.
+				return fetchResult{entry: e, outcome: OutcomeFetched, buf: buf, warn: nr}
+			}
 		}
 	}
 	return fetchResult{entry: e, outcome: OutcomeFetched, buf: buf}

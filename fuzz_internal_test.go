@@ -128,6 +128,8 @@ func FuzzResponse(f *testing.F) {
 	f.Add(200, "Expires: Fri, 31 Dec 9999 23:59:59 GMT\nLast-Modified: Sun, 06 Nov 1994 08:49:37 GMT", rules)
 	f.Add(200, "Content-Type: text/plain\nSet-Cookie: a=b\nEtag: \"x\"\nCache-Control: public, max-age=60\nCache-Control: no-cache", rules)
 	f.Add(404, "Content-Type: text/html\nLast-Modified: Sun, 06 Nov 1994 08:49:37 GMT\nPragma: no-cache\nAge: 5", rules)
+	f.Add(200, "Content-Type: text/html", []byte(`<html><script src="/.within.website/x/cmd/anubis/static/js/main.mjs"></script></html>`))
+	f.Add(403, "Content-Type: text/html; charset=UTF-8\nCf-Mitigated: challenge", []byte("<title>Just a moment...</title>"))
 	f.Fuzz(func(t *testing.T, status int, fields string, body []byte) {
 		if d, ok := parseRetryAfter(strings.TrimPrefix(fields, "Retry-After: "), now); d < 0 || !ok && d != 0 {
 			t.Fatalf("parseRetryAfter(%q) = %v, %v", fields, d, ok)
@@ -159,7 +161,15 @@ func FuzzResponse(f *testing.F) {
 		}
 		allowed := err == nil
 		codings := len(contentCodings(&http.Response{Header: header})) > 0
+		// A bot challenge is no file, whatever its status (challenge.go).
+		challenge := challengeHeader(header) != "" || htmlAnswer(header) &&
+			(status < 300 && !codings && challengeBody(body) != "" ||
+				(status == http.StatusUnauthorized || status == http.StatusForbidden) && challengeBody(body[:min(len(body), challengePeek)]) != "")
 		switch {
+		case challenge:
+			if allowed {
+				t.Fatalf("status %d %q: a challenge allowed", status, fields)
+			}
 		case status == http.StatusPartialContent, status == http.StatusNotModified,
 			status >= 300 && status < 400 && header.Get("Location") == "",
 			status == http.StatusTooManyRequests, status >= 500:

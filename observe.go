@@ -100,8 +100,14 @@ type FetchEvent struct {
 	LifetimeSource string
 	// Err is why the fetch failed, for OutcomeServedStale and OutcomeFailed, or the
 	// failure that an entry taken from the Store records (another
-	// process failed, and this one backs off with it).
+	// process failed, and this one backs off with it). A bot challenge
+	// served for the file is such a failure: Err wraps a
+	// *NotRobotsTxtError (errors.Is(Err, ErrNotRobotsTxt)).
 	Err error
+	// Warning is not nil when a response was used that is not what it
+	// should be: an HTML page with no robots.txt line served for the
+	// robots.txt, read as no rules (a *NotRobotsTxtError).
+	Warning error
 }
 
 // A WaitEvent describes one pause that paced a request.
@@ -230,6 +236,9 @@ func (t *Transport) fetched(ev FetchEvent) {
 	if ev.Err != nil {
 		t.Logger.Warn("robots.txt fetch failed", "url", ev.URL, "outcome", ev.Outcome.String(), "status", ev.Status, "error", ev.Err)
 		return
+	}
+	if ev.Warning != nil {
+		t.Logger.Warn("robots.txt fetched, but not a robots.txt", "url", ev.URL, "status", ev.Status, "warning", ev.Warning)
 	}
 	t.Logger.Debug("robots.txt fetched", "url", ev.URL, "outcome", ev.Outcome.String(), "status", ev.Status,
 		"bytes", ev.Bytes, "duration", ev.Duration, "lifetime", ev.Lifetime, "lifetime_source", ev.LifetimeSource)

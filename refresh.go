@@ -134,7 +134,9 @@ func (t *Transport) obtain(o origin, url string, start, deadline time.Time, old 
 	}
 	res := fetch(ctx, old)
 	if t.observed() {
-		t.fetched(t.fetchEvent(url, o, res.outcome, res.entry, res.err, t.now().Sub(start)))
+		ev := t.fetchEvent(url, o, res.outcome, res.entry, res.err, t.now().Sub(start))
+		ev.Warning = res.warn
+		t.fetched(ev)
 	} else {
 		t.fetched(FetchEvent{Outcome: res.outcome}) // the counters alone
 	}

@@ -10,7 +10,8 @@ import (
 // Signals: what a site says beyond its robots.txt's Allow and Disallow
 // lines, read by the Transport along with what it already holds. Each is a
 // file of its own: the usage lines of robots.txt (usage.go), ACAP's records
-// and the files they reference (acap.go), TDMRep's file (tdmrep.go). The
+// and the files they reference (acap.go), TDMRep's file (tdmrep.go), RSL's
+// licence documents (rsl.go). The
 // state, fetch and decision code knows them only through this seam: a new
 // signal, lines of robots.txt or a file of the site's, is one more value of
 // signal in one more file, and one more line in signalsOf.
@@ -37,11 +38,11 @@ type signal interface {
 	keepsBody() bool
 }
 
-// signalsOf returns the signals a Transport reads: the usage lines and
-// TDMRep always (they cost nothing until a file has them, or Usage is
+// signalsOf returns the signals a Transport reads: the usage lines, TDMRep
+// and RSL always (they cost nothing until a file has them, or Usage is
 // asked), ACAP when it is on.
 func signalsOf(t *Transport) []signal {
-	s := []signal{usageLines{}, tdmRep{}}
+	s := []signal{usageLines{}, tdmRep{}, rslSignal{}}
 	if t.ACAP != nil {
 		s = append(s, acapSignal{*t.ACAP})
 	}

@@ -24,7 +24,9 @@ import (
 // nothing: its rules (crawl), its Content-Usage and Content-Signal lines,
 // and, with ACAP set, its ACAP records. For tdm and train-ai, the site's
 // /.well-known/tdmrep.json is read too, fetched and cached as robots.txt
-// files are. A site whose file cannot be had (a 4xx, or while it cannot be
+// files are. For every category but crawl, the RSL licence documents the
+// robots.txt's License lines name, and those page's Link fields name
+// (usage.Page.Licenses), are read as well, fetched and cached the same way. A site whose file cannot be had (a 4xx, or while it cannot be
 // reached and no copy stands in) does not use the protocol, as TDMRep
 // says; the decision then lists the failure as an evidence that decides
 // nothing.
@@ -74,6 +76,9 @@ func (t *Transport) Usage(req *http.Request, c usage.Category, page *usage.Page)
 		if u := s.usage(t, p, r, c, site); u != nil {
 			unread = append(unread, u)
 		}
+	}
+	if u := t.pageLicenses(r, page, c, site); u != nil {
+		unread = append(unread, u)
 	}
 	target := req.URL.RequestURI()
 	if strings.HasPrefix(target, "//") {

@@ -11,11 +11,19 @@ import (
 const MaxPreferencesSize = 8 << 10
 
 // The labels of the categories of use of the IETF AI Preferences vocabulary
-// (draft-ietf-aipref-vocab §5.1) that this package maps onto its categories.
+// (draft-ietf-aipref-vocab-07 §6.1, "Usage Category Labels"), which this
+// package maps onto its categories.
 const (
-	LabelTrainAI = "train-ai" // AI Training: TrainAI
-	LabelAIUse   = "ai-use"   // AI Use: AIInput
+	LabelTrainAI = "train-ai" // AI Model Training: TrainAI
 	LabelSearch  = "search"   // Search: Search
+
+	// LabelAIUse is the label of the AI Use category of the vocabulary's
+	// early drafts, which the working group removed in August 2025; no
+	// draft since (-05 to -07) defines it.
+	//
+	// Deprecated: ai-use is read as any unknown label: it says nothing of
+	// AIInput, and Preferences.Term answers it as written.
+	LabelAIUse = "ai-use"
 )
 
 // aiprefSlot numbers the three categories that both the aipref vocabulary
@@ -92,8 +100,6 @@ func parsePreferences(value string, keepOther bool) (Preferences, error) {
 		switch key {
 		case LabelTrainAI:
 			p.known[slotTrainAI] = v
-		case LabelAIUse:
-			p.known[slotAIInput] = v
 		case LabelSearch:
 			p.known[slotSearch] = v
 		default:
@@ -149,8 +155,6 @@ func (p Preferences) Term(label string) Verdict {
 	switch label {
 	case LabelTrainAI:
 		return p.known[slotTrainAI]
-	case LabelAIUse:
-		return p.known[slotAIInput]
 	case LabelSearch:
 		return p.known[slotSearch]
 	}
@@ -163,8 +167,9 @@ func (p Preferences) Term(label string) Verdict {
 }
 
 // Category returns the preference stated for c: train-ai for TrainAI,
-// ai-use for AIInput, search for Search; Unknown for the other categories,
-// of which the vocabulary does not speak.
+// search for Search; Unknown for the other categories, of which the
+// vocabulary does not speak (AIInput among them: ai-use is no longer a
+// label of the vocabulary).
 func (p Preferences) Category(c Category) Verdict {
 	if s, ok := aiprefSlotOf(c); ok {
 		return p.known[s]
@@ -196,7 +201,6 @@ func (p Preferences) String() string {
 		}
 	}
 	add(LabelTrainAI, p.known[slotTrainAI])
-	add(LabelAIUse, p.known[slotAIInput])
 	add(LabelSearch, p.known[slotSearch])
 	for _, t := range p.other {
 		add(t.label, t.verdict)

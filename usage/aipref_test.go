@@ -40,11 +40,22 @@ func TestVocabSection5Example(t *testing.T) {
 	}
 }
 
-// §5.1 Usage Category Labels: the three labels, and AI Use maps to AIInput.
-func TestVocabSection5_1Labels(t *testing.T) {
-	p := mustPrefs(t, "ai-use=n")
-	if p.Category(AIInput) != Disallowed || p.Category(TrainAI) != Unknown || p.Category(Search) != Unknown {
-		t.Errorf("ai-use=n: %v %v %v", p.Category(AIInput), p.Category(TrainAI), p.Category(Search))
+// -07 §6.1 Usage Category Labels: two labels, train-ai and search. ai-use,
+// a label of early drafts, is unknown: it says nothing of any category, and
+// Term still answers it as written.
+func TestVocabSection6_1Labels(t *testing.T) {
+	p := mustPrefs(t, "ai-use=n, search=y")
+	if p.Category(AIInput) != Unknown || p.Category(TrainAI) != Unknown || p.Category(Search) != Allowed {
+		t.Errorf("ai-use=n, search=y: %v %v %v", p.Category(AIInput), p.Category(TrainAI), p.Category(Search))
+	}
+	if p.Term("ai-use") != Disallowed {
+		t.Errorf("Term(ai-use) = %v", p.Term("ai-use"))
+	}
+	// -07 §4: no category nests in another; search=n says nothing of
+	// train-ai, nor train-ai=n of search.
+	p = mustPrefs(t, "search=n")
+	if p.Category(TrainAI) != Unknown {
+		t.Errorf("search=n: train-ai %v", p.Category(TrainAI))
 	}
 }
 
@@ -203,7 +214,7 @@ func TestAttachSection2HeaderFieldsCombined(t *testing.T) {
 		{[]string{"train-ai=n", "train-ai=y"}, TrainAI, Allowed},
 		{[]string{"train-ai=n", "Search=y"}, TrainAI, Unknown},
 		{[]string{"train-ai=n,"}, TrainAI, Unknown},
-		{[]string{"ai-use=n"}, AIInput, Disallowed},
+		{[]string{"ai-use=n"}, AIInput, Unknown},
 		{[]string{strings.Repeat("x=y, ", MaxPreferencesSize/5), "train-ai=n"}, TrainAI, Unknown},
 	} {
 		h := http.Header{}

@@ -28,6 +28,9 @@ type Site struct {
 	TDMRep *TDMRepFile    // /.well-known/tdmrep.json; nil when the site has none
 	// TDMRepURL is the tdmrep.json's URL, for explanations.
 	TDMRepURL string
+	// RSL holds the RSL documents of the site (robots.txt License lines)
+	// and of the page (Link header fields), each weighed apart.
+	RSL []*RSLFile
 }
 
 // A Query asks whether Agent may use URL for Category.
@@ -88,6 +91,11 @@ func Decide(q Query, site *Site, page *Page) Decision {
 	if tdm != nil || page != nil {
 		ev = append(ev, tdmEvidence(tdm, page, q.URL, c)...)
 	}
+	if site != nil {
+		for _, f := range site.RSL {
+			ev = append(ev, f.Evidence(q.URL, c)...)
+		}
+	}
 	if page != nil && page.HTMLTruncated && c != Crawl {
 		// Meta tags past the bound were not seen: say so, deciding
 		// nothing, so that an explanation does not pass over it.
@@ -96,7 +104,7 @@ func Decide(q Query, site *Site, page *Page) Decision {
 			sig = TDMRep
 		}
 		ev = append(ev, Evidence{Category: c, Source: Source{Signal: sig, Place: InMeta,
-			Text: "the head was not read whole: meta tags past the bound were not seen"}})
+			Text: "the page was not read whole: meta tags past the bound were not seen"}})
 	}
 	d.Evidence = ev
 	combine(&d)
@@ -154,11 +162,17 @@ func (c Conditions) merge(o Conditions) Conditions {
 	c.NoTranslate = c.NoTranslate || o.NoTranslate
 	c.NoFollow = c.NoFollow || o.NoFollow
 	c.IndexIfEmbedded = c.IndexIfEmbedded || o.IndexIfEmbedded
+	if r := contentUseRank(o.ContentUse); r > 0 && (c.ContentUse == "" || r < contentUseRank(c.ContentUse)) {
+		c.ContentUse = o.ContentUse
+	}
 	if c.Policy == "" {
 		c.Policy = o.Policy
 	}
 	if len(o.ACAP) > 0 {
 		c.ACAP = append(c.ACAP[:len(c.ACAP):len(c.ACAP)], o.ACAP...)
+	}
+	if c.License == nil {
+		c.License = o.License
 	}
 	return c
 }

@@ -7,7 +7,7 @@
 // spoke, its source and the conditions attached:
 //
 //	site := &usage.Site{RobotsURL: "https://example.com/robots.txt", Robots: usage.ParseRobots(body, "https://example.com/robots.txt")}
-//	page, _ := usage.ReadResponse(resp, true) // headers, and the HTML head
+//	page, _ := usage.ReadResponse(resp, true) // headers, and the HTML's meta tags
 //	d := usage.Decide(usage.Query{Agent: "FooBot/1.0", URL: resp.Request.URL.String(), Category: usage.TrainAI}, site, page)
 //	if d.Verdict == usage.Disallowed {
 //		log.Print(d) // train-ai disallowed by https://example.com/robots.txt line 4 "Content-Signal: search=yes, ai-train=no"
@@ -34,6 +34,7 @@
 //	Content-Signal                       search                    ai-train  ai-input
 //	X-Robots-Tag, robots meta            yes     yes      yes      noai      nosnippet
 //	TDMRep                                                         yes                 yes
+//	RSL (all, ai-all, …)                 search  all      all      ai-train  ai-input  all
 //
 // # Combining
 //
@@ -55,7 +56,7 @@
 //   - Decision.Decisive is the evidence the verdict rests on: the first
 //     that disallowed or, failing that, the first that allowed, in the
 //     order robots.txt rules, ACAP, robots.txt usage lines, page headers
-//     and meta tags, TDMRep.
+//     and meta tags, TDMRep, RSL.
 //
 // The categories are independent: a robots.txt that disallows crawling a
 // URL says nothing of training on a copy obtained elsewhere, and a page's
@@ -84,19 +85,29 @@
 //
 // # Content-Usage (IETF AI Preferences)
 //
-// Status: draft. The vocabulary is draft-ietf-aipref-vocab (the editor's
-// copy after the August 2026 revision, published as -08 on 13 September
-// 2026); the attachment is draft-ietf-aipref-attach (-04, October 2025, and
-// the editor's copy of -05, August 2026). Both may still change.
+// Status: draft. The vocabulary read is draft-ietf-aipref-vocab-07 (19
+// August 2026, the same text as the working group's editor's copy of that
+// day, after "no hierarchy", PR #219); the attachment is
+// draft-ietf-aipref-attach-05 (19 August 2026). The issue that asked for
+// this reading names -08 (September 2026), which could not be had: the
+// working group's repository as stored ends at -07, and no copy of -08 was
+// found. Both may still change.
 //
 // A statement of preference is an RFC 9651 Dictionary such as
-// "train-ai=n, search=y", read by ParsePreferences. The vocabulary has three
-// labels, none inside another: train-ai (training generative AI models) is
-// train-ai, ai-use (input to a generative AI model) is ai-input, and search
-// is search. The Token y allows, n disallows, and anything else says
-// nothing. When a key appears twice, the last one counts. Unknown labels and
-// all parameters are ignored. A value that does not parse says nothing at
-// all. Labels of earlier drafts (all, bots, train-genai) are not mapped.
+// "train-ai=n, search=y", read by ParsePreferences. The vocabulary has two
+// labels (-07 §6.1): train-ai (AI Model Training, §4.1: modifying the
+// learned parameters of a model that generates synthetic content) is
+// train-ai, and search (§4.2) is search. No category nests in another, so
+// a preference about one says nothing of the other. Search, by §4.2,
+// covers the processing internal to a search application, including
+// training models used only for it, and excludes generating summaries:
+// search=y does not allow train-ai or ai-input, and train-ai=n does not
+// disallow search. The Token y allows, n disallows, and anything else says
+// nothing (§6.2). When a key appears twice, the last one counts. Unknown
+// labels and all parameters are ignored (§6.5), among them the labels of
+// earlier drafts: all, bots, train-genai, and ai-use (AI Use, removed in
+// August 2025), which therefore says nothing of ai-input. A value that does
+// not parse says nothing at all.
 //
 // The Content-Usage header field applies to the response's content; all its
 // fields form one Dictionary. In robots.txt, "Content-Usage: [path] prefs"
@@ -114,7 +125,18 @@
 // ai-input=no, ai-train=no" is a rule of its group, chosen and matched like
 // Content-Usage (an optional leading path is read the same way). search is
 // search, ai-input is ai-input, ai-train is train-ai. A missing key says
-// nothing, and a key given twice disallows if either value is no. Unlike
+// nothing, and a key given twice disallows if either value is no.
+// Cloudflare's managed robots.txt also writes use= (as in
+// "search=yes,ai-train=no,use=reference"): "how AI systems may consume the
+// content" (immediate, reference or full; the file's own comment), "the
+// maximum level at which their content may be used", reference and full
+// "from least to most permissive" (Cloudflare changelog, 31 August 2026,
+// "Crawl endpoint now respects the Content Signals use directive"). It
+// names no category, so it decides none: it is reported as a condition
+// (Conditions.ContentUse, "use=reference") on the evidence of each
+// category the line is asked of, one that decides nothing when the line
+// names no key of that category. Our reading ranks immediate below
+// reference; given twice, the least permissive counts. Unlike
 // Content-Usage, a Content-Signal covers the paths the file disallows too:
 // the policy makes its signals reservations of rights over the site's
 // content (Article 4 of EU Directive 2019/790), which a copy obtained
@@ -123,8 +145,11 @@
 // # X-Robots-Tag and robots meta tags
 //
 // Status: vendor convention: Google Search Central, "Robots meta tag,
-// data-nosnippet, and X-Robots-Tag specifications" (read 2025), followed by
-// Bing, which adds nocache; noai is a vendor convention (DeviantArt, 2022).
+// data-nosnippet, and X-Robots-Tag specifications" (read 2025; its update
+// of 2026-03-24, which says Google Search respects robots meta tags in the
+// body section too, as the issue that asked for it quotes it: the stored
+// copy of the page predates it), followed by Bing, which adds nocache; noai
+// is a vendor convention (DeviantArt, 2022).
 //
 // X-Robots-Tag fields and <meta name="robots"> address every crawler;
 // "AGENT: rules" in a field, and <meta name="AGENT">, address the crawler
@@ -144,14 +169,14 @@
 //   - noarchive, nocache: archive disallowed; noai: train-ai disallowed
 //   - all, index, follow, unknown directives: no evidence
 //
-// The signal never allows outright. ReadHTML reads the head only (at most
-// DefaultMaxHTMLBytes, stopping at its end or at the first element that
-// cannot stand in a head); <meta http-equiv="X-Robots-Tag"> is not read, as
-// no engine documents it. ReadResponse reads a response's header fields and,
-// when asked, its HTML head, and puts the bytes it read back into the body.
-// When the head runs past the bound (Page.HTMLTruncated), Decide adds an
-// evidence that says so and decides nothing: the verdict stands on the
-// signals seen.
+// The signal never allows outright. ReadHTML reads the robots meta tags of
+// the head and of the body alike (Meta.InBody), as Google now does, up to
+// DefaultMaxHTMLBytes of the document; <meta http-equiv="X-Robots-Tag"> is
+// not read, as no engine documents it. ReadResponse reads a response's
+// header fields and, when asked, its HTML, and puts the bytes it read back
+// into the body. When the document runs past the bound
+// (Page.HTMLTruncated), Decide adds an evidence that says so and decides
+// nothing: the verdict stands on the signals seen.
 //
 // # TDMRep
 //
@@ -177,4 +202,46 @@
 // supersedes nothing. A file that cannot be had (any failure, as the report
 // says) means the site does not use the protocol. With no file, no matching
 // rule and no valid field or tag, TDMRep says nothing (Unknown).
+//
+// # RSL
+//
+// Status: industry specification: Really Simple Licensing 1.0
+// (RSL-SPEC-1.0, a Recommendation of the RSL Technical Steering Committee,
+// published 2025-11-06; errata at rslstandard.org/rsl/errata). A site
+// names its licence documents in robots.txt "License: URL" lines, which
+// belong to no group and apply to every agent (RobotsLicenses), and a page
+// may name its own in a Link header field with rel="license" and
+// type="application/rsl+xml" (LicenseLinks, Page.Licenses). ParseRSL reads
+// a document (a licence file, or a feed whose items hold rsl:content), with
+// encoding/xml, bounded (MaxRSLSize, element counts and nesting).
+//
+// Each <content url> holds the licences its assets are offered under; the
+// url is a path pattern matched as in robots.txt (RFC 9309, with * and $)
+// or a full URL. Of the <content> elements that match a URL, the one with
+// the longest path pattern decides (our reading: the specification asks
+// each to name distinct assets, and a site that nests them means the more
+// specific). For each of its <license> elements, a <prohibits
+// type="usage"> value that speaks of the category disallows it, and
+// otherwise a <permits type="usage"> value that does allows it, on the
+// licence's terms: Conditions.License holds the <payment> (its type, free
+// when absent, amounts, standard and custom offers), the <content>'s
+// licence server (a licence token must then be obtained even when free),
+// and the user and geo permits and prohibits; Conditions.Policy names the
+// document, where a licence is had. A use a licence neither permits nor
+// prohibits gets no evidence from it: it is not licensed, which is not a
+// prohibition. The usage values map onto the categories as the table
+// shows: search is search, ai-train is train-ai, ai-input is ai-input,
+// ai-all is both, and all is every category but crawl (fetching is
+// robots.txt's question, and that of the licence token). ai-index (an index
+// for AI applications) has no category of its own and speaks of none.
+// Values are separated by spaces (RSL 1.0) or commas (its drafts), and
+// unknown values say nothing. Each document gives its own evidence, and
+// the most restrictive verdict wins, as for every signal.
+//
+// A site that enforces its licences answers a request without a valid
+// licence token with status 401 or 402 and a WWW-Authenticate challenge
+// of the License scheme: CheckLicense turns such a response into a
+// *LicenseRequiredError naming the licence. A crawler that holds a token
+// from the licence server presents it with SetLicenseToken, as
+// "Authorization: License TOKEN".
 package usage

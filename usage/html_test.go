@@ -50,16 +50,16 @@ func readHTMLString(t *testing.T, s string, limit int64) *Page {
 }
 
 // Google Search Central, "Using the robots meta tag": the tag belongs in the
-// head; a tag in the body is not read.
+// head, and (updated 2026-03-24) Google Search respects one in the body too.
 func TestReadHTMLSpecUsingTheRobotsMetaTag(t *testing.T) {
 	b, err := os.ReadFile("testdata/xrobots/spec-robots-meta.html")
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := readHTMLString(t, string(b), 0)
-	want := []Meta{{"robots", "noindex"}}
+	want := []Meta{{"robots", "noindex", false}, {"robots", "nosnippet", true}}
 	if !reflect.DeepEqual(p.Meta, want) || p.HTMLTruncated {
-		t.Errorf("Meta = %q, truncated %v; want %q", p.Meta, p.HTMLTruncated, want)
+		t.Errorf("Meta = %v, truncated %v; want %v", p.Meta, p.HTMLTruncated, want)
 	}
 	if p.Header == nil || len(p.Header) != 0 {
 		t.Errorf("Header = %v, want empty", p.Header)
@@ -76,15 +76,15 @@ func TestReadHTMLSpecSeveralCrawlers(t *testing.T) {
 	}
 	p := readHTMLString(t, string(b), 0)
 	want := []Meta{
-		{"viewport", "width=device-width, initial-scale=1"},
-		{"googlebot", "noindex"},
-		{"googlebot-news", "nosnippet"},
-		{"robots", "max-snippet:20, max-image-preview:large"},
-		{"description", "A page with meta tags for several crawlers"},
-		{"tdm-reservation", "1"},
+		{"viewport", "width=device-width, initial-scale=1", false},
+		{"googlebot", "noindex", false},
+		{"googlebot-news", "nosnippet", false},
+		{"robots", "max-snippet:20, max-image-preview:large", false},
+		{"description", "A page with meta tags for several crawlers", false},
+		{"tdm-reservation", "1", false},
 	}
 	if !reflect.DeepEqual(p.Meta, want) {
-		t.Errorf("Meta =\n%q\nwant\n%q", p.Meta, want)
+		t.Errorf("Meta =\n%v\nwant\n%v", p.Meta, want)
 	}
 }
 
@@ -93,12 +93,12 @@ func TestReadHTMLNames(t *testing.T) {
 		html string
 		want []Meta
 	}{
-		{`<meta name=" GoogleBot " content=" noindex ">`, []Meta{{"googlebot", "noindex"}}},
-		{`<meta content="noindex" name="robots"/>`, []Meta{{"robots", "noindex"}}},
-		{`<meta name="TDM-Policy" content="https://example.com/policy.json">`, []Meta{{"tdm-policy", "https://example.com/policy.json"}}},
-		{`<meta name="robots" content="noindex&#44;nofollow">`, []Meta{{"robots", "noindex,nofollow"}}},
-		{`<meta name=robots content=noindex>`, []Meta{{"robots", "noindex"}}},
-		{`<meta name="robots" content="noindex" name="googlebot" content="all">`, []Meta{{"robots", "noindex"}}},
+		{`<meta name=" GoogleBot " content=" noindex ">`, []Meta{{"googlebot", "noindex", false}}},
+		{`<meta content="noindex" name="robots"/>`, []Meta{{"robots", "noindex", false}}},
+		{`<meta name="TDM-Policy" content="https://example.com/policy.json">`, []Meta{{"tdm-policy", "https://example.com/policy.json", false}}},
+		{`<meta name="robots" content="noindex&#44;nofollow">`, []Meta{{"robots", "noindex,nofollow", false}}},
+		{`<meta name=robots content=noindex>`, []Meta{{"robots", "noindex", false}}},
+		{`<meta name="robots" content="noindex" name="googlebot" content="all">`, []Meta{{"robots", "noindex", false}}},
 		{`<meta name="robots">`, nil},                               // no content
 		{`<meta name="og:title" content="x">`, nil},                 // not a product token
 		{`<meta name="google bot" content="noindex">`, nil},         // not a product token
@@ -110,56 +110,50 @@ func TestReadHTMLNames(t *testing.T) {
 	} {
 		p := readHTMLString(t, "<html><head>"+tc.html+"</head><body></body></html>", 0)
 		if !reflect.DeepEqual(p.Meta, tc.want) {
-			t.Errorf("%s: Meta = %q, want %q", tc.html, p.Meta, tc.want)
+			t.Errorf("%s: Meta = %v, want %v", tc.html, p.Meta, tc.want)
 		}
 	}
 }
 
-// The head ends at </head>, </body>, </html>, <body>, or the start tag of an
-// element that cannot stand in a head; nothing is read past it.
-// A meta tag between </head> and <body> is in the head of the document an
-// HTML parser builds (the "after head" insertion mode puts it there), and a
-// noscript or div there starts the body.
+// The head ends at <body>, or the start tag of an element that cannot stand
+// in a head. A meta tag between </head> and <body> is in the head of the
+// document an HTML parser builds (the "after head" insertion mode puts it
+// there), and a noscript or div there starts the body, whose robots meta
+// tags count too (a noscript's content is text).
 func TestReadHTMLMetaAfterHeadEndTag(t *testing.T) {
 	for doc, want := range map[string][]Meta{
-		`<html><head><title>t</title></head><meta name="robots" content="noindex"><body><p>x`:                      {{"robots", "noindex"}},
-		`<head></head>` + "\n" + `<link rel=icon href=/i><meta name="googlebot" content="nosnippet"></head><body>`: {{"googlebot", "nosnippet"}},
+		`<html><head><title>t</title></head><meta name="robots" content="noindex"><body><p>x`:                      {{"robots", "noindex", false}},
+		`<head></head>` + "\n" + `<link rel=icon href=/i><meta name="googlebot" content="nosnippet"></head><body>`: {{"googlebot", "nosnippet", false}},
 		`<head></head><noscript><meta name="robots" content="noindex"></noscript>`:                                 nil,
-		`<head></head><div><meta name="robots" content="noindex">`:                                                 nil,
+		`<head></head><div><meta name="robots" content="noindex">`:                                                 {{"robots", "noindex", true}},
 	} {
 		p := readHTMLString(t, doc, 0)
 		if !reflect.DeepEqual(p.Meta, want) {
-			t.Errorf("%s: Meta = %q, want %q", doc, p.Meta, want)
+			t.Errorf("%s: Meta = %v, want %v", doc, p.Meta, want)
 		}
 	}
 }
 
-func TestReadHTMLStopsAtHeadEnd(t *testing.T) {
-	for _, head := range []string{
-		`<html><head><meta name="robots" content="noindex"></head><body>`,
-		`<html><head><meta name="robots" content="noindex"></head></html>`,
-		`<meta name="robots" content="noindex"><body>`,
-		`<meta name="robots" content="noindex"><div>`,
-		`<meta name="robots" content="noindex"><img src=x>`,
-		`<meta name="robots" content="noindex"></body>`,
-		`<meta name="robots" content="noindex"></html>`,
-		`<!DOCTYPE html><html><head><title>t</title><link rel=icon href=/i><script>var a = "</head>";</script><meta name="robots" content="noindex"><p>`,
+// Google Search Central (updated 2026-03-24): Google Search respects robots
+// meta tags in the body. They are read wherever the body holds them, up to
+// the bound; TDMRep's tags count in the head only.
+func TestReadHTMLBodyRobotsMeta(t *testing.T) {
+	for doc, want := range map[string][]Meta{
+		`<html><head><meta name="robots" content="noindex"></head><body><meta name="googlebot" content="nosnippet">`:   {{"robots", "noindex", false}, {"googlebot", "nosnippet", true}},
+		`<meta name="robots" content="noindex"><div><p>x</p><meta name="robots" content="noarchive"></div>`:            {{"robots", "noindex", false}, {"robots", "noarchive", true}},
+		`<meta name="robots" content="noindex"></html><meta name="robots" content="noai">`:                             {{"robots", "noindex", false}, {"robots", "noai", true}},
+		`<body><meta name="tdm-reservation" content="1"><meta name="tdm-policy" content="https://e/p">`:                nil,
+		`<body><script>"<meta name=robots content=noindex>"</script><textarea><meta name=robots content=x></textarea>`: nil,
 	} {
-		// A read past the head would fail: the head must be enough.
-		p, err := ReadHTML(&failAfter{data: head, err: errRead}, 0)
-		if err != nil {
-			t.Errorf("%s: read past the head: %v", head, err)
-			continue
-		}
-		if want := []Meta{{"robots", "noindex"}}; !reflect.DeepEqual(p.Meta, want) || p.HTMLTruncated {
-			t.Errorf("%s: Meta = %q, truncated %v", head, p.Meta, p.HTMLTruncated)
+		p := readHTMLString(t, doc, 0)
+		if !reflect.DeepEqual(p.Meta, want) || p.HTMLTruncated {
+			t.Errorf("%s: Meta = %v, truncated %v; want %v", doc, p.Meta, p.HTMLTruncated, want)
 		}
 	}
-	// Text before the meta tag does not end the head (this reader keeps
-	// looking), nor do unknown end tags.
-	p := readHTMLString(t, `stray text</p><meta name="robots" content="noindex">`, 0)
-	if want := []Meta{{"robots", "noindex"}}; !reflect.DeepEqual(p.Meta, want) {
-		t.Errorf("after text: Meta = %q, want %q", p.Meta, want)
+	// A read error in the body is returned, with the head's tags.
+	p, err := ReadHTML(&failAfter{data: `<meta name="robots" content="noindex"><body><p>`, err: errRead}, 0)
+	if !errors.Is(err, errRead) || len(p.Meta) != 1 {
+		t.Errorf("error in the body: %v, %v", err, p.Meta)
 	}
 }
 
@@ -175,7 +169,7 @@ func TestReadHTMLLimit(t *testing.T) {
 		{-1, DefaultMaxHTMLBytes, true, 1},
 		{100, 100, true, 1},
 		{20, 20, true, 0},
-		{400 << 10, 400 << 10, false, 2},
+		{400 << 10, 400 << 10, true, 2}, // the body runs past the bound
 	} {
 		cr := &countingReader{r: strings.NewReader(doc)}
 		p, err := ReadHTML(cr, tc.limit)
@@ -214,7 +208,7 @@ func TestReadHTMLError(t *testing.T) {
 	if !errors.Is(err, errRead) || !strings.HasPrefix(err.Error(), "robotsguard: ") {
 		t.Errorf("err = %v, want a robotsguard: error wrapping %v", err, errRead)
 	}
-	if want := []Meta{{"robots", "noindex"}}; p == nil || !reflect.DeepEqual(p.Meta, want) {
+	if want := []Meta{{"robots", "noindex", false}}; p == nil || !reflect.DeepEqual(p.Meta, want) {
 		t.Errorf("page = %+v, want the meta tags read before the error", p)
 	}
 }
@@ -247,15 +241,21 @@ func FuzzReadHTML(f *testing.F) {
 			t.Fatalf("%d meta tags", len(p.Meta))
 		}
 		for _, m := range p.Meta {
-			if !signalMetaName(m.Name) || m.Name != strings.ToLower(m.Name) || len(m.Content) > maxHTMLContent {
-				t.Fatalf("meta %q", m)
+			if !signalMetaName(m.Name) || m.Name != strings.ToLower(m.Name) || len(m.Content) > maxHTMLContent ||
+				m.InBody && strings.HasPrefix(m.Name, "tdm-") {
+				t.Fatalf("meta %v", m)
 			}
+		}
+		// Every meta tag read stands in the document, and the body's
+		// search finds all of them: a document with no "<meta" has none.
+		if !hasMetaTag(data) && len(p.Meta) > 0 {
+			t.Fatalf("meta tags %v in a document without one", p.Meta)
 		}
 		// A naive reading: a document that opens with a robots meta tag
 		// has it first.
 		if bytes.HasPrefix(data, []byte(`<meta name="robots" content="noindex">`)) && (limit == 0 || limit >= 64) {
-			if len(p.Meta) == 0 || p.Meta[0] != (Meta{"robots", "noindex"}) {
-				t.Fatalf("leading robots tag not read: %q", p.Meta)
+			if len(p.Meta) == 0 || p.Meta[0] != (Meta{"robots", "noindex", false}) {
+				t.Fatalf("leading robots tag not read: %v", p.Meta)
 			}
 		}
 		// ReadResponse puts back exactly what it read.
@@ -269,7 +269,7 @@ func FuzzReadHTML(f *testing.F) {
 			t.Fatalf("body read back differs (%v)", err)
 		}
 		if limit == 0 && !reflect.DeepEqual(p.Meta, p2.Meta) {
-			t.Fatalf("ReadHTML %q, ReadResponse %q", p.Meta, p2.Meta)
+			t.Fatalf("ReadHTML %v, ReadResponse %v", p.Meta, p2.Meta)
 		}
 	})
 }

@@ -11,8 +11,9 @@ import (
 
 // ReadResponse returns the Page of resp: its signal header fields (as
 // ReadHeader), its URL (from resp.Request, when set), and, when html is true
-// and the response is an HTML document, the signal meta tags of its head (as
-// ReadHTML, reading at most DefaultMaxHTMLBytes of the body).
+// and the response is an HTML document, its signal meta tags (as ReadHTML:
+// the head's, and the robots meta tags of the body, reading at most
+// DefaultMaxHTMLBytes of the body).
 //
 // A response is an HTML document when its Content-Type is text/html or
 // application/xhtml+xml and it has no Content-Encoding other than
@@ -30,6 +31,7 @@ func ReadResponse(resp *http.Response, html bool) (*Page, error) {
 	p := ReadHeader(resp.Header)
 	if resp.Request != nil && resp.Request.URL != nil {
 		p.URL = resp.Request.URL.String()
+		p.Licenses = LicenseLinks(resp.Header, resp.Request.URL)
 	}
 	if !html || resp.Body == nil || resp.Body == http.NoBody || !htmlResponse(resp.Header) {
 		return p, nil
@@ -41,7 +43,7 @@ func ReadResponse(resp *http.Response, html bool) (*Page, error) {
 		body:   resp.Body,
 	}
 	if err != nil {
-		return p, fmt.Errorf("robotsguard: reading the head of %s: %w", respName(p), err)
+		return p, fmt.Errorf("robotsguard: reading the HTML of %s: %w", respName(p), err)
 	}
 	return p, nil
 }

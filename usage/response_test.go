@@ -44,8 +44,8 @@ func TestReadResponseServer(t *testing.T) {
 	if want := []string{"googlebot: nosnippet"}; !reflect.DeepEqual(p.Header.Values("X-Robots-Tag"), want) || p.Header.Get("Server") != "" {
 		t.Errorf("Header = %v", p.Header)
 	}
-	if want := []Meta{{"robots", "noindex"}}; !reflect.DeepEqual(p.Meta, want) {
-		t.Errorf("Meta = %q, want %q", p.Meta, want)
+	if want := []Meta{{"robots", "noindex", false}}; !reflect.DeepEqual(p.Meta, want) {
+		t.Errorf("Meta = %v, want %v", p.Meta, want)
 	}
 	got, err := io.ReadAll(resp.Body)
 	if err != nil {
@@ -102,7 +102,7 @@ func TestReadResponseLeavesBody(t *testing.T) {
 			t.Fatal(err)
 		}
 		if resp.Body != io.ReadCloser(orig) || len(p.Meta) != 0 {
-			t.Errorf("html %v, %v: body replaced or read (%q)", tc.html, tc.header, p.Meta)
+			t.Errorf("html %v, %v: body replaced or read (%v)", tc.html, tc.header, p.Meta)
 		}
 	}
 	for _, ct := range []string{"text/html", "TEXT/HTML; charset=iso-8859-1", "application/xhtml+xml", "text/html; charset", "text/html"} {
@@ -129,8 +129,8 @@ func TestReadResponseBodyError(t *testing.T) {
 	if !errors.Is(err, errRead) || !strings.HasPrefix(err.Error(), "robotsguard: ") || strings.Count(err.Error(), "robotsguard:") != 1 {
 		t.Errorf("err = %v, want a robotsguard: error wrapping %v", err, errRead)
 	}
-	if want := []Meta{{"robots", "noarchive"}}; !reflect.DeepEqual(p.Meta, want) {
-		t.Errorf("Meta = %q, want %q", p.Meta, want)
+	if want := []Meta{{"robots", "noarchive", false}}; !reflect.DeepEqual(p.Meta, want) {
+		t.Errorf("Meta = %v, want %v", p.Meta, want)
 	}
 	got, err := io.ReadAll(resp.Body)
 	if string(got) != data || !errors.Is(err, errRead) {

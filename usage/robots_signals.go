@@ -36,6 +36,7 @@ type aiprefRule struct {
 	text     string // the line as written, cut (Source.Text)
 	line     int32
 	signal   Signal
+	use      uint8 // Content-Signal's use level (contentUses), or 0
 	verdicts aiprefVerdicts
 }
 
@@ -219,12 +220,19 @@ func (r *RobotsSignals) Evidence(agent, target string, c Category) []Evidence {
 			for i := g.lo; i < g.hi; i++ {
 				rule := &r.rules[i]
 				v := rule.verdicts[slot]
-				if rule.signal != sig || v == Unknown || len(rule.pattern) != best || !policy.PatternMatches(rule.pattern, path) {
+				if rule.signal != sig || v == Unknown && rule.use == 0 || len(rule.pattern) != best || !policy.PatternMatches(rule.pattern, path) {
 					continue
 				}
+				// A use level names no category: it is a condition on
+				// every use the line speaks of, and decides none.
+				var cond Conditions
+				if rule.use != 0 {
+					cond.ContentUse = contentUses[rule.use]
+				}
 				out = append(out, Evidence{
-					Category: c,
-					Verdict:  v,
+					Category:   c,
+					Verdict:    v,
+					Conditions: cond,
 					Source: Source{
 						Signal: sig,
 						Place:  InFile,
@@ -339,7 +347,7 @@ func (s *robotsScanner) Other(line int, key, value []byte) {
 		p, err = parsePreferences(string(prefs), false)
 		rule.verdicts = p.known
 	default:
-		rule.verdicts, err = parseContentSignal(string(prefs))
+		rule.verdicts, rule.use, err = parseContentSignal(string(prefs))
 	}
 	if err != nil {
 		s.problem(line, sig, err)

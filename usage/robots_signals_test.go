@@ -218,19 +218,42 @@ func TestParseContentSignal(t *testing.T) {
 	for _, tc := range []struct {
 		value string
 		want  aiprefVerdicts
+		use   uint8
 		err   bool
 	}{
-		{"search=yes, ai-input=no, ai-train=no", aiprefVerdicts{slotSearch: Allowed, slotAIInput: Disallowed, slotTrainAI: Disallowed}, false},
-		{"", aiprefVerdicts{}, false},
-		{"ai-train=no, ai-train=yes", aiprefVerdicts{slotTrainAI: Disallowed}, false},
-		{"ai-train=yes, ai-train=no", aiprefVerdicts{slotTrainAI: Disallowed}, false},
-		{"search=maybe, ai-train=no", aiprefVerdicts{slotTrainAI: Disallowed}, true},
-		{"search, ai-train=no,,", aiprefVerdicts{slotTrainAI: Disallowed}, true},
-		{"use=full", aiprefVerdicts{}, false},
+		{"search=yes, ai-input=no, ai-train=no", aiprefVerdicts{slotSearch: Allowed, slotAIInput: Disallowed, slotTrainAI: Disallowed}, 0, false},
+		{"", aiprefVerdicts{}, 0, false},
+		{"ai-train=no, ai-train=yes", aiprefVerdicts{slotTrainAI: Disallowed}, 0, false},
+		{"ai-train=yes, ai-train=no", aiprefVerdicts{slotTrainAI: Disallowed}, 0, false},
+		{"search=maybe, ai-train=no", aiprefVerdicts{slotTrainAI: Disallowed}, 0, true},
+		{"search, ai-train=no,,", aiprefVerdicts{slotTrainAI: Disallowed}, 0, true},
+		// Cloudflare's use level names no category.
+		{"use=full", aiprefVerdicts{}, 3, false},
+		{"search=yes,ai-train=no,use=reference", aiprefVerdicts{slotSearch: Allowed, slotTrainAI: Disallowed}, 2, false},
+		{"use=full, USE=Immediate", aiprefVerdicts{}, 1, false},
+		{"use=all, search=no", aiprefVerdicts{slotSearch: Disallowed}, 0, true},
 	} {
-		got, err := parseContentSignal(tc.value)
-		if got != tc.want || (err != nil) != tc.err {
-			t.Errorf("%q: %v, %v; want %v, error %v", tc.value, got, err, tc.want, tc.err)
+		got, use, err := parseContentSignal(tc.value)
+		if got != tc.want || use != tc.use || (err != nil) != tc.err {
+			t.Errorf("%q: %v, use %d, %v; want %v, use %d, error %v", tc.value, got, use, err, tc.want, tc.use, tc.err)
+		}
+	}
+}
+
+// Cloudflare's managed robots.txt: use=reference is reported on every
+// category the line speaks of, and changes none of their verdicts.
+func TestContentSignalUse(t *testing.T) {
+	r := ParseRobots([]byte("User-agent: *\nContent-Signal: search=yes,ai-train=no,use=reference\nAllow: /\n"), robotsURL)
+	for _, tc := range []struct {
+		c    Category
+		want Verdict
+	}{{Search, Allowed}, {TrainAI, Disallowed}, {AIInput, Unknown}} {
+		d := Decide(Query{Agent: "FooBot", URL: "/a", Category: tc.c}, &Site{RobotsURL: robotsURL, Robots: r}, nil)
+		if d.Verdict != tc.want || len(d.Evidence) != 1 || d.Evidence[0].Conditions.ContentUse != "reference" {
+			t.Errorf("%s: %v %v", tc.c, d, d.Evidence)
+		}
+		if tc.want != Disallowed && d.Conditions.String() != "use=reference" {
+			t.Errorf("%s: conditions %q", tc.c, d.Conditions)
 		}
 	}
 }

@@ -134,7 +134,7 @@ func FuzzTDMHeaderMeta(f *testing.F) {
 		h := http.Header{}
 		h.Set("Tdm-Reservation", header)
 		h.Set("Tdm-Policy", pol)
-		p := &Page{URL: "https://provider.com/doc", Header: h, Meta: []Meta{{"tdm-reservation", meta}, {"tdm-policy", pol}}}
+		p := &Page{URL: "https://provider.com/doc", Header: h, Meta: []Meta{{"tdm-reservation", meta, false}, {"tdm-policy", pol, false}}}
 		ev := tdmEvidence(nil, p, p.URL, TrainAI)
 		want, place := Unknown, Place(0)
 		verdict := func(s string) Verdict {

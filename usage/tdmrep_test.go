@@ -92,7 +92,7 @@ func TestSecTDMReservation(t *testing.T) {
 		if v, _, _ := tdmVerdict(t, nil, tdmHeaderPage("tdm-reservation", tc.value), "/"); v != tc.want {
 			t.Errorf("header tdm-reservation: %q gives %v, want %v", tc.value, v, tc.want)
 		}
-		if v, _, _ := tdmVerdict(t, nil, &Page{Meta: []Meta{{"tdm-reservation", tc.value}}}, "/"); v != tc.want {
+		if v, _, _ := tdmVerdict(t, nil, &Page{Meta: []Meta{{"tdm-reservation", tc.value, false}}}, "/"); v != tc.want {
 			t.Errorf("meta tdm-reservation %q gives %v, want %v", tc.value, v, tc.want)
 		}
 	}
@@ -324,8 +324,8 @@ func TestSecTDMFileRegexpGoogleExamples(t *testing.T) {
 // sec-tdm-html-meta: the report's example page.
 func TestSecTDMHTMLMetaExample(t *testing.T) {
 	p := &Page{URL: "https://provider.com/doc.html", Meta: []Meta{
-		{"tdm-reservation", "1"},
-		{"tdm-policy", "https://provider.com/policies/policy.json"},
+		{"tdm-reservation", "1", false},
+		{"tdm-policy", "https://provider.com/policies/policy.json", false},
 	}}
 	v, pol, src := tdmVerdict(t, nil, p, p.URL)
 	if v != Disallowed || pol != "https://provider.com/policies/policy.json" {
@@ -354,10 +354,10 @@ func TestSecProcessingPriority(t *testing.T) {
 		{"invalid header", tdmHeaderPage("tdm-reservation", "no"), Disallowed, InFile, "https://provider.com/file-policy"},
 		{"conflicting header fields", tdmHeaderPage("tdm-reservation", "0", "tdm-reservation", "1"), Disallowed, InFile, "https://provider.com/file-policy"},
 		{"agreeing header fields", tdmHeaderPage("tdm-reservation", "0", "tdm-reservation", "0"), Allowed, InHeader, ""},
-		{"meta 0 over header 1 and file", &Page{Header: tdmHeaderPage("tdm-reservation", "1").Header, Meta: []Meta{{"tdm-reservation", "0"}}}, Allowed, InMeta, ""},
-		{"meta 1 over header 0", &Page{Header: tdmHeaderPage("tdm-reservation", "0").Header, Meta: []Meta{{"tdm-reservation", "1"}}}, Disallowed, InMeta, "https://provider.com/file-policy"},
-		{"invalid meta", &Page{Header: tdmHeaderPage("tdm-reservation", "0").Header, Meta: []Meta{{"tdm-reservation", "reserved"}}}, Allowed, InHeader, ""},
-		{"conflicting meta", &Page{Meta: []Meta{{"tdm-reservation", "0"}, {"tdm-reservation", "1"}}}, Disallowed, InFile, "https://provider.com/file-policy"},
+		{"meta 0 over header 1 and file", &Page{Header: tdmHeaderPage("tdm-reservation", "1").Header, Meta: []Meta{{"tdm-reservation", "0", false}}}, Allowed, InMeta, ""},
+		{"meta 1 over header 0", &Page{Header: tdmHeaderPage("tdm-reservation", "0").Header, Meta: []Meta{{"tdm-reservation", "1", false}}}, Disallowed, InMeta, "https://provider.com/file-policy"},
+		{"invalid meta", &Page{Header: tdmHeaderPage("tdm-reservation", "0").Header, Meta: []Meta{{"tdm-reservation", "reserved", false}}}, Allowed, InHeader, ""},
+		{"conflicting meta", &Page{Meta: []Meta{{"tdm-reservation", "0", false}, {"tdm-reservation", "1", false}}}, Disallowed, InFile, "https://provider.com/file-policy"},
 	} {
 		v, pol, src := tdmVerdict(t, f, tc.page, "https://provider.com/a")
 		if v != tc.want || src.Place != tc.place || pol != tc.policy {

@@ -73,6 +73,7 @@ const (
 	XRobotsTag                      // X-Robots-Tag response header
 	MetaRobots                      // <meta name="robots"> and <meta name="AGENT"> in HTML
 	TDMRep                          // TDM Reservation Protocol: tdmrep.json, headers, meta tags
+	RSL                             // Really Simple Licensing 1.0: the licence documents of robots.txt License lines and Link headers
 )
 
 var signalNames = [...]string{
@@ -83,6 +84,7 @@ var signalNames = [...]string{
 	XRobotsTag:    "X-Robots-Tag",
 	MetaRobots:    "robots meta tag",
 	TDMRep:        "TDMRep",
+	RSL:           "RSL",
 }
 
 // String returns the signal's usual name, such as "X-Robots-Tag".
@@ -109,6 +111,8 @@ func (s Signal) Status() string {
 		return "vendor convention (Google Search Central, followed by other engines)"
 	case TDMRep:
 		return "community report (W3C TDM Reservation Protocol, 2024)"
+	case RSL:
+		return "industry specification (RSL 1.0, RSL Technical Steering Committee, 2025)"
 	}
 	return "unknown"
 }
@@ -155,9 +159,12 @@ func (s Source) String() string {
 			b.WriteString(s.Signal.String())
 		}
 		if s.Line > 0 {
-			if s.Signal == TDMRep {
+			switch s.Signal {
+			case TDMRep:
 				fmt.Fprintf(&b, " rule %d", s.Line)
-			} else {
+			case RSL:
+				fmt.Fprintf(&b, " content %d", s.Line)
+			default:
 				fmt.Fprintf(&b, " line %d", s.Line)
 			}
 		}
@@ -206,13 +213,23 @@ type Conditions struct {
 	// use; the crawler must honour them all. A time-limit counts from when
 	// the crawler got the page: acap.Qualifier.Deadline gives its end.
 	ACAP []acap.Qualifier
+	// ContentUse is the use level of a Content-Signal line's use key
+	// (Cloudflare's managed robots.txt): how AI systems may consume the
+	// content, at most: "immediate", "reference" or "full", from the least
+	// permissive to the most; "" when none is given.
+	ContentUse string
+	// License holds the terms of the RSL licence that permits the use
+	// (payment, licence server, users, regions), or nil; its document is
+	// the Policy.
+	License *LicenseTerms
 }
 
 // Terms lists the conditions as the directives that set them, with
 // key=value for those that have a value: "max-snippet=120",
 // "max-image-preview=standard", "max-video-preview=0" (seconds),
 // "not-after=2099-12-31T00:00:00Z", "noimageindex", "notranslate",
-// "nofollow", "indexifembedded", "policy=URL", then the ACAP qualifiers.
+// "nofollow", "indexifembedded", "use=LEVEL", "policy=URL", then the ACAP
+// qualifiers and the RSL licence's terms.
 func (c Conditions) Terms() []string {
 	var out []string
 	add := func(k, v string) { out = append(out, k+"="+v) }
@@ -236,13 +253,16 @@ func (c Conditions) Terms() []string {
 			out = append(out, f.name)
 		}
 	}
+	if c.ContentUse != "" {
+		add("use", c.ContentUse)
+	}
 	if c.Policy != "" {
 		add("policy", c.Policy)
 	}
 	for _, q := range c.ACAP {
 		out = append(out, q.String())
 	}
-	return out
+	return append(out, c.License.Terms()...)
 }
 
 // String returns the Terms separated by spaces.
@@ -252,7 +272,8 @@ func (c Conditions) String() string { return strings.Join(c.Terms(), " ") }
 func (c Conditions) IsZero() bool {
 	return c.MaxSnippet == 0 && c.MaxImagePreview == "" && !c.HasMaxVideoPreview &&
 		c.NotAfter.IsZero() && !c.NoImageIndex && !c.NoTranslate && !c.NoFollow &&
-		!c.IndexIfEmbedded && c.Policy == "" && len(c.ACAP) == 0
+		!c.IndexIfEmbedded && c.Policy == "" && len(c.ACAP) == 0 && c.License == nil &&
+		c.ContentUse == ""
 }
 
 // An Evidence is what one signal says of one use: a verdict, the

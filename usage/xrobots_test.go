@@ -253,7 +253,7 @@ func TestXRobotsSpecCombiningRules(t *testing.T) {
 		{"max-snippet:50, nosnippet", metaPage("robots", "max-snippet:50, nosnippet"), "a", Snippet, Disallowed, Conditions{MaxSnippet: 50}, 2},
 		{"robots nofollow + googlebot noindex", metaPage("robots", "nofollow", "googlebot", "noindex"), "Googlebot", Search, Disallowed, Conditions{NoFollow: true}, 2},
 		{"robots nofollow + googlebot noindex, other", metaPage("robots", "nofollow", "googlebot", "noindex"), "otherbot", Search, Unknown, Conditions{NoFollow: true}, 1},
-		{"header and meta", &Page{Header: http.Header{"X-Robots-Tag": {"max-snippet:100"}}, Meta: []Meta{{"robots", "max-snippet:30"}}}, "a", Snippet, Unknown, Conditions{MaxSnippet: 30}, 2},
+		{"header and meta", &Page{Header: http.Header{"X-Robots-Tag": {"max-snippet:100"}}, Meta: []Meta{{"robots", "max-snippet:30", false}}}, "a", Snippet, Unknown, Conditions{MaxSnippet: 30}, 2},
 		{"all does not lift noindex", headerPage("noindex", "all"), "a", Search, Disallowed, Conditions{}, 1},
 		{"general and specific", headerPage("noindex", "googlebot: all"), "googlebot", Search, Disallowed, Conditions{}, 1},
 	})
@@ -262,7 +262,7 @@ func TestXRobotsSpecCombiningRules(t *testing.T) {
 func TestXRobotsSource(t *testing.T) {
 	p := &Page{
 		Header: http.Header{"X-Robots-Tag": {"googlebot:  noindex ,  nofollow"}},
-		Meta:   []Meta{{"googlebot", " max-snippet:20 "}},
+		Meta:   []Meta{{"googlebot", " max-snippet:20 ", false}},
 	}
 	ev := xRobotsEvidence(p, googlebotUA, Search, xrNow)
 	want := []Source{
@@ -304,7 +304,7 @@ func TestXRobotsBounded(t *testing.T) {
 	b.WriteString("nosnippet")
 	p := &Page{
 		Header: http.Header{"X-Robots-Tag": {b.String(), b.String()}},
-		Meta:   []Meta{{"robots", b.String()}, {"googlebot", "max-snippet:0"}},
+		Meta:   []Meta{{"robots", b.String(), false}, {"googlebot", "max-snippet:0", false}},
 	}
 	for _, c := range Categories() {
 		ev := xRobotsEvidence(p, "googlebot", c, xrNow)
@@ -349,7 +349,7 @@ func FuzzXRobotsTag(f *testing.F) {
 		f.Add(s, "Googlebot")
 	}
 	f.Fuzz(func(t *testing.T, value, agent string) {
-		p := &Page{Header: http.Header{"X-Robots-Tag": {value}}, Meta: []Meta{{"robots", value}}}
+		p := &Page{Header: http.Header{"X-Robots-Tag": {value}}, Meta: []Meta{{"robots", value, false}}}
 		for _, c := range Categories() {
 			ev := xRobotsEvidence(p, agent, c, xrNow)
 			if len(ev) > xrMaxEvidence+2 {
@@ -390,7 +390,7 @@ func FuzzXRobotsTag(f *testing.F) {
 func BenchmarkXRobotsEvidence(b *testing.B) {
 	p := &Page{
 		Header: http.Header{"X-Robots-Tag": {"noarchive", "googlebot: max-snippet:50, max-image-preview:large, unavailable_after: 25 Jun 2030 15:00:00 PST"}},
-		Meta:   []Meta{{"viewport", "width=device-width"}, {"robots", "index, follow, max-video-preview:-1"}, {"googlebot", "nosnippet"}},
+		Meta:   []Meta{{"viewport", "width=device-width", false}, {"robots", "index, follow, max-video-preview:-1", false}, {"googlebot", "nosnippet", false}},
 	}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -24,7 +24,8 @@ type verdict struct {
 	// "acap-none", "acap-conflict" or "acap-reference"; with -usage,
 	// "usage-" and the signal that decided ("usage-robots-rules",
 	// "usage-acap", "usage-content-usage", "usage-content-signal",
-	// "usage-x-robots-tag", "usage-meta-robots", "usage-tdmrep"), or
+	// "usage-x-robots-tag", "usage-meta-robots", "usage-tdmrep",
+	// "usage-rsl"), or
 	// "usage-unknown" when no signal speaks of the use.
 	Basis string `json:"basis"`
 	// Usage is the verdict on the use with -usage: "allowed",
@@ -222,6 +223,7 @@ func cmdCheck(e *env, args []string) (int, error) {
 	usage := fs.String("acap", "", "decide by the file's ACAP 1.1 records for `USAGE` (crawl, index, present-snippet, …)")
 	category := fs.String("usage", "", "decide a use of each URL by every signal of its site: `CATEGORY` is "+categoryNames())
 	tdmFile := fs.String("tdmrep", "", "with -robots and -usage, read the site's tdmrep.json from `FILE`")
+	rslFile := fs.String("rsl", "", "with -robots and -usage, read the site's RSL licence from `FILE`")
 	jsonOut := fs.Bool("json", false, "write JSON")
 	urlsFile := fs.String("urls", "", "read URLs from `FILE` (- for stdin), one a line, or the first URL of each line of a log")
 	signFlags := addSigningFlags(fs)
@@ -256,6 +258,8 @@ func cmdCheck(e *env, args []string) (int, error) {
 		return 0, usagef("-usage and -acap cannot be used together (-usage weighs the ACAP records too)")
 	case *tdmFile != "" && (cat == "" || *robotsFile == ""):
 		return 0, usagef("-tdmrep needs -robots and -usage")
+	case *rslFile != "" && (cat == "" || *robotsFile == ""):
+		return 0, usagef("-rsl needs -robots and -usage")
 	}
 	sg, err := signFlags.signer()
 	if err != nil {
@@ -292,6 +296,17 @@ func cmdCheck(e *env, args []string) (int, error) {
 			}
 			if site, err = fileSite(src.Name, src.body, src.robots, tdm, *tdmFile); err != nil {
 				return 0, &failure{err}
+			}
+			if *rslFile != "" {
+				doc, err := os.ReadFile(*rslFile)
+				if err != nil {
+					return 0, &failure{err}
+				}
+				f, err := usagecat.ParseRSL(doc, *rslFile)
+				if err != nil {
+					return 0, &failure{err}
+				}
+				site.RSL = append(site.RSL, f)
 			}
 		}
 		g := src.robots.Group(*agent)

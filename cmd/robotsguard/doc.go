@@ -6,7 +6,7 @@
 //
 // Usage (flags come before arguments):
 //
-//	robotsguard check   [-robots FILE|-] [-agent NAME] [-dialect rfc9309|google|koster1996] [-acap USAGE | -usage CATEGORY [-tdmrep FILE]] [-key FILE -signature-agent URL] [-json] [-urls FILE] [URL...]
+//	robotsguard check   [-robots FILE|-] [-agent NAME] [-dialect rfc9309|google|koster1996] [-acap USAGE | -usage CATEGORY [-tdmrep FILE] [-rsl FILE]] [-key FILE -signature-agent URL] [-json] [-urls FILE] [URL...]
 //	robotsguard lint    [-json] FILE|URL
 //	robotsguard fetch   [-agent NAME] [-key FILE -signature-agent URL] [-json] URL
 //	robotsguard diff    [-agent NAME] [-json] [-urls FILE] OLD NEW [URL...]
@@ -41,8 +41,10 @@
 // that usage (crawl, index, present-snippet, …). -usage CATEGORY decides
 // a use of each URL by every signal of its site (package usage): the
 // robots.txt's rules, ACAP records, Content-Usage and Content-Signal
-// lines, and, for tdm and train-ai, the site's tdmrep.json (fetched live,
-// or read from -tdmrep FILE with -robots). CATEGORY is crawl, search,
+// lines, for tdm and train-ai the site's tdmrep.json (fetched live, or
+// read from -tdmrep FILE with -robots), and for every category but crawl
+// the RSL licences its License lines name (fetched live, or read from -rsl
+// FILE with -robots). CATEGORY is crawl, search,
 // snippet, archive, train-ai, ai-input or tdm; each URL's verdict is
 // allowed, disallowed or unknown (no signal speaks of the use), and check
 // exits 1 when the use is disallowed for any URL. -urls reads URLs from a
@@ -98,6 +100,9 @@
 //	                      with that URL (derived from the patterns of the file's rules)
 //	acap                  an ACAP field that ACAP 1.1 does not let a crawler interpret
 //	unavailable           (a URL only) the origin serves no robots.txt
+//	challenge             (a URL only) the answer is not a robots.txt but a bot challenge (Anubis, a CDN's):
+//	                      crawlers that read it by its status crawl everything; the Transport reads the
+//	                      origin as unreachable
 //
 // Shadowed and redundant rules are found by reasoning on patterns as RFC
 // 9309 reads them (the longest match wins, Allow on a tie): a literal
@@ -231,7 +236,7 @@
 // reference); with -usage, "usage" is "allowed", "disallowed" or "unknown",
 // "qualifiers" lists the conditions attached, and basis is "usage-" followed
 // by the signal that decided (robots-rules, acap, content-usage,
-// content-signal, tdmrep) or "usage-unknown". "unread" is true when the
-// verdict rests on a file that could not be read, and could change once it
-// is. Fields marked ? are omitted when empty.
+// content-signal, x-robots-tag, meta-robots, tdmrep, rsl) or "usage-unknown".
+// "unread" is true when the verdict rests on a file that could not be read,
+// and could change once it is. Fields marked ? are omitted when empty.
 package main

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -61,12 +62,28 @@ func cmdLint(e *env, args []string) (int, error) {
 	if fs.NArg() != 1 {
 		return 0, usagef("lint takes one FILE or URL")
 	}
-	src, err := e.load(fs.Arg(0), "*", policy.Parser{})
+	src, err := e.loadSource(fs.Arg(0), "*", policy.Parser{}, false)
 	if err != nil {
 		return 0, err
 	}
 	out := lintOutput{Source: src.Name, Bytes: len(src.body), Findings: []finding{}}
-	if src.snap != nil && src.snap.Access == robotsguard.AccessAllowAll {
+	var nr *robotsguard.NotRobotsTxtError
+	challenge := false
+	switch {
+	case src.snap == nil:
+	case src.snap.Access == robotsguard.AccessUnreachable && errors.As(src.snap.Err, &nr) && nr.Challenge != "":
+		challenge = true
+		out.Findings = append(out.Findings, finding{Severity: sevError, Code: "challenge",
+			Message: fmt.Sprintf("status %d: not a robots.txt but a bot challenge, %s: crawlers that read it by its status crawl everything; robotsguard reads the origin as unreachable", nr.Status, nr.Challenge),
+			Hint:    "let crawlers fetch /robots.txt without a challenge"})
+	case src.snap.Access == robotsguard.AccessUnreachable:
+		return 0, fail("%s is unreachable: %s", src.snap.URL, unprefixed(src.snap.Err))
+	case src.snap.Access == robotsguard.AccessDisallowAll:
+		return 0, fail("%s: status %d disallows everything", src.snap.URL, src.snap.Status)
+	}
+	if challenge {
+		// No file to lint.
+	} else if src.snap != nil && src.snap.Access == robotsguard.AccessAllowAll {
 		out.Findings = append(out.Findings, finding{Severity: sevInfo, Code: "unavailable",
 			Message: fmt.Sprintf("status %d: no robots.txt, so crawlers may fetch everything", src.snap.Status),
 			Hint:    "serve a robots.txt with status 200 if you want rules"})

@@ -39,7 +39,7 @@ func (e *failure) Unwrap() error { return e.err }
 func fail(format string, args ...any) error { return &failure{fmt.Errorf(format, args...)} }
 
 const synopsis = `usage:
-  robotsguard check   [-robots FILE|-] [-agent NAME] [-dialect rfc9309|google|koster1996] [-acap USAGE | -usage CATEGORY [-tdmrep FILE]] [-key FILE -signature-agent URL] [-json] [-urls FILE] [URL...]
+  robotsguard check   [-robots FILE|-] [-agent NAME] [-dialect rfc9309|google|koster1996] [-acap USAGE | -usage CATEGORY [-tdmrep FILE] [-rsl FILE]] [-key FILE -signature-agent URL] [-json] [-urls FILE] [URL...]
   robotsguard lint    [-json] FILE|URL
   robotsguard fetch   [-agent NAME] [-key FILE -signature-agent URL] [-json] URL
   robotsguard diff    [-agent NAME] [-json] [-urls FILE] OLD NEW [URL...]

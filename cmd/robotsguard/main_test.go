@@ -81,6 +81,11 @@ func servers(t *testing.T) map[string]string {
 	forbidden := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusForbidden)
 	}))
+	// challenge answers every request with a bot challenge page.
+	challenge := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><html><head><script type="module" src="/.within.website/x/cmd/anubis/static/js/main.mjs"></script></head></html>`)
+	}))
 	// uaCheck is down for a crawler that sends "User-Agent: *".
 	uaCheck := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("User-Agent") == "*" {
@@ -123,11 +128,11 @@ func servers(t *testing.T) map[string]string {
 		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
 	}))
 	sitemaps := sitemapSite()
-	for _, s := range []*httptest.Server{site, moved, missing, down, page, forbidden, uaCheck, loop, big, long, noCache, signed, sitemaps} {
+	for _, s := range []*httptest.Server{site, moved, missing, down, page, forbidden, uaCheck, loop, big, long, noCache, signed, sitemaps, challenge} {
 		t.Cleanup(s.Close)
 	}
 	return map[string]string{"SITE": site.URL, "MOVED": moved.URL, "MISSING": missing.URL, "DOWN": down.URL, "PAGE": page.URL, "FORBIDDEN": forbidden.URL, "UACHECK": uaCheck.URL, "LOOP": loop.URL, "BIG": big.URL,
-		"LONG": long.URL, "NOCACHE": noCache.URL, "SIGNED": signed.URL, "SITEMAPS": sitemaps.URL}
+		"LONG": long.URL, "NOCACHE": noCache.URL, "SIGNED": signed.URL, "SITEMAPS": sitemaps.URL, "CHALLENGE": challenge.URL}
 }
 
 // sitemapSite serves a robots.txt that lists a sitemap index, which

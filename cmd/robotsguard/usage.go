@@ -52,6 +52,8 @@ func signalSlug(s usage.Signal) string {
 		return "meta-robots"
 	case usage.TDMRep:
 		return "tdmrep"
+	case usage.RSL:
+		return "rsl"
 	}
 	return "signal"
 }
