@@ -246,6 +246,10 @@ func (t *Transport) paid(req *http.Request, o offer, resp *http.Response, err er
 		return nil, t.required(req, o, v[0], h.Get(hdrError))
 	}
 	w.settle(o, nil, 0, time.Time{})
+	if err := licenseRequired(resp); err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
 	return resp, nil
 }
 

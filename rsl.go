@@ -1,6 +1,7 @@
 package robotsguard
 
 import (
+	"net/http"
 	"net/url"
 	"slices"
 	"time"
@@ -108,3 +109,14 @@ func (t *Transport) pageLicenses(r robotsRead, page *usage.Page, c usage.Categor
 // read: requests do not wait for them.
 func (rslSignal) fetchBudget(*Transport) time.Duration { return 0 }
 func (rslSignal) keepsBody() bool                      { return false }
+
+// licenseRequired returns the *usage.LicenseRequiredError of resp, a page's
+// response, when it is a 401 or 402 with a License challenge (RSL 1.0:
+// the site asks for a licence token, see usage.CheckLicense), and nil
+// otherwise: fields are read only on those statuses.
+func licenseRequired(resp *http.Response) error {
+	if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusPaymentRequired {
+		return nil
+	}
+	return usage.CheckLicense(resp)
+}

@@ -1,6 +1,8 @@
 package robotsguard_test
 
 import (
+	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -83,4 +85,51 @@ func TestUsageRSLUnreadable(t *testing.T) {
 	if len(d.Evidence) != 1 || !strings.Contains(d.Evidence[0].Source.String(), "not an RSL document") {
 		t.Errorf("an HTML page for a licence: %v", d.Evidence)
 	}
+}
+
+// TestLicenseRequired: a page answered 401 or 402 with a License challenge
+// (RSL 1.0) fails with a *usage.LicenseRequiredError naming the licence
+// to obtain; a request that carries a token is sent with it, and other
+// 401s are responses as any other. Before, the 401 came back as a
+// response, and the licence had to be found by the caller.
+func TestLicenseRequired(t *testing.T) {
+	h := newHarness(t)
+	const license = "https://example.com/license.xml"
+	o := newOrigin(t, h.clock, "", func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/basic":
+			w.Header().Set("WWW-Authenticate", `Basic realm="members"`)
+			w.WriteHeader(http.StatusUnauthorized)
+		case r.Header.Get("Authorization") == "License t0ken":
+			io.WriteString(w, "licensed")
+		default:
+			w.Header().Set("Link", "<"+license+`>; rel="license"; type="application/rsl+xml"`)
+			w.Header().Set("WWW-Authenticate", `License error="invalid_request"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			io.WriteString(w, "a licence is required")
+		}
+	})
+	_, err := h.get(o.URL + "/article")
+	var le *usage.LicenseRequiredError
+	if !errors.As(err, &le) || le.License != license || le.Status != http.StatusUnauthorized {
+		t.Fatalf("GET without a token: %v (%T), want a *usage.LicenseRequiredError naming %s", err, err, license)
+	}
+	req, _ := http.NewRequest(http.MethodGet, o.URL+"/article", nil)
+	if err := usage.SetLicenseToken(req.Header, "t0ken"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := h.client.Do(req)
+	if err != nil {
+		t.Fatalf("GET with a token: %v", err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "licensed" {
+		t.Errorf("GET with a token: %q", b)
+	}
+	resp, err = h.client.Get(o.URL + "/basic")
+	if err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("a Basic challenge: %v, %v; want the 401 response", resp, err)
+	}
+	resp.Body.Close()
 }

@@ -286,6 +286,12 @@ type Transport struct {
 	// Sites charge only crawlers that sign their requests (Web Bot Auth):
 	// Base must be a signer that covers crawler-max-price, as package
 	// botauth's does.
+	//
+	// Likewise, a 401 or 402 answer with a License challenge in its
+	// WWW-Authenticate field (RSL 1.0: the site asks for a licence
+	// token) fails with a *usage.LicenseRequiredError naming the licence
+	// to obtain; its body is closed. A request that carries a token
+	// (usage.SetLicenseToken) is sent with it.
 	Payment *pay.Policy
 
 	once        sync.Once
