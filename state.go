@@ -272,12 +272,11 @@ func (t *Transport) keepWhole() bool {
 // Memory charged to the cache bound per origin, besides what a state holds
 // in strings, its entry's body and its parsed rules: the state (the
 // cache's Node in it) and its map slot, and the LocalPacer's pace of the
-// origin and its map slot, when pacing is on and local (its key, a copy of
-// the origin's name, is counted apart). TestStateOverhead
-// measures them.
+// origin and its map slot (keyed by a hash: no copy of the name), when
+// pacing is on and local. TestStateOverhead measures them.
 const (
 	stateOverhead = 264
-	paceOverhead  = 128
+	paceOverhead  = 96
 	wholeHeader   = 512 // an entry's header map, when the entry is kept whole
 	moreOverhead  = 208 // a stateMore, in its size class (TestStateMoreSize)
 )
@@ -555,7 +554,7 @@ func (t *Transport) newState(k stateKey, e *cache.Entry, err error, p parsed) *o
 		size += int64(len(err.Error()))
 	}
 	if !t.NoPacing && t.Pacer == nil {
-		size += paceOverhead + int64(st.nameLen) // the pace and its key, a copy of the name
+		size += paceOverhead // the pace and its map slot
 	}
 	if p.robots != nil {
 		size += int64(p.robots.MemSize())

@@ -398,7 +398,7 @@ func TestEvictedStateFreed(t *testing.T) {
 			if tr.cached(k) != nil {
 				t.Fatalf("o0.example's state was not evicted: %+v", tr.Stats())
 			}
-			if tr.Observer == nil && tr.pacer.shard(name).m[name] == nil {
+			if tr.Observer == nil && tr.pacer.paceOf(name) == nil {
 				t.Fatal("the pacer has no pace of o0.example: the test shows nothing")
 			}
 			runtime.GC()
