@@ -64,8 +64,10 @@ const (
 )
 
 type paceShard struct {
-	mu   sync.Mutex // guards m, ops and the fields of every pace in it
-	m    map[string]*pace
+	mu sync.Mutex // guards m, ops and the fields of every pace in it
+	// m holds the paces by the hash of their origin (see
+	// LocalPacer.shard).
+	m    map[uint64]*pace
 	ops  int // Acquires since expire last looked
 	wait int // Acquires between two looks of expire
 }
@@ -212,8 +214,15 @@ func (lp *LocalPacer) maxHold() time.Duration {
 	return DefaultMaxHold
 }
 
-func (lp *LocalPacer) shard(origin string) *paceShard {
-	return &lp.shards[maphash.String(lp.seed, origin)%paceShards]
+// shard returns the shard of origin and the key of its pace there: the
+// origin's 64-bit hash, with a seed of the LocalPacer's own. A map of
+// hashes holds no copy of each origin's name (a third of what a pace
+// costs). Two origins whose names share a hash share a pace: they are
+// paced as one origin, slower, never faster; among a million origins,
+// that happens with a chance of about one in 30 million.
+func (lp *LocalPacer) shard(origin string) (*paceShard, uint64) {
+	h := maphash.String(lp.seed, origin)
+	return &lp.shards[h%paceShards], h
 }
 
 // minLeft is the least time a request that waits must have left before
@@ -259,19 +268,20 @@ func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest) (Lease, *hold,
 		}
 	}
 	if p == nil {
-		sh = lp.shard(r.Origin)
+		var key uint64
+		sh, key = lp.shard(r.Origin)
 		sh.mu.Lock()
 		sh.expire(now)
-		if p = sh.m[r.Origin]; p == nil {
+		if p = sh.m[key]; p == nil {
 			if r.Interval <= 0 && r.Limit <= 0 {
 				sh.mu.Unlock()
 				return Lease{}, nil, nil // nothing to space, nothing to count
 			}
 			if sh.m == nil {
-				sh.m = map[string]*pace{}
+				sh.m = map[uint64]*pace{}
 			}
 			p = newPace(sh)
-			sh.m[strings.Clone(r.Origin)] = p // not r.Origin: it may be part of a larger allocation, which the map would keep
+			sh.m[key] = p
 		}
 		if kept != nil {
 			kept.Store(p)
@@ -520,16 +530,16 @@ func (p *pace) end(h *hold, now tick, sent bool) {
 func (lp *LocalPacer) Throttle(_ context.Context, origin string, d time.Duration) {
 	lp.init()
 	until := lp.tick(lp.clock().Now()).after(d)
-	sh := lp.shard(origin)
+	sh, key := lp.shard(origin)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if sh.m == nil {
-		sh.m = map[string]*pace{}
+		sh.m = map[uint64]*pace{}
 	}
-	p := sh.m[origin]
+	p := sh.m[key]
 	if p == nil {
 		p = newPace(sh)
-		sh.m[strings.Clone(origin)] = p // as in acquire
+		sh.m[key] = p
 	}
 	p.notBefore = max(p.notBefore, until)
 }
@@ -565,6 +575,14 @@ func (sh *paceShard) expire(now tick) {
 	} else {
 		sh.wait = min(2*sh.wait, paceProbeMax)
 	}
+}
+
+// paceOf returns the pace of origin, if lp holds one.
+func (lp *LocalPacer) paceOf(origin string) *pace {
+	sh, key := lp.shard(origin)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return sh.m[key]
 }
 
 // len returns the number of origins with pacing state.

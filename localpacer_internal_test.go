@@ -30,8 +30,8 @@ func TestKeptPaceDropped(t *testing.T) {
 	sh.mu.Lock()
 	sh.ops = sh.wait // look now
 	sh.expire(lp.tick(clk.Now()))
-	_, held := sh.m[r.Origin]
 	sh.mu.Unlock()
+	held := lp.paceOf(r.Origin) != nil
 	if held || !old.dropped() {
 		t.Fatalf("an idle pace was not dropped (held %v)", held)
 	}
@@ -43,7 +43,7 @@ func TestKeptPaceDropped(t *testing.T) {
 	if !errors.As(err, &pe) || !pe.Throttled {
 		t.Fatalf("a request with a dropped pace kept went during its origin's back-off: %v", err)
 	}
-	if p := kept.Load(); p == old || p != sh.m[r.Origin] {
+	if p := kept.Load(); p == old || p != lp.paceOf(r.Origin) {
 		t.Error("the origin's new pace was not kept in place of the dropped one")
 	}
 }

@@ -1,6 +1,7 @@
 package robotsguard
 
 import (
+	"encoding/binary"
 	"errors"
 	"hash/maphash"
 	"math"
@@ -271,12 +272,11 @@ func (t *Transport) keepWhole() bool {
 // Memory charged to the cache bound per origin, besides what a state holds
 // in strings, its entry's body and its parsed rules: the state (the
 // cache's Node in it) and its map slot, and the LocalPacer's pace of the
-// origin and its map slot, when pacing is on and local (its key, a copy of
-// the origin's name, is counted apart). TestStateOverhead
-// measures them.
+// origin and its map slot (keyed by a hash: no copy of the name), when
+// pacing is on and local. TestStateOverhead measures them.
 const (
 	stateOverhead = 264
-	paceOverhead  = 128
+	paceOverhead  = 96
 	wholeHeader   = 512 // an entry's header map, when the entry is kept whole
 	moreOverhead  = 208 // a stateMore, in its size class (TestStateMoreSize)
 )
@@ -403,6 +403,29 @@ func packedIndex(k string) int {
 // of a walk.
 const maxWalkedHeader = 16
 
+// A packed field is a byte, its index in packedFields, then its value and
+// a NUL; or, for a date (Date, Expires, Last-Modified) that an
+// IMF-fixdate spells as http.TimeFormat would (as servers send them, RFC
+// 9110 §5.6.7), its index with timeTag set, then its seconds since 1970,
+// in 8 bytes: 9 bytes where the field's name and value take 35 or more.
+const (
+	timeTag  = 0x80
+	timeSize = 1 + 8
+)
+
+// packedDate reports whether s, a value of field i of packedFields, is
+// packed as a time, and returns it in seconds since 1970.
+func packedDate(i int, s string) (int64, bool) {
+	if i != 1 && i != 3 && i != 5 || len(s) != len(http.TimeFormat) {
+		return 0, false
+	}
+	t, err := time.Parse(http.TimeFormat, s)
+	if err != nil || t.Format(http.TimeFormat) != s {
+		return 0, false // not as TimeFormat spells it: kept as it came
+	}
+	return t.Unix(), true
+}
+
 // gather sets v to the values of h's packedFields, and returns the length
 // of them packed, or -1 when one holds a NUL, which packing does not
 // allow.
@@ -419,25 +442,31 @@ func (v *packedValues) gather(h http.Header) int {
 		}
 	}
 	n := 0
-	for i, k := range packedFields {
+	for i := range packedFields {
 		for _, s := range v[i] {
 			if strings.IndexByte(s, 0) >= 0 {
 				return -1
 			}
-			n += len(k) + len(s) + 2
+			if _, ok := packedDate(i, s); ok {
+				n += timeSize
+			} else {
+				n += len(s) + 2
+			}
 		}
 	}
 	return n
 }
 
 // appendPacked appends the fields of v, a few short caching fields, to b,
-// packed: names and values, each followed by a NUL, in the order of
-// packedFields.
+// packed (see timeTag), in the order of packedFields.
 func (v *packedValues) appendPacked(b []byte) []byte {
-	for i, k := range packedFields {
+	for i := range packedFields {
 		for _, s := range v[i] {
-			b = append(append(b, k...), 0)
-			b = append(append(b, s...), 0)
+			if sec, ok := packedDate(i, s); ok {
+				b = binary.BigEndian.AppendUint64(append(b, byte(i)|timeTag), uint64(sec))
+				continue
+			}
+			b = append(append(append(b, byte(i)), s...), 0)
 		}
 	}
 	return b
@@ -448,10 +477,16 @@ func (v *packedValues) appendPacked(b []byte) []byte {
 func unpackHeader(s string) http.Header {
 	h := http.Header{}
 	for s != "" {
-		k, rest, _ := strings.Cut(s, "\x00")
-		v, rest, _ := strings.Cut(rest, "\x00")
+		tag := s[0]
+		k := packedFields[tag&^timeTag]
+		var v string
+		if tag&timeTag != 0 {
+			sec := int64(binary.BigEndian.Uint64([]byte(s[1:timeSize])))
+			v, s = time.Unix(sec, 0).UTC().Format(http.TimeFormat), s[timeSize:]
+		} else {
+			v, s, _ = strings.Cut(s[1:], "\x00")
+		}
 		h[k] = append(h[k], v)
-		s = rest
 	}
 	return h
 }
@@ -482,6 +517,9 @@ func (t *Transport) newState(k stateKey, e *cache.Entry, err error, p parsed) *o
 	agent := k.agent
 	if len(agent) > math.MaxUint16 {
 		more.agent, agent = agent, ""
+	}
+	if len(e.Header) == 0 {
+		more.header = nil // an empty header is no header: it costs no stateMore
 	}
 	st, packed := namedState(k.origin, agent, e.Header, !whole && len(e.Header) > 0)
 	st.robots, st.status = emptyRobots, int32(min(max(e.Status, math.MinInt32), math.MaxInt32))
@@ -516,7 +554,7 @@ func (t *Transport) newState(k stateKey, e *cache.Entry, err error, p parsed) *o
 		size += int64(len(err.Error()))
 	}
 	if !t.NoPacing && t.Pacer == nil {
-		size += paceOverhead + int64(st.nameLen) // the pace and its key, a copy of the name
+		size += paceOverhead // the pace and its map slot
 	}
 	if p.robots != nil {
 		size += int64(p.robots.MemSize())

@@ -96,9 +96,15 @@ func originIndex(host string) int {
 // its robots.txt, fresh for a day (so that no file expires during a long
 // benchmark), and a short page at every other path. It counts the
 // robots.txt requests.
+//
+// Its robots.txt responses carry a Content-Type and a Cache-Control
+// field; with real set, the header a web server sends with a static file
+// (Date, Content-Type, ETag, Cache-Control, made for each response), and
+// with bare set, an empty one.
 type corpusBase struct {
-	files   [][]byte
-	fetches atomic.Int64
+	files      [][]byte
+	real, bare bool
+	fetches    atomic.Int64
 }
 
 var page = []byte("<html>ok</html>")
@@ -110,8 +116,24 @@ func (c *corpusBase) RoundTrip(req *http.Request) (*http.Response, error) {
 	body, header := page, http.Header{"Content-Type": {"text/html"}}
 	if req.URL.Path == "/robots.txt" {
 		c.fetches.Add(1)
-		body = c.files[originIndex(req.URL.Hostname())%len(c.files)]
-		header = http.Header{"Content-Type": {"text/plain"}, "Cache-Control": {"max-age=86400"}}
+		i := originIndex(req.URL.Hostname())
+		body = c.files[i%len(c.files)]
+		switch {
+		case c.bare:
+			header = http.Header{}
+		case c.real:
+			// An ETag as nginx makes one: the file's modification time
+			// and length, in hex.
+			etag := `"` + strconv.FormatInt(1700000000+int64(i), 16) + "-" + strconv.FormatInt(int64(len(body)), 16) + `"`
+			header = http.Header{
+				"Date":          {time.Now().UTC().Format(http.TimeFormat)},
+				"Content-Type":  {"text/plain"},
+				"Etag":          {etag},
+				"Cache-Control": {"max-age=86400"},
+			}
+		default:
+			header = http.Header{"Content-Type": {"text/plain"}, "Cache-Control": {"max-age=86400"}}
+		}
 	}
 	return &http.Response{
 		Status: "200 OK", StatusCode: 200, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
@@ -163,20 +185,33 @@ func send(b testing.TB, rt http.RoundTripper, req *http.Request) {
 }
 
 func heapInUse() uint64 {
+	live, _ := heapNow()
+	return live
+}
+
+// heapNow returns the heap live after a collection (the bytes of the
+// objects reachable), and the heap in use then (the spans that hold them,
+// with the free room in those spans).
+func heapNow() (live, inUse uint64) {
 	runtime.GC()
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
+	return ms.HeapAlloc, ms.HeapInuse
 }
 
 // BenchmarkOriginsHeap is the heap a Transport holds per origin after one
-// request to each of many origins, with default settings (a pacer per
-// origin included) (heap-bytes/origin, after GC), next to
-// the size of their robots.txt files (file-bytes/origin) and the size the
-// cache counts against its bound (counted-bytes/origin). cache=all has a
-// CacheSize that holds every origin; cache=default the default one, whose
-// heap in use is then reported against its bound (heap/bound).
+// request to each of many origins, with default settings (the default
+// Delay, so a LocalPacer's pace per origin included; a clock that does
+// not sleep the pauses): live-bytes/origin is the heap live after a
+// collection, inuse-bytes/origin the heap in use then, next to the size
+// of their robots.txt files (file-bytes/origin) and the size the cache
+// counts against its bound (counted-bytes/origin). The robots.txt
+// responses carry the header of a web server's static file, Date,
+// Content-Type, ETag and Cache-Control (headers=real), or none at all
+// (headers=none). cache=all has a CacheSize that holds every origin;
+// cache=default the default one, whose live heap is then reported
+// against its bound (heap/bound).
 func BenchmarkOriginsHeap(b *testing.B) {
 	for _, files := range []string{"median", "corpus"} {
 		fs := corpusFiles(b, files == "median")
@@ -189,47 +224,59 @@ func BenchmarkOriginsHeap(b *testing.B) {
 				if cache == "default" && n != 100000 && *full {
 					continue
 				}
-				b.Run(fmt.Sprintf("files=%s/origins=%d/cache=%s", files, n, cache), func(b *testing.B) {
-					reqs := originRequests(n, "/")
-					fileBytes := 0
-					for i := 0; i < n; i++ {
-						fileBytes += len(fs[i%len(fs)])
+				for _, headers := range []string{"real", "none"} {
+					if headers == "none" && (files != "median" || cache != "all") {
+						continue
 					}
-					var held, counted uint64
-					for i := 0; i < b.N; i++ {
-						base := &corpusBase{files: fs}
-						tr := &robotsguard.Transport{Base: base, UserAgent: "BenchBot/1.0", Clock: fastClock{}}
-						if cache == "all" {
-							tr.CacheSize = 1 << 40
-						}
-						b.StopTimer()
-						h0 := heapInUse()
-						b.StartTimer()
-						for _, req := range reqs {
-							send(b, tr, req)
-						}
-						b.StopTimer()
-						held += heapInUse() - h0
-						st := tr.Stats()
-						counted += uint64(st.CacheBytes)
-						if cache == "all" && st.Entries != n {
-							b.Fatalf("%d origins held, want %d", st.Entries, n)
-						}
-						runtime.KeepAlive(tr)
-						b.StartTimer()
-					}
-					perOrigin := float64(held) / float64(b.N) / float64(n)
-					b.ReportMetric(perOrigin, "heap-bytes/origin")
-					if cache == "all" {
-						b.ReportMetric(float64(counted)/float64(b.N)/float64(n), "counted-bytes/origin")
-					}
-					b.ReportMetric(float64(fileBytes)/float64(n), "file-bytes/origin")
-					if cache == "default" {
-						b.ReportMetric(float64(held)/float64(b.N)/float64(robotsguard.DefaultCacheSize), "heap/bound")
-					}
-				})
+					b.Run(fmt.Sprintf("files=%s/origins=%d/cache=%s/headers=%s", files, n, cache, headers), func(b *testing.B) {
+						originsHeap(b, fs, n, cache == "all", headers == "none")
+					})
+				}
 			}
 		}
+	}
+}
+
+func originsHeap(b *testing.B, fs [][]byte, n int, all, bare bool) {
+	reqs := originRequests(n, "/")
+	fileBytes := 0
+	for i := 0; i < n; i++ {
+		fileBytes += len(fs[i%len(fs)])
+	}
+	var live, inUse, counted uint64
+	for i := 0; i < b.N; i++ {
+		base := &corpusBase{files: fs, real: !bare, bare: bare}
+		tr := &robotsguard.Transport{Base: base, UserAgent: benchAgent, Clock: fastClock{}}
+		if all {
+			tr.CacheSize = 1 << 40
+		}
+		b.StopTimer()
+		l0, u0 := heapNow()
+		b.StartTimer()
+		for _, req := range reqs {
+			send(b, tr, req)
+		}
+		b.StopTimer()
+		l1, u1 := heapNow()
+		live += l1 - l0
+		inUse += u1 - u0
+		st := tr.Stats()
+		counted += uint64(st.CacheBytes)
+		if all && st.Entries != n {
+			b.Fatalf("%d origins held, want %d", st.Entries, n)
+		}
+		runtime.KeepAlive(tr)
+		b.StartTimer()
+	}
+	per := func(v uint64) float64 { return float64(v) / float64(b.N) / float64(n) }
+	b.ReportMetric(per(live), "live-bytes/origin")
+	b.ReportMetric(per(inUse), "inuse-bytes/origin")
+	if all {
+		b.ReportMetric(per(counted), "counted-bytes/origin")
+	}
+	b.ReportMetric(float64(fileBytes)/float64(n), "file-bytes/origin")
+	if !all {
+		b.ReportMetric(float64(live)/float64(b.N)/float64(robotsguard.DefaultCacheSize), "heap/bound")
 	}
 }
 
