@@ -225,30 +225,40 @@ const standInStep = time.Second
 // mayStandIn reports whether old, this process's last entry of a file,
 // may be used at now, stale, while another process of the fleet
 // revalidates the file (stale-while-revalidate across the fleet): a
-// response, not a failure, stale for less than FetchTimeout (the time a
-// revalidation is given), which the cache policy lets stand in for the
-// file (under a Strict policy, not one marked must-revalidate or
-// no-cache). RFC 9309 §2.4 asks a crawler not to use a copy older than 24
-// hours; one is used beyond its lifetime only while the fleet's fetch of
-// the file is under way, FetchTimeout at most, as a request waiting on
-// that fetch would have been decided by the old rules had it come a
-// moment earlier.
+// response, not a failure, stale for less than its grace (see
+// standInEnd), which the cache policy lets stand in for the file (under a
+// Strict policy, not one marked must-revalidate or no-cache).
 func (t *Transport) mayStandIn(old *cache.Entry, now time.Time) bool {
 	if old == nil || old.Failures > 0 || old.Status == 0 {
 		return false
 	}
-	p := t.cachePolicy()
-	return now.Before(p.Freshness(old).Until.Add(t.fetchTimeout())) && p.UsableStale(old, now)
+	return now.Before(t.standInEnd(old)) && t.cachePolicy().UsableStale(old, now)
+}
+
+// standInEnd returns when e, stale, may no longer stand in for its file
+// while another process revalidates it: a quarter of FetchTimeout past
+// its lifetime (the longest this process would have waited for that
+// process's fetch instead), or its lifetime again if shorter, so that a
+// copy is never used past twice its lifetime. RFC 9309 §2.4 asks a
+// crawler not to use a copy older than 24 hours; one is used beyond its
+// lifetime only while the fleet's fetch of it is under way, as a request
+// waiting on that fetch would have been decided by the old rules had it
+// come a moment earlier.
+func (t *Transport) standInEnd(e *cache.Entry) time.Time {
+	until := t.cachePolicy().Freshness(e).Until
+	lifetime := max(until.Sub(e.Received), 0)
+	return until.Add(min(t.fetchTimeout()/4, lifetime))
 }
 
 // standIn returns old, a stale copy of the file at url that another
 // process revalidates, as the result of obtaining it at now: used until
 // this process looks again for the new one in the Store, standInStep
-// later, or until it may no longer stand in, when this process waits for
-// the revalidation as a cold file's fetch is waited for.
+// later, or until it may no longer stand in (standInEnd), when this
+// process waits for the revalidation as a cold file's fetch is waited
+// for.
 func (t *Transport) standIn(url string, old *cache.Entry, now time.Time) fetchResult {
 	until := now.Add(standInStep)
-	if end := t.cachePolicy().Freshness(old).Until.Add(t.fetchTimeout()); end.Before(until) {
+	if end := t.standInEnd(old); end.Before(until) {
 		until = end
 	}
 	t.log(slog.LevelDebug, "stale copy stands in while another process revalidates it", "url", withoutFragment(url), "until", until)

@@ -126,11 +126,11 @@ type Transport struct {
 	// elects one process of a fleet to fetch a file nobody holds fresh;
 	// the others wait for its entry, a quarter of FetchTimeout at most,
 	// and then fetch it themselves. A process whose own copy went stale
-	// less than FetchTimeout ago does not wait while another revalidates
-	// the file: its copy stands in (stale-while-revalidate), and it looks
-	// for the new entry in the Store a second later. Under a Strict
-	// CachePolicy, a copy marked must-revalidate or no-cache never stands
-	// in.
+	// less than a quarter of FetchTimeout ago (and less than its lifetime)
+	// does not wait while another revalidates the file: its copy stands
+	// in (stale-while-revalidate), and it looks for the new entry in the
+	// Store a second later. Under a Strict CachePolicy, a copy marked
+	// must-revalidate or no-cache never stands in.
 	Store cache.Store
 
 	// DisallowWhileUnreachable keeps an origin disallowed for as long as

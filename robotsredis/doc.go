@@ -35,7 +35,8 @@
 // FetchTimeout fetches the file itself. Revalidations likewise: one
 // process sends the conditional request; the others decide by their own
 // stale copies meanwhile (stale-while-revalidate: a copy stale for less
-// than FetchTimeout, which the cache policy lets stand in), and read the
+// than a quarter of FetchTimeout and less than its lifetime, which the
+// cache policy lets stand in), and read the
 // new entry from Redis a second later, or wait for it as for a cold file
 // when they have no such copy. Beyond that moment, the cache policy does
 // not serve a file past its lifetime while it can be fetched (RFC 9309
