@@ -21,8 +21,9 @@ var _ crawl.Peeker = (*robotsredis.Fleet)(nil)
 
 // TestPeekOtherProcess: a request one process sent, with an interval of a
 // second, holds the origin for the other processes: Peek from another
-// Fleet tells the second, less the time since, on Redis's clock; an origin
-// nobody asked for could go at once.
+// Fleet tells the second, less the time since, on Redis's clock; so it
+// tells the end of a throttle another process set; an origin nobody asked
+// for could go at once.
 func TestPeekOtherProcess(t *testing.T) {
 	s := startRedis(t)
 	f1, _ := newFleet(t, s)
@@ -54,17 +55,8 @@ func TestPeekOtherProcess(t *testing.T) {
 			t.Errorf("limit %d: Peek made %d Redis calls, want 1", limit, c)
 		}
 	}
-}
 
-// TestPeekThrottle: a throttle one process sets holds the others: Peek
-// tells its end.
-func TestPeekThrottle(t *testing.T) {
-	s := startRedis(t)
-	f1, _ := newFleet(t, s)
-	f2, _ := newFleet(t, s)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	o := "https://throttled.example"
+	// A throttle one process sets holds the others: Peek tells its end.
 	f1.Throttle(ctx, o, 5*time.Second)
 	d, err := f2.Peek(ctx, o)
 	if err != nil || d < 4*time.Second || d > 5*time.Second {
