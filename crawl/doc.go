@@ -27,8 +27,8 @@
 // Transport.MaxRequestsPerOrigin URLs of an origin in flight; the
 // NotBefore of a *robotsguard.PacingError, whose URL is queued again; and
 // a 429 or 503 answer, as the Transport throttles. A Pacer that is a
-// Peeker (a fleet's, whose other processes take turns too) is asked after
-// each response. The Transport still paces every request: a turn the
+// Peeker (a fleet's, whose other processes take turns too, as
+// robotsredis.Fleet) is asked after each response. The Transport still paces every request: a turn the
 // Frontier gets wrong costs a wait, never a request sent too soon.
 //
 // Add checks each URL with Transport.Check, fetching its origin's

@@ -146,6 +146,33 @@ func (l *lastSent) since(origin string, interval time.Duration, now time.Time) t
 	return min(l.forgot.Sub(now), interval)
 }
 
+// sinceOwn returns, for Peek, how long a request to origin must wait for
+// an interval to pass since the process's last request to it was sent or
+// ended (the interval being the hold over size), at now: zero when it has,
+// or when the origin is not remembered (its interval is not known).
+func (l *lastSent) sinceOwn(origin string, size int, now time.Time) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if s := l.m[origin]; s != nil {
+		return max(s.at.Add(s.hold/time.Duration(size)).Sub(now), 0)
+	}
+	return 0
+}
+
+// next returns, for Peek, when the next request to origin paced alone
+// could go by the process's record, and the hold it was given: the hold
+// after the last request was sent or ended; for an origin not remembered,
+// the end of the holds forgotten (see forgot), and no hold. Requests under
+// way are not waited for (see alone): the caller knows its own.
+func (l *lastSent) next(origin string) (at time.Time, hold time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if s := l.m[origin]; s != nil {
+		return s.end(), s.hold
+	}
+	return l.forgot, 0
+}
+
 // alone returns when the first request to origin paced alone may go, with
 // hold the interval times Size and ttl the leases' time to live: once the
 // process's fleet-paced requests to origin under way have ended (freed is

@@ -91,6 +91,32 @@ func BenchmarkPace(b *testing.B) {
 	})
 }
 
+// BenchmarkPeek: what telling an origin's turn costs (Fleet.Peek, which a
+// crawl.Frontier calls after each response): one round trip to Redis on
+// loopback, reserving nothing; compare with BenchmarkPace/redis, in the
+// same run.
+func BenchmarkPeek(b *testing.B) {
+	f, calls := newFleet(b, startRedis(b))
+	ctx := context.Background()
+	o := "https://peek.example"
+	t, err := f.Acquire(ctx, robotsguard.PaceRequest{Origin: o, Interval: time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	t.Release()
+	if _, err := f.Peek(ctx, o); err != nil { // the script loaded
+		b.Fatal(err)
+	}
+	calls.n.Store(0)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if d, err := f.Peek(ctx, o); err != nil || d < 0 {
+			b.Fatal(d, err)
+		}
+	}
+	b.ReportMetric(float64(calls.n.Load())/float64(b.N), "redis-calls/op")
+}
+
 // BenchmarkRelease: what ending a response costs its caller (Lease.Release,
 // which closing a response body calls), with one request under way per
 // origin (the default), cycling over 64 origins; ns/op is a request's

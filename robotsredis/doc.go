@@ -60,6 +60,15 @@
 // CallTimeout), or whose cancel or release failed, is given back in the
 // background as soon as Redis answers, rather than left to expire.
 //
+// A Fleet is a crawl.Peeker too: Peek tells, reserving nothing, how long a
+// request to an origin would wait for its slot were it asked now (one
+// round trip: the later of the origin's next free slot and the end of its
+// back-off, on Redis's clock), so that a crawl.Frontier learns the turns
+// the fleet's other processes take, and their throttles, before it hands
+// out the origin's next URL. It knows no request's Limit: the places held
+// across the fleet, and the requests queued for one, are not counted.
+// While Redis is out of reach it answers from the process's own record.
+//
 // # When Redis fails
 //
 // Every call goes through a circuit breaker (see Fleet). While it is open
