@@ -11,19 +11,13 @@ import (
 const MaxPreferencesSize = 8 << 10
 
 // The labels of the categories of use of the IETF AI Preferences vocabulary
-// (draft-ietf-aipref-vocab-07 §6.1, "Usage Category Labels"), which this
-// package maps onto its categories.
+// (draft-ietf-aipref-vocab-08 §6.1, "Usage Category Labels"), which this
+// package maps onto its categories. -08 defines these three and no other;
+// none nests in another (§5).
 const (
-	LabelTrainAI = "train-ai" // AI Model Training: TrainAI
-	LabelSearch  = "search"   // Search: Search
-
-	// LabelAIUse is the label of the AI Use category of the vocabulary's
-	// early drafts, which the working group removed in August 2025; no
-	// draft since (-05 to -07) defines it.
-	//
-	// Deprecated: ai-use is read as any unknown label: it says nothing of
-	// AIInput, and Preferences.Term answers it as written.
-	LabelAIUse = "ai-use"
+	LabelTrainAI = "train-ai" // AI Training (§4.1): TrainAI
+	LabelAIUse   = "ai-use"   // AI Use (§4.2): AIInput
+	LabelSearch  = "search"   // Search (§4.3): Search
 )
 
 // aiprefSlot numbers the three categories that both the aipref vocabulary
@@ -69,7 +63,7 @@ type prefTerm struct {
 
 // ParsePreferences parses a statement of preference: an RFC 9651 Dictionary
 // whose keys are labels and whose values are the Tokens y and n
-// (draft-ietf-aipref-vocab §5 and §5.5). A member whose value is anything
+// (draft-ietf-aipref-vocab-08 §6 and §6.5). A member whose value is anything
 // else (another Token, a String, a Boolean, an Inner List) states no
 // preference for its label; parameters are ignored; when a label comes twice,
 // the last member counts. A value that is not a Dictionary, such as one with
@@ -100,6 +94,8 @@ func parsePreferences(value string, keepOther bool) (Preferences, error) {
 		switch key {
 		case LabelTrainAI:
 			p.known[slotTrainAI] = v
+		case LabelAIUse:
+			p.known[slotAIInput] = v
 		case LabelSearch:
 			p.known[slotSearch] = v
 		default:
@@ -147,14 +143,15 @@ func lastTerms(terms []prefTerm) []prefTerm {
 
 // Term returns the preference stated for a label, as written in the
 // statement (labels are case-sensitive): Allowed for y, Disallowed for n,
-// Unknown otherwise. It answers any label, including those the current
-// vocabulary no longer defines (such as "train-genai" or "bots" of earlier
-// drafts), but applies no inheritance between them: the current vocabulary
-// has none.
+// Unknown otherwise. It answers any label, including those -08 does not
+// define (such as "all", "bots" or "train-genai" of earlier drafts), but
+// applies no inheritance between them: -08 has none (§5).
 func (p Preferences) Term(label string) Verdict {
 	switch label {
 	case LabelTrainAI:
 		return p.known[slotTrainAI]
+	case LabelAIUse:
+		return p.known[slotAIInput]
 	case LabelSearch:
 		return p.known[slotSearch]
 	}
@@ -167,9 +164,12 @@ func (p Preferences) Term(label string) Verdict {
 }
 
 // Category returns the preference stated for c: train-ai for TrainAI,
-// search for Search; Unknown for the other categories, of which the
-// vocabulary does not speak (AIInput among them: ai-use is no longer a
-// label of the vocabulary).
+// ai-use for AIInput, search for Search; Unknown for the other categories,
+// of which the vocabulary does not speak. Each label speaks of its own
+// category only (draft-ietf-aipref-vocab-08 §5). Search overrides the other
+// categories (§4.3) for a use that qualifies as Search, which a crawler
+// asks as Search: train-ai=n and ai-use=n do not disallow Search, and
+// search=y allows neither TrainAI nor AIInput.
 func (p Preferences) Category(c Category) Verdict {
 	if s, ok := aiprefSlotOf(c); ok {
 		return p.known[s]
@@ -183,7 +183,7 @@ func (p Preferences) IsZero() bool {
 }
 
 // String returns p in the syntax it was parsed from, with the labels of the
-// vocabulary first, such as "train-ai=n, search=y".
+// vocabulary first, such as "train-ai=n, ai-use=n, search=y".
 func (p Preferences) String() string {
 	var b strings.Builder
 	add := func(label string, v Verdict) {
@@ -201,6 +201,7 @@ func (p Preferences) String() string {
 		}
 	}
 	add(LabelTrainAI, p.known[slotTrainAI])
+	add(LabelAIUse, p.known[slotAIInput])
 	add(LabelSearch, p.known[slotSearch])
 	for _, t := range p.other {
 		add(t.label, t.verdict)

@@ -19,6 +19,8 @@ func naivePreferences(value string) (v aiprefVerdicts, ok bool) {
 		switch key {
 		case LabelTrainAI:
 			s = slotTrainAI
+		case LabelAIUse:
+			s = slotAIInput
 		case LabelSearch:
 			s = slotSearch
 		default:

@@ -6,9 +6,8 @@ import (
 	"testing"
 )
 
-// Examples of draft-ietf-aipref-vocab (editor's copy after the London
-// revision, August 2026, published as -08): each test is named after the
-// section it comes from.
+// Examples of draft-ietf-aipref-vocab-08 (14 September 2026): each test is
+// named after the section it comes from.
 
 func mustPrefs(t *testing.T, value string) Preferences {
 	t.Helper()
@@ -28,9 +27,9 @@ func wantTerms(t *testing.T, p Preferences, want map[string]Verdict) {
 	}
 }
 
-// §5 Exemplary Serialization Format: allow model training, disallow
+// §6 Exemplary Serialization Format: allow model training, disallow
 // search, the other categories unknown.
-func TestVocabSection5Example(t *testing.T) {
+func TestVocabSection6Example(t *testing.T) {
 	p := mustPrefs(t, "train-ai=y, search=n")
 	wantTerms(t, p, map[string]Verdict{"train-ai": Allowed, "search": Disallowed, "ai-use": Unknown})
 	for c, want := range map[Category]Verdict{TrainAI: Allowed, Search: Disallowed, AIInput: Unknown, TDM: Unknown, Crawl: Unknown, Snippet: Unknown} {
@@ -40,28 +39,83 @@ func TestVocabSection5Example(t *testing.T) {
 	}
 }
 
-// -07 §6.1 Usage Category Labels: two labels, train-ai and search. ai-use,
-// a label of early drafts, is unknown: it says nothing of any category, and
-// Term still answers it as written.
+// §6.1 Usage Category Labels: three labels, train-ai (AI Training, §4.1),
+// ai-use (AI Use, §4.2, new in -08) and search (Search, §4.3). ai-use is
+// AIInput.
 func TestVocabSection6_1Labels(t *testing.T) {
-	p := mustPrefs(t, "ai-use=n, search=y")
-	if p.Category(AIInput) != Unknown || p.Category(TrainAI) != Unknown || p.Category(Search) != Allowed {
-		t.Errorf("ai-use=n, search=y: %v %v %v", p.Category(AIInput), p.Category(TrainAI), p.Category(Search))
-	}
-	if p.Term("ai-use") != Disallowed {
-		t.Errorf("Term(ai-use) = %v", p.Term("ai-use"))
-	}
-	// -07 §4: no category nests in another; search=n says nothing of
-	// train-ai, nor train-ai=n of search.
-	p = mustPrefs(t, "search=n")
-	if p.Category(TrainAI) != Unknown {
-		t.Errorf("search=n: train-ai %v", p.Category(TrainAI))
+	for _, tc := range []struct {
+		value            string
+		train, use, srch Verdict
+	}{
+		{"ai-use=n, search=y", Unknown, Disallowed, Allowed},
+		{"ai-use=y", Unknown, Allowed, Unknown},
+		{"train-ai=n, ai-use=y, search=n", Disallowed, Allowed, Disallowed},
+		{"ai-use=y, ai-use=n", Unknown, Disallowed, Unknown},
+		{`ai-use="n"`, Unknown, Unknown, Unknown},
+	} {
+		p := mustPrefs(t, tc.value)
+		if p.Category(TrainAI) != tc.train || p.Category(AIInput) != tc.use || p.Category(Search) != tc.srch {
+			t.Errorf("%q: train-ai %v, ai-use %v, search %v; want %v %v %v", tc.value,
+				p.Category(TrainAI), p.Category(AIInput), p.Category(Search), tc.train, tc.use, tc.srch)
+		}
+		if p.Term(LabelAIUse) != tc.use {
+			t.Errorf("%q: Term(ai-use) = %v, want %v", tc.value, p.Term(LabelAIUse), tc.use)
+		}
 	}
 }
 
-// §5.1: "These tokens are case sensitive", and §5.5.1: a key with
+// §6.4: unknown labels are ignored, among them every label of earlier
+// drafts that -08 does not define: they say nothing of any category, and
+// Term still answers them as written.
+func TestVocabSection6_4EarlierLabels(t *testing.T) {
+	old := []string{"all", "bots", "train-genai", "ai-output", "tdm", "ai", "genai", "inference"}
+	var b strings.Builder
+	for i, l := range old {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(l + "=n")
+	}
+	p := mustPrefs(t, b.String())
+	for _, c := range Categories() {
+		if got := p.Category(c); got != Unknown {
+			t.Errorf("%s = %v, want unknown", c, got)
+		}
+	}
+	for _, l := range old {
+		if p.Term(l) != Disallowed {
+			t.Errorf("Term(%q) = %v", l, p.Term(l))
+		}
+	}
+}
+
+// §4.3 and §5: no category nests in another, and Search overrides the
+// other categories for a use that qualifies as Search. A crawler asking
+// Search reads search alone: train-ai=n and ai-use=n do not disallow it,
+// and search=y allows neither training nor AI use outside search.
+func TestVocabSection4_3SearchOverride(t *testing.T) {
+	p := mustPrefs(t, "train-ai=n, ai-use=n, search=y")
+	for c, want := range map[Category]Verdict{Search: Allowed, TrainAI: Disallowed, AIInput: Disallowed} {
+		if got := p.Category(c); got != want {
+			t.Errorf("Category(%s) = %v, want %v", c, got, want)
+		}
+	}
+	p = mustPrefs(t, "search=n")
+	if p.Category(TrainAI) != Unknown || p.Category(AIInput) != Unknown {
+		t.Errorf("search=n: train-ai %v, ai-use %v", p.Category(TrainAI), p.Category(AIInput))
+	}
+	page := ReadHeader(http.Header{"Content-Usage": {"train-ai=n, ai-use=n, search=y"}})
+	for c, want := range map[Category]Verdict{Search: Allowed, TrainAI: Disallowed, AIInput: Disallowed} {
+		d := Decide(Query{Agent: "FooBot", URL: "https://example.com/a", Category: c}, nil, page)
+		if d.Verdict != want {
+			t.Errorf("Decide %s = %v, want %v", c, d.Verdict, want)
+		}
+	}
+}
+
+// §6.1: "These tokens are case sensitive", and §6.5.1: a key with
 // upper-case characters fails the parse, so no preference is stated.
-func TestVocabSection5_5_1UpperCaseKeys(t *testing.T) {
+func TestVocabSection6_5_1UpperCaseKeys(t *testing.T) {
 	for _, v := range []string{"Train-AI=n", "train-ai=n, Search=n", "TRAIN-AI=n"} {
 		p, err := ParsePreferences(v)
 		if err == nil {
@@ -76,9 +130,9 @@ func TestVocabSection5_5_1UpperCaseKeys(t *testing.T) {
 	}
 }
 
-// §5.4 Syntax Extensions: unknown labels and unknown parameters are
+// §6.4 Syntax Extensions: unknown labels and unknown parameters are
 // ignored.
-func TestVocabSection5_4Extensions(t *testing.T) {
+func TestVocabSection6_4Extensions(t *testing.T) {
 	p := mustPrefs(t, `future-use=n;why="x", train-ai=n;until=@1700000000, search=y;a;b=?0`)
 	wantTerms(t, p, map[string]Verdict{"train-ai": Disallowed, "search": Allowed, "future-use": Disallowed})
 	if p.Category(AIInput) != Unknown {
@@ -86,10 +140,10 @@ func TestVocabSection5_4Extensions(t *testing.T) {
 	}
 }
 
-// §5.5 Processing Algorithm: only the Tokens y and n state a preference;
+// §6.5 Processing Algorithm: only the Tokens y and n state a preference;
 // absent keys, other Tokens and other types leave it unknown, without
 // error.
-func TestVocabSection5_5Processing(t *testing.T) {
+func TestVocabSection6_5Processing(t *testing.T) {
 	for _, v := range []string{
 		`train-ai=yes`, `train-ai="y"`, `train-ai=?1`, `train-ai`, `train-ai=1`,
 		`train-ai=(y)`, `train-ai=:eQ==:`, `train-ai=Y`, `train-ai=*`, `search=n`,
@@ -102,9 +156,9 @@ func TestVocabSection5_5Processing(t *testing.T) {
 	}
 }
 
-// §5.5.1 Multiple Preferences: the last value of a key applies, so the
+// §6.5.1 Multiple Preferences: the last value of a key applies, so the
 // example states no preference at all.
-func TestVocabSection5_5_1Example(t *testing.T) {
+func TestVocabSection6_5_1Example(t *testing.T) {
 	p := mustPrefs(t, `train-ai=y, train-ai, search=n, search="n"`)
 	if !p.IsZero() {
 		t.Errorf("got %v, want no preference", p)
@@ -115,9 +169,9 @@ func TestVocabSection5_5_1Example(t *testing.T) {
 	wantTerms(t, p, map[string]Verdict{"x": Unknown, "y": Disallowed})
 }
 
-// §5.5.2 Preference Parameters: only the parameters of the selected member
+// §6.5.2 Preference Parameters: only the parameters of the selected member
 // apply, and they do not change the preference.
-func TestVocabSection5_5_2Example(t *testing.T) {
+func TestVocabSection6_5_2Example(t *testing.T) {
 	p := mustPrefs(t, `train-ai;allow=n, train-ai=y`)
 	wantTerms(t, p, map[string]Verdict{"train-ai": Allowed})
 
@@ -150,6 +204,10 @@ func TestPreferencesBounds(t *testing.T) {
 func TestPreferencesString(t *testing.T) {
 	p := mustPrefs(t, `search=y, x=n, train-ai=n, ai-use=x`)
 	if got, want := p.String(), "train-ai=n, search=y, x=n"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	p = mustPrefs(t, `search=y, ai-use=n, bots=n, train-ai=y`)
+	if got, want := p.String(), "train-ai=y, ai-use=n, search=y, bots=n"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
 }
@@ -214,7 +272,8 @@ func TestAttachSection2HeaderFieldsCombined(t *testing.T) {
 		{[]string{"train-ai=n", "train-ai=y"}, TrainAI, Allowed},
 		{[]string{"train-ai=n", "Search=y"}, TrainAI, Unknown},
 		{[]string{"train-ai=n,"}, TrainAI, Unknown},
-		{[]string{"ai-use=n"}, AIInput, Unknown},
+		{[]string{"ai-use=n"}, AIInput, Disallowed},
+		{[]string{"ai-use=n", "search=y"}, Search, Allowed},
 		{[]string{strings.Repeat("x=y, ", MaxPreferencesSize/5), "train-ai=n"}, TrainAI, Unknown},
 	} {
 		h := http.Header{}

@@ -30,7 +30,7 @@
 //	ACAP 1.1 records              crawl  index   present- preserve, other    other     other
 //	                                             snippet  present-
 //	                                                      currentcopy
-//	Content-Usage (aipref)               search                    train-ai
+//	Content-Usage (aipref)               search                    train-ai  ai-use
 //	Content-Signal                       search                    ai-train  ai-input
 //	X-Robots-Tag, robots meta            yes     yes      yes      noai      nosnippet
 //	TDMRep                                                         yes                 yes
@@ -85,38 +85,39 @@
 //
 // # Content-Usage (IETF AI Preferences)
 //
-// Status: draft. The vocabulary read is draft-ietf-aipref-vocab-07 (19
-// August 2026, the same text as the working group's editor's copy of that
-// day, after "no hierarchy", PR #219); the attachment is
-// draft-ietf-aipref-attach-05 (19 August 2026). The issue that asked for
-// this reading names -08 (September 2026), which could not be had: the
-// working group's repository as stored ends at -07, and no copy of -08 was
-// found. Both may still change.
+// Status: draft. The vocabulary read is draft-ietf-aipref-vocab-08 (14
+// September 2026); the attachment is draft-ietf-aipref-attach-05 (19 August
+// 2026). Both say their text does not yet have the working group's
+// consensus, and may change.
 //
 // A statement of preference is an RFC 9651 Dictionary such as
-// "train-ai=n, search=y", read by ParsePreferences. The vocabulary has two
-// labels (-07 §6.1): train-ai (AI Model Training, §4.1: modifying the
-// learned parameters of a model that generates synthetic content) is
-// train-ai, and search (§4.2) is search. No category nests in another, so
-// a preference about one says nothing of the other. Search, by §4.2,
-// covers the processing internal to a search application, including
-// training models used only for it, and excludes generating summaries:
-// search=y does not allow train-ai or ai-input, and train-ai=n does not
-// disallow search. The Token y allows, n disallows, and anything else says
-// nothing (§6.2). When a key appears twice, the last one counts. Unknown
-// labels and all parameters are ignored (§6.5), among them the labels of
-// earlier drafts: all, bots, train-genai, and ai-use (AI Use, removed in
-// August 2025), which therefore says nothing of ai-input. A value that does
-// not parse says nothing at all.
+// "train-ai=n, ai-use=n, search=y", read by ParsePreferences. The
+// vocabulary has three labels (-08 §6.1): train-ai (AI Training, §4.1:
+// modifying the learned parameters of a generative AI model) is train-ai,
+// ai-use (AI Use, §4.2, new in -08: input to a generative AI model of an
+// asset the user did not provide directly, training excluded) is ai-input,
+// and search (§4.3) is search. No category nests in another (§5: a
+// category without a preference is unknown, whatever the others say).
+// Search overrides the other categories for a use that qualifies as Search
+// (§4.3): processing internal to a search application, including training
+// models used only for it, and no summaries. A crawler whose use is that
+// asks search, which train-ai=n and ai-use=n do not disallow; search=y
+// allows neither train-ai nor ai-input. The Token y allows, n disallows,
+// and anything else says nothing (§6.5). When a key appears twice, the last
+// one counts (§6.5.1). Unknown labels and all parameters are ignored (§6.4),
+// among them the labels of earlier drafts that -08 does not define: tdm,
+// ai, genai, inference, all, bots, train-genai and ai-output. A value that
+// does not parse says nothing at all.
 //
-// The Content-Usage header field applies to the response's content; all its
-// fields form one Dictionary. In robots.txt, "Content-Usage: [path] prefs"
+// The Content-Usage header field applies to the response's content
+// (attach-05 §2); all its fields form one Dictionary. In robots.txt (§3), "Content-Usage: [path] prefs"
 // is a rule of its group, and the agent's groups are chosen as for Allow and
 // Disallow. The longest matching path decides, with its whole statement:
 // categories it does not mention stay unknown. Rules of equal length each
 // apply, and the most restrictive wins. Preferences cover only the paths
-// the file's rules let the agent crawl. The draft sets no precedence
-// between the header and the file: the most restrictive wins.
+// the file's rules let the agent crawl. The drafts set no precedence
+// between the header and the file: the most restrictive wins, as -08 §5.1
+// combines statements.
 //
 // # Content-Signal
 //

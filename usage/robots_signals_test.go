@@ -2,6 +2,7 @@ package usage
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -9,7 +10,7 @@ import (
 const robotsURL = "https://example.com/robots.txt"
 
 // verdictOf folds the evidence as the vocabulary combines statements
-// (draft-ietf-aipref-vocab §4.1): any disallow wins, then any allow.
+// (draft-ietf-aipref-vocab-08 §5.1): any disallow wins, then any allow.
 func verdictOf(ev []Evidence) Verdict {
 	v := Unknown
 	for _, e := range ev {
@@ -114,7 +115,7 @@ func TestAttachSection3_1IdenticalPaths(t *testing.T) {
 
 // §3.1: the longest matching path decides, by its whole statement; a
 // statement silent on a category leaves it unknown there, and one that does
-// not parse states nothing (draft-ietf-aipref-vocab §5.5.1).
+// not parse states nothing (draft-ietf-aipref-vocab-08 §6.5.1).
 func TestAttachSection3_1LongestPath(t *testing.T) {
 	body := "User-agent: *\nContent-Usage: train-ai=n, search=n\nContent-Usage: /blog/ search=y\nContent-Usage: /blog/drafts/ Train-AI=y\nContent-Usage: /*.pdf$ train-ai=y\nContent-Usage: /%7Euser/ search=n\n"
 	checkRobots(t, body, []robotsCase{
@@ -322,4 +323,24 @@ func TestRobotsMayHaveSignals(t *testing.T) {
 			t.Errorf("%q: %v, want %v", body, got, want)
 		}
 	}
+}
+
+// draft-ietf-aipref-vocab-08 §4.2 and §6.1: ai-use in a robots.txt rule is
+// AIInput, chosen by the longest matching path as every Content-Usage rule
+// (draft-ietf-aipref-attach-05 §3.2). Lines 16 and 17 of the file:
+//
+//	Content-Usage: / search=y, train-ai=n, ai-use=y
+//	Content-Usage: /archive/ ai-use=n
+func TestVocabSection4_2AIUseRobots(t *testing.T) {
+	body, err := os.ReadFile("testdata/aipref/publisher.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRobots(t, string(body), []robotsCase{
+		{"ExampleSearchBot/2.1", "/news/1", AIInput, Allowed, []int{16}},
+		{"ExampleSearchBot/2.1", "/archive/2020/page.html", AIInput, Disallowed, []int{17, 18}},
+		// The /archive/ rule names only ai-use: search and train-ai are unknown there.
+		{"ExampleSearchBot/2.1", "/archive/2020/page.html", Search, Unknown, []int{}},
+		{"ExampleSearchBot/2.1", "/news/1", Search, Allowed, []int{16}},
+	})
 }

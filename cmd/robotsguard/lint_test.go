@@ -68,6 +68,9 @@ func TestLintRules(t *testing.T) {
 		{"usage outside group", "Content-Usage: train-ai=n\nContent-Signal: ai-train=no\nUser-agent: *\nDisallow: /x\n", []string{"1:ignored-value", "2:ignored-value"}},
 		{"content-usage not parsed", "User-agent: *\nContent-Usage: Train-AI=n\nContent-Usage: train-ai=n /blog/\n", []string{"2:ignored-value", "3:ignored-value"}},
 		{"content-usage no preference", "User-agent: *\nContent-Usage: train-ai=no\nContent-Usage: /blog/\nContent-Usage: train-genai=n\n", []string{"2:ignored-value", "3:ignored-value", "4:ignored-value"}},
+		// draft-ietf-aipref-vocab-08 §6.1: ai-use is a label of the vocabulary;
+		// bots, of an earlier draft, is not.
+		{"content-usage ai-use", "User-agent: *\nContent-Usage: ai-use=n\nContent-Usage: bots=n\n", []string{"3:ignored-value"}},
 		{"content-signal not read", "User-agent: *\nContent-Signal: ai-train=nope\nContent-Signal: search=yes, ai-train\nContent-Signal: use=no\n", []string{"2:ignored-value", "3:ignored-value", "4:ignored-value"}},
 		{"usage key typo", "User-agent: *\nContentSignal: ai-train=no\nContent-Usages: train-ai=n\n", []string{"2:misspelt", "3:misspelt"}},
 		{"empty", "", nil},
