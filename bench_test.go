@@ -4,6 +4,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -83,6 +85,63 @@ func BenchmarkOverhead(b *testing.B) {
 				resp.Body.Close()
 				b.ResetTimer()
 				send(b, tr)
+			})
+		}
+	}
+}
+
+// BenchmarkHotOrigin is one origin asked by many goroutines at once, as an
+// integration test or a crawl of one's own site does, with the pacing
+// state on and no pause (Delay -1), over a base that answers without I/O:
+//
+//	go test -run '^$' -bench HotOrigin -benchmem -cpu 1,2 -count 8 | tee out.txt
+//	benchstat -col /transport out.txt
+//
+// goroutines is the number sending at once (b.SetParallelism: on -cpu 2,
+// goroutines=64 is 32 per P). limit=1 is MaxRequestsPerOrigin's default,
+// one request under way per origin, where every other goroutine waits its
+// turn; limit=none is MaxRequestsPerOrigin -1, where none waits for another
+// and the cost beyond transport=bare is the shared state's alone.
+func BenchmarkHotOrigin(b *testing.B) {
+	base := staticRoundTripper{"User-agent: *\nDisallow: /private/\n"}
+	req, _ := http.NewRequest(http.MethodGet, "http://example.com/articles/2026/robots-and-you?page=2", nil)
+	req.Header.Set("User-Agent", "BenchBot/1.0")
+	send := func(b *testing.B, rt http.RoundTripper) {
+		resp, err := rt.RoundTrip(req)
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	for _, g := range []int{1, 2, 64} {
+		run := func(b *testing.B, rt http.RoundTripper) {
+			send(b, rt) // fetch and cache the robots.txt
+			b.ReportAllocs()
+			b.SetParallelism(max(g/runtime.GOMAXPROCS(0), 1))
+			b.ResetTimer()
+			if g == 1 {
+				for i := 0; i < b.N; i++ {
+					send(b, rt)
+				}
+				return
+			}
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					send(b, rt)
+				}
+			})
+		}
+		gs := "goroutines=" + strconv.Itoa(g)
+		b.Run(gs+"/transport=bare", func(b *testing.B) { run(b, base) })
+		for _, limit := range []int{1, -1} {
+			name := "limit=1"
+			if limit < 0 {
+				name = "limit=none"
+			}
+			b.Run(gs+"/transport=robotsguard/"+name, func(b *testing.B) {
+				run(b, &robotsguard.Transport{Base: base, UserAgent: "BenchBot/1.0", Delay: -1, MaxRequestsPerOrigin: limit})
 			})
 		}
 	}

@@ -70,6 +70,11 @@ type paceShard struct {
 	m    map[uint64]*pace
 	ops  int // Acquires since expire last looked
 	wait int // Acquires between two looks of expire
+	// n is len(m), written under mu and read under none: an Acquire with
+	// nothing to space or count, of an origin whose shard holds no state
+	// (no back-off to keep), takes no lock.
+	n atomic.Int32
+	_ [28]byte // 64 bytes a shard: one shard's lock leaves the next one's n in cache
 }
 
 // A tick is a reading of a LocalPacer's Clock, as the time since its epoch
@@ -225,6 +230,13 @@ func (lp *LocalPacer) shard(origin string) (*paceShard, uint64) {
 	return &lp.shards[h%paceShards], h
 }
 
+// stateless reports whether the shard of origin holds no state, read
+// without its lock.
+func (lp *LocalPacer) stateless(origin string) bool {
+	sh, _ := lp.shard(origin)
+	return sh.n.Load() == 0
+}
+
 // minLeft is the least time a request that waits must have left before
 // its deadline when its turn comes.
 func minLeft(r PaceRequest) time.Duration { return max(r.MinTimeLeft, minSendTime) }
@@ -249,6 +261,12 @@ func (lp *LocalPacer) Acquire(ctx context.Context, r PaceRequest) (Lease, error)
 // than in its shard's map, for as long as it is not dropped.
 func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest) (Lease, *hold, error) {
 	lp.init()
+	if r.Interval <= 0 && r.Limit <= 0 && (r.kept == nil || r.kept.Load() == nil) && lp.stateless(r.Origin) {
+		// Nothing to space, nothing to count, no back-off: as below
+		// when the shard has no state for the origin, but read-only,
+		// so that many goroutines sending to one origin share it.
+		return Lease{}, nil, nil
+	}
 	clock := lp.clock()
 	now := lp.tick(clock.Now())
 	var sh *paceShard
@@ -282,6 +300,7 @@ func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest) (Lease, *hold,
 			}
 			p = newPace(sh)
 			sh.m[key] = p
+			sh.n.Add(1)
 		}
 		if kept != nil {
 			kept.Store(p)
@@ -540,6 +559,7 @@ func (lp *LocalPacer) Throttle(_ context.Context, origin string, d time.Duration
 	if p == nil {
 		p = newPace(sh)
 		sh.m[key] = p
+		sh.n.Add(1)
 	}
 	p.notBefore = max(p.notBefore, until)
 }
@@ -563,6 +583,7 @@ func (sh *paceShard) expire(now tick) {
 	for o, p := range sh.m {
 		if p.busy() == 0 && p.waiting() == 0 && now > max(p.next, p.notBefore).after(paceIdle) {
 			delete(sh.m, o)
+			sh.n.Add(-1)
 			p.next = dropped
 			any = true
 		}

@@ -71,3 +71,70 @@ func TestKeptPaceOfAnother(t *testing.T) {
 		t.Fatal("a let a request go within the interval")
 	}
 }
+
+// TestUnpacedOrigin: a request with nothing to space or count (no
+// interval, no limit) leaves no state and takes no lock, yet its origin's
+// back-off holds it from the moment Throttle returns, requests sent at
+// once from other goroutines included; once the back-off's state is
+// dropped, requests go unpaced again.
+func TestUnpacedOrigin(t *testing.T) {
+	clk := &steppingClock{}
+	lp := &LocalPacer{Clock: clk}
+	r := PaceRequest{Origin: "https://a.example"}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	throttled := func() bool {
+		_, err := lp.Acquire(ctx, r)
+		var pe *PacingError
+		if err != nil && !(errors.As(err, &pe) && pe.Throttled) {
+			t.Errorf("Acquire: %v", err)
+		}
+		return err != nil
+	}
+	if throttled() || lp.len() != 0 {
+		t.Fatalf("a request with nothing to space: %d origins with state", lp.len())
+	}
+	started, after, done := make(chan bool), make(chan bool), make(chan bool)
+	for g := 0; g < 4; g++ {
+		go func() {
+			defer func() { done <- true }()
+			for n := 0; !throttled(); n++ { // until a request is held
+				if n == 0 {
+					started <- true
+				}
+				select {
+				case <-after: // Throttle has returned
+					if !throttled() {
+						t.Error("a request went during its origin's back-off")
+					}
+					return
+				default:
+				}
+			}
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		<-started
+	}
+	lp.Throttle(context.Background(), r.Origin, time.Hour)
+	close(after)
+	if !throttled() {
+		t.Error("a request went during its origin's back-off")
+	}
+	for g := 0; g < 4; g++ {
+		<-done
+	}
+	clk.n.Add(int64(2*(time.Hour+paceIdle)/(10*time.Millisecond)) + 1000) // idle past the back-off
+	sh, _ := lp.shard(r.Origin)
+	sh.mu.Lock()
+	sh.ops = sh.wait // look now
+	sh.expire(lp.tick(clk.Now()))
+	n, held := sh.n.Load(), len(sh.m)
+	sh.mu.Unlock()
+	if n != 0 || held != 0 {
+		t.Fatalf("the state of an origin idle past its back-off: %d held, %d counted", held, n)
+	}
+	if throttled() {
+		t.Error("a request was held after its origin's back-off ended")
+	}
+}

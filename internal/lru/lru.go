@@ -15,8 +15,9 @@ import (
 // keeps what it needs to find, order and evict them: a value costs the
 // Cache its Node and a map slot, and a Get reads the value and not a
 // separate item. A value is held under one key at a time, and is told
-// from others by the function is; its Node is the Cache's, read and
-// written only under its locks.
+// from others by the function is, which must read only what does not
+// change while the value is held (a Get calls it under no lock); its Node
+// is the Cache's, read and written only under its locks, used aside.
 //
 // It is split into shards by the hash of the key, each with its own lock
 // and its own recency list, so that concurrent Gets of different keys
@@ -25,6 +26,11 @@ import (
 // the shard whose least recently used value is the oldest. Values are
 // stamped with the number of Sets so far when they are used, so the
 // order across shards is exact up to the Sets between two uses.
+//
+// A Get of a value already used since the last Set moves nothing, and
+// takes no lock when the value is its shard's last hit: many goroutines
+// asking for one key (one origin, a crawl of one's own site) read shared
+// cache lines and write none.
 type Cache[K comparable, V Value[V]] struct {
 	max    int64
 	size   func(V) int64
@@ -53,10 +59,10 @@ type Value[V any] interface {
 // last, so that a value whose key follows its Node is read in as few cache
 // lines as can be.
 type Node[V any] struct {
-	prev, next V      // towards the most and the least recently used
-	same       V      // the next value whose key has the same hash
-	hash       uint64 // of the value's key
-	used       uint64 // Cache.sets when it was last used
+	prev, next V             // towards the most and the least recently used
+	same       V             // the next value whose key has the same hash
+	hash       uint64        // of the value's key
+	used       atomic.Uint64 // Cache.sets when it was last used: written under the lock, read under none by a Get
 }
 
 func (n *Node[V]) node() *Node[V] { return n }
@@ -69,9 +75,14 @@ type shard[K comparable, V Value[V]] struct {
 	// themselves would read a slot of their size and then their strings.
 	items map[uint64]V
 	n     int
-	head  V        // the most recently used; the zero V when empty
-	tail  V        // the least recently used
-	_     [32]byte // keeps shards' locks on separate cache lines
+	head  V // the most recently used; the zero V when empty
+	tail  V // the least recently used
+	// last is the value of the shard's last Get or Set (a V; nil until
+	// one), held: a Get of its key, used since the last Set, takes no
+	// lock. It is written under the lock, only when it changes, and
+	// cleared when its value is removed.
+	last atomic.Value
+	_    [40]byte // 128 bytes a shard: shards' locks on separate cache lines
 }
 
 // maxShards is the number of shards of a large cache. Smaller caches have
@@ -126,22 +137,36 @@ func (c *Cache[K, V]) hashOf(key K) uint64 {
 // Get returns the value of key and marks it most recently used.
 func (c *Cache[K, V]) Get(key K) (v V, ok bool) {
 	s, h := c.shard(key)
+	var none V
+	// A value already used since the last Set is ahead of every value
+	// used before it: it stays where it is. When it is the shard's last,
+	// it is found, and known to be held, without the lock. (used is read
+	// before sets: a used equal to a later reading of sets, which only
+	// grows, was still current then.)
+	if v, _ = s.last.Load().(V); v != none && c.is(v, key) && v.node().used.Load() == c.sets.Load() {
+		return v, true
+	}
 	s.mu.Lock()
 	v = c.find(s, key, h)
-	var none V
 	if v == none {
 		s.mu.Unlock()
 		return v, false
 	}
-	// A value already used since the last Set is ahead of every value
-	// used before it: it stays where it is.
-	if n, now := v.node(), c.sets.Load(); n.used != now {
-		n.used = now
+	if n, now := v.node(), c.sets.Load(); n.used.Load() != now {
+		n.used.Store(now)
 		s.unlink(v)
 		s.pushFront(v)
 	}
+	s.setLast(v)
 	s.mu.Unlock()
 	return v, true
+}
+
+// setLast makes v s's last value; s's lock is held.
+func (s *shard[K, V]) setLast(v V) {
+	if last, _ := s.last.Load().(V); last != v {
+		s.last.Store(v)
+	}
 }
 
 // Set stores v under key, replacing any value there, and evicts least
@@ -160,11 +185,13 @@ func (c *Cache[K, V]) Set(key K, v V) {
 		return
 	}
 	n := v.node()
-	n.hash, n.used = h, c.sets.Add(1)
+	n.hash = h
+	n.used.Store(c.sets.Add(1))
 	n.same = s.items[h]
 	s.items[h] = v
 	s.n++
 	s.pushFront(v)
+	s.setLast(v)
 	c.total.Add(size)
 	s.mu.Unlock()
 	for c.total.Load() > c.max {
@@ -184,8 +211,8 @@ func (c *Cache[K, V]) evictOldest(keep V) bool {
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.mu.Lock()
-		if t := s.tail; t != none && t != keep && (oldest == nil || t.node().used < stamp) {
-			oldest, stamp = s, t.node().used
+		if t := s.tail; t != none && t != keep && (oldest == nil || t.node().used.Load() < stamp) {
+			oldest, stamp = s, t.node().used.Load()
 		}
 		s.mu.Unlock()
 	}
@@ -241,6 +268,9 @@ func (c *Cache[K, V]) remove(s *shard[K, V], v V) {
 		p.node().same = n.same
 	}
 	n.same = none
+	if last, _ := s.last.Load().(V); last == v {
+		s.last.Store(none)
+	}
 	s.n--
 	c.total.Add(-c.size(v))
 }

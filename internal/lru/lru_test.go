@@ -212,3 +212,72 @@ func TestCacheSharedHash(t *testing.T) {
 		t.Errorf("after deleting every key: %d values, %d bytes, %d hashes filed", n, size, len(c.shards[0].items))
 	}
 }
+
+// TestCacheLastHit: a Get of its shard's last value, which takes no lock,
+// still marks it used now when Sets came since (the order across shards
+// counts on it), and finds nothing once it is deleted or evicted.
+func TestCacheLastHit(t *testing.T) {
+	const kb = 1 << 10
+	c := newCache(2<<20, func(k int) uint64 { return uint64(k) })
+	if len(c.shards) != 4 {
+		t.Fatalf("%d shards, want 4", len(c.shards))
+	}
+	set(c, 0, 512*kb) // shard 0, alone: its last value from now on
+	c.Get(0)          // used since the last Set
+	for _, k := range []int{1, 5, 9} {
+		set(c, k, 512*kb) // shard 1: the cache is full
+	}
+	c.Get(0)           // 0 is used after 1, 5 and 9 were Set
+	set(c, 13, 512*kb) // one value goes: 1, the least recently used
+	if _, ok := c.Get(0); !ok {
+		t.Error("0, used after 1, 5 and 9 were Set, was evicted before them")
+	}
+	if _, ok := c.Get(1); ok {
+		t.Error("1, the least recently used, is still held")
+	}
+	c.Delete(0)
+	if _, ok := c.Get(0); ok {
+		t.Error("0 is found after Delete")
+	}
+	set(c, 4, 512*kb)
+	c.Get(4)
+	set(c, 8, 2<<20) // the bound's size: everything else goes
+	if _, ok := c.Get(4); ok {
+		t.Error("4 is found after it was evicted")
+	}
+}
+
+// TestCacheHotKey: Gets of one key from many goroutines at once, while
+// others Set and Delete it and other keys (with -race), find only its
+// values, and the bound holds.
+func TestCacheHotKey(t *testing.T) {
+	const max = 8 << 20
+	c := newCache[int](max, nil)
+	set(c, -1, 1<<17)
+	done := make(chan bool)
+	for g := 0; g < 6; g++ {
+		go func() {
+			for i := 0; i < 3000; i++ {
+				switch {
+				case g < 4:
+					if v, ok := c.Get(-1); ok && v.k != -1 {
+						t.Errorf("Get(-1) found the value of %d", v.k)
+					}
+				case i%50 == 0:
+					c.Delete(-1)
+					set(c, -1, 1<<17)
+				default:
+					set(c, (i*7+g)%200, 1<<17)
+				}
+			}
+			done <- true
+		}()
+	}
+	for g := 0; g < 6; g++ {
+		<-done
+	}
+	n, size, _ := c.Stats()
+	if size > max || int64(n)*(1<<17) != size {
+		t.Errorf("%d values of 128 KiB hold %d bytes (bound %d)", n, size, max)
+	}
+}
