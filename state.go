@@ -420,7 +420,8 @@ func packedDate(i int, s string) (int64, bool) {
 		return 0, false
 	}
 	t, err := time.Parse(http.TimeFormat, s)
-	if err != nil || t.Format(http.TimeFormat) != s {
+	var buf [64]byte // on the stack: the check allocates nothing
+	if err != nil || string(t.AppendFormat(buf[:0], http.TimeFormat)) != s {
 		return 0, false // not as TimeFormat spells it: kept as it came
 	}
 	return t.Unix(), true
