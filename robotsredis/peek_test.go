@@ -84,8 +84,8 @@ func TestPeekAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ended := time.Now() // no later than when the Fleet records the end
 	l.Release()
-	ended := time.Now()
 	p.cut()
 
 	d1, err := f.Peek(ctx, o) // fails to reach Redis: the circuit opens
