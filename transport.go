@@ -413,8 +413,9 @@ func (t *Transport) fetchTimeout() time.Duration {
 // URL or cannot be fetched; an error wrapping the context's when req's
 // context ends while it waits, or its deadline comes before the origin's
 // pace lets it go. A 402 answer with a crawler-price that is not paid
-// fails with a *pay.PaymentRequiredError, and a charge above the offer with
-// a *pay.OverchargeError, their bodies closed (see Payment). As the
+// fails with a *pay.PaymentRequiredError, a charge above the offer with
+// a *pay.OverchargeError, and a 401 or 402 asking for an RSL licence with
+// a *usage.LicenseRequiredError, their bodies closed (see Payment). As the
 // http.RoundTripper contract asks, it does not change req, and closes
 // req.Body when it does not send it.
 //
