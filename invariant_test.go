@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -56,18 +55,13 @@ func TestInvariantUnderLoad(t *testing.T) {
 	clk := newAutoClock()
 	rng := rand.New(rand.NewPCG(*invariantSeed, 13))
 
-	type served struct {
-		at    time.Time
-		rules *policy.Robots // nil: allow all (a 404)
-		text  string
-	}
 	type origin struct {
 		name  string
 		fault int // 0 none, 1 flapping 5xx/404, 2 resets, 3 slow, 4 rules change every fetch
 		mu    sync.Mutex
 		rng   *rand.Rand
 		file  string
-		log   []served
+		log   []robotsgen.Served
 		// robots.txt requests in the current round; the most in one round
 		fetches, maxFetches int
 		bad                 []string
@@ -79,26 +73,6 @@ func TestInvariantUnderLoad(t *testing.T) {
 		o.file = robotsgen.Robots(o.rng)
 		sites[o.name], names[i] = o, o.name
 	}
-	// acceptable reports whether a file o may be held under allows u, as
-	// received (its path as it came on the wire).
-	acceptable := func(o *origin, u *url.URL, now time.Time) bool {
-		window := now.Add(-2 * maxAge)
-		before := -1 // the last file served before the window
-		for i, s := range o.log {
-			if s.at.Before(window) {
-				before = i
-				continue
-			}
-			if s.rules == nil || s.rules.Group("TestBot").DecideURL(u).Allowed {
-				return true
-			}
-		}
-		if before >= 0 {
-			s := o.log[before]
-			return s.rules == nil || s.rules.Group("TestBot").DecideURL(u).Allowed
-		}
-		return false // nothing served: nothing may be fetched
-	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		o := sites[strings.TrimSuffix(r.Host, ":80")]
 		if o == nil {
@@ -107,7 +81,7 @@ func TestInvariantUnderLoad(t *testing.T) {
 		}
 		if r.URL.Path != "/robots.txt" {
 			o.mu.Lock()
-			if !acceptable(o, r.URL, clk.Now()) {
+			if !robotsgen.Allows(o.log, r.URL, clk.Now(), 2*maxAge) {
 				o.bad = append(o.bad, r.URL.RequestURI())
 			}
 			o.mu.Unlock()
@@ -130,11 +104,11 @@ func TestInvariantUnderLoad(t *testing.T) {
 		// Record what is served before the Transport can read it.
 		switch {
 		case o.fault == 1 && roll == 0:
-			o.log = append(o.log, served{at: clk.Now(), text: "(404)"})
+			o.log = append(o.log, robotsgen.Served{At: clk.Now()})
 		case o.fault == 1 && roll == 1, o.fault == 2 && roll < 2:
 			// a 503, or a reset: nothing usable served
 		default:
-			o.log = append(o.log, served{at: clk.Now(), rules: policy.Parse([]byte(file)), text: file})
+			o.log = append(o.log, robotsgen.Served{At: clk.Now(), Rules: policy.Parse([]byte(file))})
 		}
 		o.mu.Unlock()
 		switch {

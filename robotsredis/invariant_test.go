@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,17 +57,12 @@ func TestFleetInvariant(t *testing.T) {
 	s := startRedis(t)
 	p := newProxy(t, s.addr())
 
-	type served struct {
-		at    time.Time
-		rules *policy.Robots // nil: a 404, allow all
-		fail  bool           // a 503: no file, rules unchanged
-	}
 	type site struct {
 		fault  int // 0 none, 1 flapping 404 and 503, 2 rules change at every fetch
 		mu     sync.Mutex
 		rng    *rand.Rand
 		file   string
-		log    []served
+		log    []robotsgen.Served
 		arrive [procs][]time.Time // page requests, by process
 		all    []time.Time
 		bad    []string
@@ -82,39 +76,6 @@ func TestFleetInvariant(t *testing.T) {
 		sites[name] = o
 		names = append(names, name)
 	}
-	// acceptable reports whether a file o served allows u, one a process
-	// may hold at now: one current (the last served) at some time in the
-	// last 2×maxAge, or before a 503 in that window, as a process whose
-	// revalidation failed keeps its copy (RFC 9309 §2.4: a cached copy
-	// may be used past 24 hours while the file is unreachable), and so on
-	// back through the 503s before that one.
-	acceptable := func(o *site, u *url.URL, now time.Time) bool {
-		window := now.Add(-2 * maxAge)
-		for i := len(o.log) - 1; i >= 0; i-- {
-			s := o.log[i]
-			if w := s.at.Add(-2 * maxAge); s.fail && !s.at.Before(window) && w.Before(window) {
-				window = w
-			}
-		}
-		before := -1
-		for i, s := range o.log {
-			if s.fail {
-				continue
-			}
-			if s.at.Before(window) {
-				before = i
-				continue
-			}
-			if s.rules == nil || s.rules.Group("TestBot").DecideURL(u).Allowed {
-				return true
-			}
-		}
-		if before >= 0 {
-			s := o.log[before]
-			return s.rules == nil || s.rules.Group("TestBot").DecideURL(u).Allowed
-		}
-		return false
-	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		now := time.Now()
 		host, _, _ := strings.Cut(r.Host, ":")
@@ -126,7 +87,7 @@ func TestFleetInvariant(t *testing.T) {
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		if r.URL.Path != "/robots.txt" {
-			if !acceptable(o, r.URL, now) {
+			if !robotsgen.Allows(o.log, r.URL, now, 2*maxAge) {
 				o.bad = append(o.bad, r.URL.RequestURI())
 			}
 			if n, err := strconv.Atoi(r.Header.Get("X-Process")); err == nil && n >= 0 && n < procs {
@@ -144,17 +105,17 @@ func TestFleetInvariant(t *testing.T) {
 		case o.fault == 1 && roll == 0:
 			// With the files' lifetime: a 404 without one is held for
 			// MaxAge (a day), past the window acceptable judges by.
-			o.log = append(o.log, served{at: now})
+			o.log = append(o.log, robotsgen.Served{At: now})
 			w.Header().Set("Cache-Control", fmt.Sprintf("max-age=%d", int(maxAge/time.Second)))
 			w.WriteHeader(http.StatusNotFound)
 			return
 		case o.fault == 1 && roll == 1:
-			o.log = append(o.log, served{at: now, fail: true})
+			o.log = append(o.log, robotsgen.Served{At: now, Fail: true})
 			w.Header().Set("Retry-After", "0")
 			w.WriteHeader(http.StatusServiceUnavailable)
 			return
 		}
-		o.log = append(o.log, served{at: now, rules: policy.Parse([]byte(o.file))})
+		o.log = append(o.log, robotsgen.Served{At: now, Rules: policy.Parse([]byte(o.file))})
 		w.Header().Set("Cache-Control", fmt.Sprintf("max-age=%d", int(maxAge/time.Second)))
 		io.WriteString(w, o.file)
 	}))
