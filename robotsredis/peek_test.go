@@ -233,8 +233,10 @@ func TestPeekFrontier(t *testing.T) {
 // cannot wait that long, is requeued.
 func TestPeekFrontierThrottle(t *testing.T) {
 	s := startRedis(t)
-	site := newCrawlSite(t)
 	for _, peek := range []bool{true, false} {
+		// A site of its own: the first pass's last request and the
+		// throttle it set must not pace the second's first request.
+		site := newCrawlSite(t)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		// A request may wait 0.2 s for its turn: 1.2 s less the
