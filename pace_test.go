@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/robotsguard/robotsguard"
+	"github.com/robotsguard/robotsguard/robotstest"
 )
 
 // The harness records pauses instead of sleeping, and moves its clock by
@@ -54,6 +55,52 @@ func TestPacing(t *testing.T) {
 			}
 			if got := h.sleeps(); !slices.Equal(got, tc.want) {
 				t.Errorf("pauses %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestWaitOutlivesRules: a request whose wait for its turn outlives the
+// robots.txt it was decided by is decided again when its turn comes, as a
+// request made then would be: a rule the site added meanwhile refuses it,
+// unsent. A file still fresh after the wait is not fetched again.
+func TestWaitOutlivesRules(t *testing.T) {
+	for _, tc := range []struct {
+		delay   string // the files' Crawl-delay; they live a minute
+		fetches int
+		sent    bool
+	}{
+		{"90", 2, false},
+		{"30", 1, true},
+	} {
+		t.Run("Crawl-delay "+tc.delay, func(t *testing.T) {
+			h := newHarness(t, func(tr *robotsguard.Transport) { tr.MaxDelay = 2 * time.Minute })
+			s := h.origin("")
+			fetches := 0
+			s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Cache-Control", "max-age=60")
+				fetches++
+				if fetches == 1 {
+					fmt.Fprintf(w, "User-agent: *\nCrawl-delay: %s\n", tc.delay)
+					return
+				}
+				fmt.Fprintf(w, "User-agent: *\nCrawl-delay: %s\nDisallow: /a\n", tc.delay)
+			}))
+			h.allowed(s.URL + "/a")
+			if tc.sent {
+				h.allowed(s.URL + "/a")
+			} else {
+				h.refused(s.URL+"/a", robotsguard.ReasonRule)
+			}
+			if got := h.sleeps(); len(got) != 1 {
+				t.Errorf("pauses %v, want one, the Crawl-delay", got)
+			}
+			want := 1
+			if tc.sent {
+				want = 2
+			}
+			if n := count(s, "/a"); n != want || s.RobotsFetches() != tc.fetches {
+				t.Errorf("the site got /a %d times and robots.txt %d times, want %d and %d", n, s.RobotsFetches(), want, tc.fetches)
 			}
 		})
 	}

@@ -408,7 +408,9 @@ func (t *Transport) fetchTimeout() time.Duration {
 }
 
 // RoundTrip checks req against robots.txt, as Check does, waits for the
-// origin's pace, and sends it through Base. It returns an error matching
+// origin's pace, and sends it through Base; a request whose wait outlived
+// the robots.txt it was checked by is checked again when its turn comes,
+// by the file as it is then. It returns an error matching
 // ErrDisallowed, without sending anything, when robots.txt disallows the
 // URL or cannot be fetched; an error wrapping the context's when req's
 // context ends while it waits, or its deadline comes before the origin's
@@ -450,6 +452,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		if waited > 0 {
 			t.waited(WaitEvent{Origin: st.name(), Wait: waited})
+			if st, now, err = t.redecide(req, st); err != nil {
+				closeBody(req)
+				return nil, err
+			}
 		}
 		o := t.wallet.offer(req, st.name(), now)
 		resp, err := t.base().RoundTrip(t.outgoing(req, o.price))
@@ -466,6 +472,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if waited += lease.Waited; waited > 0 {
 		t.waited(WaitEvent{Origin: st.name(), Wait: waited, Throttled: lease.Throttled})
+		if st, now, err = t.redecide(req, st); err != nil {
+			lease.abandon()
+			closeBody(req)
+			return nil, err
+		}
 	}
 	var end *turnBody // releases the lease, when there is one
 	switch {
@@ -491,6 +502,26 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		endTurn(ctx, resp, end)
 	}
 	return t.paid(req, o, resp, nil)
+}
+
+// redecide decides req again once it has waited for its turn, when the
+// wait outlived st, the state it was decided by: by the state a request
+// made now gets, fetched as needed, so that no request goes by rules older
+// than the cache lets a request use (RFC 9309 §2.4). It returns the state
+// req goes by and the time, or the refusal or *PacingError a request made
+// now would get. The interval req waited stays: the next request's comes
+// from the new state.
+func (t *Transport) redecide(req *http.Request, st *originState) (*originState, time.Time, error) {
+	now := t.now()
+	if st.fresh(now) {
+		return st, now, nil
+	}
+	o, dial, err := requestOrigin(req)
+	if err != nil {
+		return nil, now, err // it was read before: cannot happen
+	}
+	st, _, now, err = t.checkAt(req, o, dial, t.minResponseTime())
+	return st, now, err
 }
 
 // gaveUp closes the body of req, which waited for its origin's pace (or
@@ -613,6 +644,11 @@ func (t *Transport) check(req *http.Request, leave time.Duration) (st *originSta
 		return nil, 0, now, err
 	}
 	t.counters.check(o.host)
+	return t.checkAt(req, o, dial, leave)
+}
+
+// checkAt is check, for req to origin o, reached at dial.
+func (t *Transport) checkAt(req *http.Request, o origin, dial string, leave time.Duration) (st *originState, every time.Duration, now time.Time, err error) {
 	ua := t.requestAgent(req)
 	now = t.now() // once: reading the clock is not free
 	st, waited, err := t.lookup(req.Context(), o, dial, ua, now, leave)
