@@ -1,7 +1,9 @@
 package robotsgen
 
 import (
+	"fmt"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/robotsguard/robotsguard/policy"
@@ -42,4 +44,24 @@ func Allows(log []Served, u *url.URL, now time.Time, window time.Duration) bool 
 		}
 	}
 	return before >= 0 && allows(log[before])
+}
+
+// Describe lists the last answers of log before now, each with how long
+// before now it was served and whether it allows u, for a failure's
+// message.
+func Describe(log []Served, u *url.URL, now time.Time) string {
+	var b strings.Builder
+	for _, s := range log[max(0, len(log)-12):] {
+		what := "a file that forbids it"
+		switch {
+		case s.Fail:
+			what = "a 5xx"
+		case s.Rules == nil:
+			what = "a 404"
+		case s.Rules.Group("TestBot").DecideURL(u).Allowed:
+			what = "a file that allows it"
+		}
+		fmt.Fprintf(&b, "\t%v before: %s\n", now.Sub(s.At).Round(time.Millisecond), what)
+	}
+	return b.String()
 }
