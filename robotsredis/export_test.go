@@ -7,3 +7,6 @@ const ReleasedChannel = releasedChannel
 // of requests waiting for a place.
 func PaceKey(origin string) string  { return paceKey(origin) }
 func QueueKey(origin string) string { return queueKey(origin) }
+
+// EncodeValue is what a Fleet stores in Redis for an entry.
+func EncodeValue(entry []byte) []byte { return encodeValue(entry) }

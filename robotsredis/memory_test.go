@@ -17,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/robotsguard/robotsguard/cache"
+	"github.com/robotsguard/robotsguard/robotsredis"
 )
 
 // go test -run '^$' -bench Memory -benchtime 1x ./robotsredis                          (20,000 origins)
@@ -130,20 +131,23 @@ func memoryRun(b *testing.B, files [][]byte, raw bool) {
 	n := *memoryOrigins
 	const workers = 4
 	var wg sync.WaitGroup
-	var entryBytesSum int64
+	var entryBytesSum, valueBytesSum int64
 	var mu sync.Mutex
 	b.StartTimer()
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var sum int64
+			var sum, vsum int64
 			pipe := c.Pipeline()
 			for i := w; i < n; i += workers {
 				body := files[i%len(files)]
 				key := cache.Key(fmt.Sprintf("https://www.site%d.example/robots.txt", i))
 				e := entryBytes(b, body, i)
 				sum += int64(len(e))
+				if !raw {
+					vsum += int64(len(robotsredis.EncodeValue(e)))
+				}
 				if raw {
 					// As a Fleet stored it before: the key with the
 					// origin in a hash tag, the entry as it is.
@@ -164,6 +168,7 @@ func memoryRun(b *testing.B, files [][]byte, raw bool) {
 			}
 			mu.Lock()
 			entryBytesSum += sum
+			valueBytesSum += vsum
 			mu.Unlock()
 		}()
 	}
@@ -175,6 +180,9 @@ func memoryRun(b *testing.B, files [][]byte, raw bool) {
 	used := usedMemory(b, c) - before
 	b.ReportMetric(float64(used)/float64(n), "redis-B/origin")
 	b.ReportMetric(float64(entryBytesSum)/float64(n), "entry-B/origin")
+	if !raw {
+		b.ReportMetric(float64(valueBytesSum)/float64(n), "value-B/origin")
+	}
 	b.ReportMetric(float64(used)/float64(n)*1e6/(1<<30), "GiB/1M-origins")
 	b.StartTimer()
 }
