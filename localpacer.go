@@ -36,9 +36,12 @@ type LocalPacer struct {
 	// wait for it, in real time. Zero means DefaultMaxHold.
 	MaxHold time.Duration
 
-	once   sync.Once
-	seed   maphash.Seed
-	epoch  time.Time // the Clock's first reading, which ticks count from
+	once  sync.Once
+	seed  maphash.Seed
+	epoch time.Time // the Clock's first reading, which ticks count from
+	// real: the Clock is the system's, whose ticks are real time (see
+	// realTime).
+	real   bool
 	shards [paceShards]paceShard
 }
 
@@ -141,6 +144,11 @@ const dropped = noTick + 1
 type paceQueue struct {
 	holds []*hold   // the places held, oldest first
 	queue []*waiter // requests waiting for a place, in arrival order
+	// timer ends the oldest place once held for MaxHold while requests
+	// wait (see overheld): one for the origin, made as the first request
+	// waits, armed while it may have to ring.
+	timer *time.Timer
+	armed bool
 }
 
 func newPace(sh *paceShard) *pace { return &pace{sh: sh, next: noTick, notBefore: noTick} }
@@ -181,8 +189,14 @@ type waiter struct {
 	ready chan *hold // receives the place handed over
 }
 
+// waiters holds the waiters no queue holds, their channels empty: a request
+// that waits for its place takes one, and puts it back once handed a place
+// or out of the queue.
+var waiters = sync.Pool{New: func() any { return &waiter{ready: make(chan *hold, 1)} }}
+
 type hold struct {
 	since time.Time // real time a request first waited for the place (zero until then)
+	given tick      // when the place was handed over to a request that waited
 	done  bool      // the place was given up
 	// released is set by the first release of h: a body read to its end
 	// and then closed ends its turn twice, and the second reads no clock.
@@ -202,6 +216,8 @@ func (lp *LocalPacer) init() {
 	lp.once.Do(func() {
 		lp.seed = maphash.MakeSeed()
 		lp.epoch = lp.clock().Now()
+		_, sys := lp.clock().(SystemClock)
+		lp.real = sys && lp.epoch.Round(0) != lp.epoch // its readings have the monotonic clock
 	})
 }
 
@@ -210,6 +226,15 @@ func (lp *LocalPacer) clock() Clock {
 		return lp.Clock
 	}
 	return SystemClock{}
+}
+
+// realTime returns the real time at k, a reading of the Clock: k itself
+// when the Clock is the system's, and then no clock is read.
+func (lp *LocalPacer) realTime(k tick) time.Time {
+	if lp.real {
+		return lp.time(k)
+	}
+	return time.Now()
 }
 
 func (lp *LocalPacer) maxHold() time.Duration {
@@ -327,20 +352,24 @@ func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest) (Lease, *hold,
 			sh.mu.Unlock()
 			return Lease{}, nil, lp.pacingError(r.Origin, at, now, throttled, context.DeadlineExceeded)
 		}
-		w := &waiter{ready: make(chan *hold, 1)}
+		w := waiters.Get().(*waiter)
 		q := p.queued()
 		q.queue = append(q.queue, w)
-		oldest := q.waitedFor(time.Now())
+		lp.watch(sh, p, q, lp.realTime(now))
 		sh.mu.Unlock()
 		queued = true
 		var err *PacingError
-		if h, err = lp.wait(ctx, sh, r, p, w, oldest); err != nil {
+		h, err = lp.wait(ctx, sh, r, p, w)
+		waiters.Put(w)
+		if err != nil {
 			return Lease{}, nil, err
 		}
 	}
 	later := now
 	if queued {
-		later = lp.tick(clock.Now())
+		if later = h.given; !lp.real {
+			later = lp.tick(clock.Now())
+		}
 	}
 	waited, backoff, err := lp.sleep(ctx, clock, sh, p, now, later, queued, minLeft(r))
 	if err != nil {
@@ -352,18 +381,45 @@ func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest) (Lease, *hold,
 }
 
 // waitedFor marks the places held as waited for from now (real time), if
-// they were not yet, and returns when the oldest was first waited for:
-// MaxHold counts from then.
-func (q *paceQueue) waitedFor(now time.Time) time.Time {
+// they were not yet: MaxHold counts from then.
+func (q *paceQueue) waitedFor(now time.Time) {
 	for _, h := range q.holds {
 		if h.since.IsZero() {
 			h.since = now
 		}
 	}
-	if len(q.holds) > 0 {
-		return q.holds[0].since
+}
+
+// watch marks q's places as waited for from now (real time), and sets its
+// timer to ring when the oldest has been held for MaxHold, unless it is
+// set. Under sh's lock.
+func (lp *LocalPacer) watch(sh *paceShard, p *pace, q *paceQueue, now time.Time) {
+	q.waitedFor(now)
+	if q.armed || len(q.holds) == 0 || len(q.queue) == 0 {
+		return
 	}
-	return now
+	d := q.holds[0].since.Add(lp.maxHold()).Sub(now)
+	if q.timer == nil {
+		q.timer = time.AfterFunc(d, func() { lp.overheld(sh, p) })
+	} else {
+		q.timer.Reset(d)
+	}
+	q.armed = true
+}
+
+// overheld is the ring of p's MaxHold timer: the oldest place, held for
+// MaxHold while requests wait, is taken from its holder and handed to the
+// first of them; the timer is set again while requests wait.
+func (lp *LocalPacer) overheld(sh *paceShard, p *pace) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	q := p.q
+	q.armed = false
+	now := time.Now()
+	if len(q.holds) > 0 && len(q.queue) > 0 && !q.holds[0].since.IsZero() && now.Sub(q.holds[0].since) >= lp.maxHold() {
+		p.end(q.holds[0], lp.tick(lp.clock().Now()), true)
+	}
+	lp.watch(sh, p, q, now)
 }
 
 // take gives a place to a request.
@@ -379,13 +435,14 @@ func (p *pace) take(lp *LocalPacer) *hold {
 	return h
 }
 
-// wait waits for a place in p's queue, or for ctx to end. Should the oldest
-// place be held past MaxHold, it is taken from its holder. A request that
+// wait waits for a place in p's queue, or for ctx to end. (Should the
+// oldest place be held past MaxHold, the queue's timer hands it over: see
+// overheld.) A request that
 // has not been given a place an interval (and minLeft(r)) before its
 // deadline cannot go in time: it gives up then, while its deadline has not
 // passed (so that an http.Client returns its *PacingError, not its own
 // time-out).
-func (lp *LocalPacer) wait(ctx context.Context, sh *paceShard, r PaceRequest, p *pace, w *waiter, oldest time.Time) (*hold, *PacingError) {
+func (lp *LocalPacer) wait(ctx context.Context, sh *paceShard, r PaceRequest, p *pace, w *waiter) (*hold, *PacingError) {
 	var giveUp <-chan time.Time
 	if dl, ok := ctx.Deadline(); ok {
 		t := time.NewTimer(time.Until(dl) - r.Interval - minLeft(r))
@@ -406,39 +463,30 @@ func (lp *LocalPacer) wait(ctx context.Context, sh *paceShard, r PaceRequest, p 
 		lp.release(sh, p, <-w.ready, false)
 		return 0
 	}
-	for {
-		tm := time.NewTimer(time.Until(oldest.Add(lp.maxHold())))
-		select {
-		case h := <-w.ready:
-			tm.Stop()
-			return h, nil
-		case <-ctx.Done():
-			tm.Stop()
-			leave()
-			return nil, &PacingError{Origin: strings.Clone(r.Origin), Err: ctx.Err()}
-		case <-giveUp:
-			tm.Stop()
-			now := lp.tick(lp.clock().Now())
-			sh.mu.Lock()
-			at := max(now.after(r.Interval), p.next, p.notBefore)
-			backoff := p.notBefore > now
-			var held time.Duration // how long the oldest place has kept this request waiting
-			if len(q.holds) > 0 && !q.holds[0].since.IsZero() {
-				held = time.Since(q.holds[0].since)
-			}
-			sh.mu.Unlock()
-			ahead := leave()
-			pe := lp.pacingError(r.Origin, at.after(time.Duration(ahead)*r.Interval), now, backoff, context.DeadlineExceeded)
-			pe.held = held
-			return nil, pe
-		case <-tm.C:
-			sh.mu.Lock()
-			if len(q.holds) > 0 && time.Since(q.holds[0].since) >= lp.maxHold() {
-				p.end(q.holds[0], lp.tick(lp.clock().Now()), true)
-			}
-			oldest = q.waitedFor(time.Now())
-			sh.mu.Unlock()
+	done := ctx.Done()
+	if done == nil && giveUp == nil {
+		return <-w.ready, nil
+	}
+	select {
+	case h := <-w.ready:
+		return h, nil
+	case <-done:
+		leave()
+		return nil, &PacingError{Origin: strings.Clone(r.Origin), Err: ctx.Err()}
+	case <-giveUp:
+		now := lp.tick(lp.clock().Now())
+		sh.mu.Lock()
+		at := max(now.after(r.Interval), p.next, p.notBefore)
+		backoff := p.notBefore > now
+		var held time.Duration // how long the oldest place has kept this request waiting
+		if len(q.holds) > 0 && !q.holds[0].since.IsZero() {
+			held = time.Since(q.holds[0].since)
 		}
+		sh.mu.Unlock()
+		ahead := leave()
+		pe := lp.pacingError(r.Origin, at.after(time.Duration(ahead)*r.Interval), now, backoff, context.DeadlineExceeded)
+		pe.held = held
+		return nil, pe
 	}
 }
 
@@ -541,7 +589,12 @@ func (p *pace) end(h *hold, now tick, sent bool) {
 		w := q.queue[0]
 		q.queue[0] = nil
 		q.queue = q.queue[1:]
-		w.ready <- p.take(h.lp)
+		next := p.take(h.lp)
+		next.given = now
+		if len(q.queue) > 0 {
+			h.lp.watch(p.sh, p, q, h.lp.realTime(now)) // the others wait for it now
+		}
+		w.ready <- next
 	}
 }
 

@@ -452,7 +452,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		if waited > 0 {
 			t.waited(WaitEvent{Origin: st.name(), Wait: waited})
-			if st, now, err = t.redecide(req, st); err != nil {
+			if st, now, err = t.redecide(req, st, now.Add(waited)); err != nil {
 				closeBody(req)
 				return nil, err
 			}
@@ -472,7 +472,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if waited += lease.Waited; waited > 0 {
 		t.waited(WaitEvent{Origin: st.name(), Wait: waited, Throttled: lease.Throttled})
-		if st, now, err = t.redecide(req, st); err != nil {
+		if st, now, err = t.redecide(req, st, now.Add(waited)); err != nil {
 			lease.abandon()
 			closeBody(req)
 			return nil, err
@@ -507,12 +507,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // redecide decides req again once it has waited for its turn, when the
 // wait outlived st, the state it was decided by: by the state a request
 // made now gets, fetched as needed, so that no request goes by rules older
-// than the cache lets a request use (RFC 9309 §2.4). It returns the state
-// req goes by and the time, or the refusal or *PacingError a request made
-// now would get. The interval req waited stays: the next request's comes
-// from the new state.
-func (t *Transport) redecide(req *http.Request, st *originState) (*originState, time.Time, error) {
-	now := t.now()
+// than the cache lets a request use (RFC 9309 §2.4). now is the time of
+// the decision and the wait: the clock is read again only for a new
+// decision. It returns the state req goes by and the time, or the refusal
+// or *PacingError a request made now would get. The interval req waited
+// stays: the next request's comes from the new state.
+func (t *Transport) redecide(req *http.Request, st *originState, now time.Time) (*originState, time.Time, error) {
 	if st.fresh(now) {
 		return st, now, nil
 	}
