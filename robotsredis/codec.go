@@ -24,6 +24,8 @@ import (
 //	                          endian); deflated: the entry, deflated (RFC
 //	                          1951) with the preset dictionary dict1, in
 //	                          fewer than n bytes
+//	"RZ" 0x02 n crc deflated  the same, of the entry in the compact layout
+//	                          (compact.go): its dates as numbers
 //	"RZ" 0x00 entry           the entry as it is: one that deflate does not
 //	                          shrink, or longer than maxEntry
 //
@@ -35,9 +37,10 @@ import (
 // a miss, never an error, never a misread entry.
 
 const (
-	valueMagic  = "RZ"
-	formatRaw   = 0
-	formatFlate = 1
+	valueMagic    = "RZ"
+	formatRaw     = 0
+	formatFlate   = 1
+	formatCompact = 2
 )
 
 // maxEntry bounds the entries that are compressed, and so what decoding a
@@ -69,29 +72,45 @@ var readers sync.Pool // of flate readers (io.ReadCloser and flate.Resetter)
 // encodeValue returns what the Fleet stores in Redis for the entry b.
 func encodeValue(b []byte) []byte {
 	if len(b) <= maxEntry {
-		out := make([]byte, 0, 3+binary.MaxVarintLen64+4+len(b)/2)
-		out = append(out, valueMagic...)
-		out = append(out, formatFlate)
-		out = binary.AppendUvarint(out, uint64(len(b)))
-		out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(b, castagnoli))
-		head := len(out)
-		buf := bytes.NewBuffer(out)
-		w := writers.Get().(*flate.Writer)
-		w.Reset(buf)
-		_, err := w.Write(b)
-		if err == nil {
-			err = w.Close()
+		if c, err := compact(b); err == nil {
+			if d, err := expand(c, maxEntry); err == nil && bytes.Equal(d, b) {
+				if v := deflated(formatCompact, c, len(b)); v != nil {
+					return v
+				}
+			}
 		}
-		w.Reset(nil)
-		writers.Put(w)
-		if out = buf.Bytes(); err == nil && len(out)-head < len(b) {
-			return out
+		if v := deflated(formatFlate, b, len(b)); v != nil {
+			return v
 		}
 	}
 	out := make([]byte, 0, 3+len(b))
 	out = append(out, valueMagic...)
 	out = append(out, formatRaw)
 	return append(out, b...)
+}
+
+// deflated returns the value of format that holds b deflated, or nil when
+// that is no shorter than than n bytes.
+func deflated(format byte, b []byte, n int) []byte {
+	out := make([]byte, 0, 3+binary.MaxVarintLen64+4+len(b)/2)
+	out = append(out, valueMagic...)
+	out = append(out, format)
+	out = binary.AppendUvarint(out, uint64(len(b)))
+	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(b, castagnoli))
+	head := len(out)
+	buf := bytes.NewBuffer(out)
+	w := writers.Get().(*flate.Writer)
+	w.Reset(buf)
+	_, err := w.Write(b)
+	if err == nil {
+		err = w.Close()
+	}
+	w.Reset(nil)
+	writers.Put(w)
+	if out = buf.Bytes(); err != nil || len(out)-head >= min(n, len(b)) {
+		return nil
+	}
+	return out
 }
 
 var (
@@ -107,10 +126,11 @@ func decodeValue(v []byte) ([]byte, error) {
 	if len(v) < 3 || string(v[:2]) != valueMagic {
 		return v, nil // an older version's: the root's encoding
 	}
-	switch v[2] {
+	format := v[2]
+	switch format {
 	case formatRaw:
 		return v[3:], nil
-	case formatFlate:
+	case formatFlate, formatCompact:
 	default:
 		return nil, fmt.Errorf("%w (format %d)", errFormat, v[2])
 	}
@@ -149,6 +169,10 @@ func decodeValue(v []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %v", errCorrupt, err)
 	case crc32.Checksum(out, castagnoli) != sum:
 		return nil, fmt.Errorf("%w: checksum mismatch", errCorrupt)
+	case format == formatCompact:
+		if out, err = expand(out, maxEntry); err != nil {
+			return nil, fmt.Errorf("%w: %v", errCorrupt, err)
+		}
 	}
 	return out, nil
 }

@@ -64,11 +64,14 @@ func TestValueRoundTrip(t *testing.T) {
 		if !bytes.HasPrefix(v, []byte(valueMagic)) {
 			t.Fatalf("%q… stored without the header", v[:min(len(v), 8)])
 		}
-		if v[2] == formatFlate && len(e) > maxEntry {
+		if v[2] != formatRaw && len(e) > maxEntry {
 			t.Errorf("an entry of %d bytes deflated: it would not decode", len(e))
 		}
-		if len(e) > 64 && len(e) <= maxEntry && v[2] != formatFlate {
+		if len(e) > 64 && len(e) <= maxEntry && v[2] == formatRaw {
 			t.Errorf("an entry of %d bytes stored as it is", len(e))
+		}
+		if bytes.HasPrefix(e, []byte("RG\x02")) && len(e) <= maxEntry && v[2] != formatCompact {
+			t.Errorf("an entry of %d bytes in the root's layout stored in format %d, not compact", len(e), v[2])
 		}
 		d, err := decodeValue(v)
 		if err != nil || !bytes.Equal(d, e) {
@@ -81,13 +84,17 @@ func TestValueRoundTrip(t *testing.T) {
 }
 
 // TestValueOlder: a value a Fleet stored before entries were compressed
-// (the root's encoding, "RG" and its version) is handed back as it is;
-// values in a format this version does not know, and values that do not
+// (the root's encoding, "RG" and its version) is handed back as it is,
+// one of format 1 (before the compact layout) decodes; values in a format this version does not know, and values that do not
 // decode, fail, never decoding to anything else.
 func TestValueOlder(t *testing.T) {
 	e := entryOf(t, []byte("User-agent: *\nDisallow: /private\n"))
 	if d, err := decodeValue(e); err != nil || !bytes.Equal(d, e) {
 		t.Fatalf("an entry of the last version: %q, %v", d, err)
+	}
+	// Format 1, as a Fleet stored entries before the compact layout.
+	if d, err := decodeValue(deflated(formatFlate, e, len(e))); err != nil || !bytes.Equal(d, e) {
+		t.Fatalf("an entry of format 1: %q, %v", d, err)
 	}
 	v := encodeValue(e)
 	for _, c := range []struct {
@@ -95,7 +102,7 @@ func TestValueOlder(t *testing.T) {
 		v    []byte
 		want error
 	}{
-		{"later format", append([]byte("RZ\x02"), v[3:]...), errFormat},
+		{"later format", append([]byte("RZ\x03"), v[3:]...), errFormat},
 		{"later format, empty", []byte("RZ\xff"), errFormat},
 		{"no header", []byte("RZ\x01"), errCorrupt},
 		{"length over maxEntry", binary.AppendUvarint([]byte("RZ\x01"), maxEntry+1), errCorrupt},
@@ -119,7 +126,7 @@ func TestValueOlder(t *testing.T) {
 func relength(t *testing.T, e []byte, n int) []byte {
 	v := encodeValue(e)
 	_, k := binary.Uvarint(v[3:])
-	out := binary.AppendUvarint([]byte("RZ\x01"), uint64(n))
+	out := binary.AppendUvarint([]byte{'R', 'Z', v[2]}, uint64(n))
 	return append(out, v[3+k:]...)
 }
 
@@ -150,7 +157,7 @@ func TestValueBomb(t *testing.T) {
 // it is, and what encodeValue writes decodes to itself.
 func FuzzDecodeValue(f *testing.F) {
 	e := entryOf(f, []byte("User-agent: *\nDisallow: /private\nCrawl-delay: 2\n"))
-	for _, s := range [][]byte{e, encodeValue(e), encodeValue(nil), []byte("RZ\x00"), []byte("RZ\x02x"),
+	for _, s := range [][]byte{e, encodeValue(e), encodeValue(nil), []byte("RZ\x00"), []byte("RZ\x03x"), []byte("RZ\x02x"),
 		binary.AppendUvarint([]byte("RZ\x01"), maxEntry)} {
 		f.Add(s)
 	}
@@ -159,7 +166,7 @@ func FuzzDecodeValue(f *testing.F) {
 		switch {
 		case err != nil && d != nil:
 			t.Fatalf("%d bytes and an error %v", len(d), err)
-		case err == nil && bytes.HasPrefix(b, []byte("RZ\x01")) && len(d) > maxEntry:
+		case err == nil && (bytes.HasPrefix(b, []byte("RZ\x01")) || bytes.HasPrefix(b, []byte("RZ\x02"))) && len(d) > maxEntry:
 			t.Fatalf("%d bytes decoded", len(d))
 		}
 		if len(b) > 16<<10 {
@@ -200,4 +207,78 @@ func BenchmarkValue(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestValueCompact: an entry in the root's layout is stored in the compact
+// one (its dates as numbers) and decodes to itself byte for byte, whatever
+// its header holds: dates not spelled as http.TimeFormat spells them (a
+// wrong weekday, another format, another zone, year 0) stay as they are,
+// as do times out of the usual order and zero times. A compact stream
+// that does not expand (an unknown tag, a date past year 9999, bytes
+// missing) fails to decode.
+func TestValueCompact(t *testing.T) {
+	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	body := []byte("User-agent: *\nDisallow: /private\nCrawl-delay: 2\nSitemap: https://example.com/sitemap.xml\n")
+	for _, e := range []cache.Entry{
+		{Status: 200, Body: body, Requested: now, Received: now.Add(time.Second),
+			Header: http.Header{"Date": {now.Format(http.TimeFormat)}, "Last-Modified": {"Mon, 01 Jun 2025 12:00:00 GMT"}}},
+		{Status: 200, Body: body, Header: http.Header{"Expires": {"Sunday, 01-Jun-25 12:00:00 GMT", "Sun Jun  1 12:00:00 2025", "Sun, 01 Jun 2025 12:00:00 UTC", "Sat, 01 Jan 0000 00:00:00 GMT", "0", ""}}},
+		{Status: 404, Requested: now.Add(time.Hour), Received: now, Failures: 3, Err: "robotsguard: x", FailingSince: now, RetryAt: now.Add(time.Minute),
+			Header: http.Header{"Date": {now.Format(http.TimeFormat), time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).Format(http.TimeFormat), time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).Format(http.TimeFormat)}}},
+		{Status: 200, Body: body, Received: now},
+		{Status: 200, Body: body, Requested: now},
+	} {
+		b, err := e.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := encodeValue(b)
+		if v[2] != formatCompact {
+			t.Errorf("%v: stored in format %d", e.Header, v[2])
+		}
+		if d, err := decodeValue(v); err != nil || !bytes.Equal(d, b) {
+			t.Errorf("%v: decoded %q, %v", e.Header, d, err)
+		}
+	}
+	full := entryOf(t, body)
+	c, err := compact(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c) >= len(full)-40 {
+		t.Errorf("compact: %d bytes for %d, want the two dates' 58 bytes to shrink to a few", len(c), len(full))
+	}
+	corrupt := func(c []byte) []byte {
+		v := binary.AppendUvarint([]byte("RZ\x02"), uint64(len(c)))
+		v = binary.LittleEndian.AppendUint32(v, crc32.Checksum(c, castagnoli))
+		var z bytes.Buffer
+		w, _ := flate.NewWriterDict(&z, flate.BestCompression, []byte(dict1))
+		w.Write(c)
+		w.Close()
+		return append(v, z.Bytes()...)
+	}
+	// The tag of the first header value: after the version, status, body,
+	// times, field count, name and value count.
+	r := reader{b: c[1:]}
+	r.uvarint(999)
+	r.bytes()
+	r.varint()
+	r.varint()
+	r.uvarint(100)
+	r.bytes()
+	r.uvarint(100)
+	tag := len(c) - len(r.b)
+	if r.err != nil || c[tag] > tagDate {
+		t.Fatalf("no tag at %d: %v", tag, r.err)
+	}
+	badTag := bytes.Clone(c)
+	badTag[tag] = 7
+	farDate := append(append(bytes.Clone(c[:tag]), tagDate), binary.AppendVarint(nil, 300e9)...)
+	for name, c := range map[string][]byte{
+		"unknown tag": badTag, "date past 9999": farDate, "cut": c[:len(c)/2], "other layout": append([]byte{9}, c[1:]...),
+	} {
+		if d, err := decodeValue(corrupt(c)); !errors.Is(err, errCorrupt) || d != nil {
+			t.Errorf("%s: %d bytes, %v", name, len(d), err)
+		}
+	}
 }

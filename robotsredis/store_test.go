@@ -96,7 +96,7 @@ func TestStoreCorrupt(t *testing.T) {
 	k := "robotsguard/e2/{" + site.URL + "}/robots.txt"
 	for _, v := range []string{"", "RG\x02\xff\xff\xff", "RG\x09future", "garbage",
 		"RZ\x09a later format", "RZ\x01", "RZ\x01\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01", "RZ\x01\x10\x00\x00\x00\x00garbage",
-		"RZ\x00RG\x02\xff", "RZ\x00"} {
+		"RZ\x00RG\x02\xff", "RZ\x00", "RZ\x02", "RZ\x02\x10\x00\x00\x00\x00garbage"} {
 		robots = 0
 		c.FlushAll(context.Background())
 		c.Set(context.Background(), k, v, time.Minute)
@@ -112,7 +112,7 @@ func TestStoreCorrupt(t *testing.T) {
 		if robots != 1 {
 			t.Errorf("%q: %d robots.txt fetches, want 1", v, robots)
 		}
-		if b, _ := c.Get(context.Background(), k).Bytes(); len(b) < 3 || string(b[:3]) != "RZ\x01" {
+		if b, _ := c.Get(context.Background(), k).Bytes(); len(b) < 3 || string(b[:3]) != "RZ\x02" {
 			t.Errorf("%q: the entry fetched was not stored under %s: %q", v, k, b)
 		}
 	}
