@@ -197,6 +197,7 @@ var waiters = sync.Pool{New: func() any { return &waiter{ready: make(chan *hold,
 type hold struct {
 	since time.Time // real time a request first waited for the place (zero until then)
 	given tick      // when the place was handed over to a request that waited
+	slot  tick      // when the request that holds it may go (see LocalPacer.giveBack)
 	done  bool      // the place was given up
 	// released is set by the first release of h: a body read to its end
 	// and then closed ends its turn twice, and the second reads no clock.
@@ -339,6 +340,7 @@ func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest) (Lease, *hold,
 		if p.next <= now && p.notBefore <= now {
 			// Its turn is now: the common case, decided in one lock.
 			p.next = now.after(p.every)
+			h.slot = now
 			sh.mu.Unlock()
 			return Lease{}, h, nil
 		}
@@ -371,7 +373,7 @@ func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest) (Lease, *hold,
 			later = lp.tick(clock.Now())
 		}
 	}
-	waited, backoff, err := lp.sleep(ctx, clock, sh, p, now, later, queued, minLeft(r))
+	waited, backoff, err := lp.sleep(ctx, clock, sh, p, h, now, later, queued, minLeft(r))
 	if err != nil {
 		lp.release(sh, p, h, false)
 		err.Origin = strings.Clone(r.Origin)
@@ -495,13 +497,14 @@ func (lp *LocalPacer) wait(ctx context.Context, sh *paceShard, r PaceRequest, p 
 // recorded while it sleeps; a request that waited goes only with minLeft
 // left before its deadline. It returns how long it waited since start,
 // and whether a back-off held it.
-func (lp *LocalPacer) sleep(ctx context.Context, clock Clock, sh *paceShard, p *pace, start, now tick, queued bool, minLeft time.Duration) (time.Duration, bool, *PacingError) {
+func (lp *LocalPacer) sleep(ctx context.Context, clock Clock, sh *paceShard, p *pace, h *hold, start, now tick, queued bool, minLeft time.Duration) (time.Duration, bool, *PacingError) {
 	var backoff bool
 	for ; ; now = lp.tick(clock.Now()) {
 		sh.mu.Lock()
 		at := max(now, p.next, p.notBefore)
 		backoff = backoff || p.notBefore > now && p.notBefore >= p.next
 		p.next = at.after(p.every) // requests under way at once leave an interval apart
+		h.slot = at
 		sh.mu.Unlock()
 		delay := at.since(now)
 		if delay <= 0 && !queued {

@@ -90,10 +90,12 @@ func (l Lease) Release() {
 }
 
 // abandon gives the lease back for a request that was not sent: a
-// LocalPacer's next interval does not count from now.
+// LocalPacer's next interval does not count from now, and its turn is
+// given back when no later one was given.
 func (l Lease) abandon() {
-	if l.h != nil {
-		l.h.lp.release(l.h.p.sh, l.h.p, l.h, false)
+	if h := l.h; h != nil {
+		h.lp.giveBack(h.p.sh, h.p, h.slot)
+		h.lp.release(h.p.sh, h.p, h, false)
 	} else if l.OnRelease != nil {
 		l.OnRelease()
 	}

@@ -63,17 +63,22 @@ func TestPacing(t *testing.T) {
 // TestWaitOutlivesRules: a request whose wait for its turn outlives the
 // robots.txt it was decided by is decided again when its turn comes, as a
 // request made then would be: a rule the site added meanwhile refuses it,
-// unsent. A file still fresh after the wait is not fetched again.
+// unsent; a file that still allows it lets it go, in the turn it gave
+// back while the file was fetched, with no second pause. A file still
+// fresh after the wait is not fetched again.
 func TestWaitOutlivesRules(t *testing.T) {
 	for _, tc := range []struct {
+		name    string
 		delay   string // the files' Crawl-delay; they live a minute
+		rule    string // the second file's
 		fetches int
 		sent    bool
 	}{
-		{"90", 2, false},
-		{"30", 1, true},
+		{"rule added", "90", "Disallow: /a", 2, false},
+		{"rules kept", "90", "Disallow: /b", 2, true},
+		{"fresh", "30", "Disallow: /a", 1, true},
 	} {
-		t.Run("Crawl-delay "+tc.delay, func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, func(tr *robotsguard.Transport) { tr.MaxDelay = 2 * time.Minute })
 			s := h.origin("")
 			fetches := 0
@@ -84,7 +89,7 @@ func TestWaitOutlivesRules(t *testing.T) {
 					fmt.Fprintf(w, "User-agent: *\nCrawl-delay: %s\n", tc.delay)
 					return
 				}
-				fmt.Fprintf(w, "User-agent: *\nCrawl-delay: %s\nDisallow: /a\n", tc.delay)
+				fmt.Fprintf(w, "User-agent: *\nCrawl-delay: %s\n%s\n", tc.delay, tc.rule)
 			}))
 			h.allowed(s.URL + "/a")
 			if tc.sent {

@@ -1,6 +1,7 @@
 package robotsguard
 
 import (
+	"context"
 	"errors"
 	"hash/maphash"
 	"log/slog"
@@ -409,8 +410,8 @@ func (t *Transport) fetchTimeout() time.Duration {
 
 // RoundTrip checks req against robots.txt, as Check does, waits for the
 // origin's pace, and sends it through Base; a request whose wait outlived
-// the robots.txt it was checked by is checked again when its turn comes,
-// by the file as it is then. It returns an error matching
+// the robots.txt it was checked by is checked again, by the file as it is
+// then, and waits for its turn once more. It returns an error matching
 // ErrDisallowed, without sending anything, when robots.txt disallows the
 // URL or cannot be fetched; an error wrapping the context's when req's
 // context ends while it waits, or its deadline comes before the origin's
@@ -452,16 +453,18 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		if waited > 0 {
 			t.waited(WaitEvent{Origin: st.name(), Wait: waited})
-			if st, now, err = t.redecide(req, st, now.Add(waited)); err != nil {
-				closeBody(req)
-				return nil, err
+			if !st.fresh(now.Add(waited)) {
+				if st, _, now, err = t.recheck(req); err != nil {
+					closeBody(req)
+					return nil, err
+				}
 			}
 		}
 		o := t.wallet.offer(req, st.name(), now)
 		resp, err := t.base().RoundTrip(t.outgoing(req, o.price))
 		return t.paid(req, o, resp, err)
 	}
-	lease, err := t.pacerFor().Acquire(ctx, PaceRequest{Origin: st.name(), Interval: every, Limit: t.maxRequests(), MinTimeLeft: t.minResponseTime(), kept: &st.pace})
+	lease, err := t.acquire(ctx, st, every)
 	if err != nil {
 		return nil, t.gaveUp(req, st, now, err)
 	}
@@ -472,10 +475,23 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if waited += lease.Waited; waited > 0 {
 		t.waited(WaitEvent{Origin: st.name(), Wait: waited, Throttled: lease.Throttled})
-		if st, now, err = t.redecide(req, st, now.Add(waited)); err != nil {
+		if !st.fresh(now.Add(waited)) {
+			// The wait outlived the rules req was decided by: it gives
+			// its turn back, is decided as a request made now would be
+			// (the file fetched with no turn held, so that the origin's
+			// pace counts from what is sent), and waits for a turn
+			// again, once.
 			lease.abandon()
-			closeBody(req)
-			return nil, err
+			if st, every, now, err = t.recheck(req); err != nil {
+				closeBody(req)
+				return nil, err
+			}
+			if lease, err = t.acquire(ctx, st, every); err != nil {
+				return nil, t.gaveUp(req, st, now, err)
+			}
+			if lease.Waited > 0 {
+				t.waited(WaitEvent{Origin: st.name(), Wait: lease.Waited, Throttled: lease.Throttled})
+			}
 		}
 	}
 	var end *turnBody // releases the lease, when there is one
@@ -504,24 +520,21 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.paid(req, o, resp, nil)
 }
 
-// redecide decides req again once it has waited for its turn, when the
-// wait outlived st, the state it was decided by: by the state a request
-// made now gets, fetched as needed, so that no request goes by rules older
-// than the cache lets a request use (RFC 9309 §2.4). now is the time of
-// the decision and the wait: the clock is read again only for a new
-// decision. It returns the state req goes by and the time, or the refusal
-// or *PacingError a request made now would get. The interval req waited
-// stays: the next request's comes from the new state.
-func (t *Transport) redecide(req *http.Request, st *originState, now time.Time) (*originState, time.Time, error) {
-	if st.fresh(now) {
-		return st, now, nil
-	}
+// acquire waits for the turn of a request to st's origin, every apart.
+func (t *Transport) acquire(ctx context.Context, st *originState, every time.Duration) (Lease, error) {
+	return t.pacerFor().Acquire(ctx, PaceRequest{Origin: st.name(), Interval: every, Limit: t.maxRequests(), MinTimeLeft: t.minResponseTime(), kept: &st.pace})
+}
+
+// recheck decides req again, as check does but not counted as a request
+// checked: its wait for its turn outlived the state it was decided by, so
+// that it would go by rules older than the cache lets a request use (RFC
+// 9309 §2.4). The state is fetched as needed.
+func (t *Transport) recheck(req *http.Request) (*originState, time.Duration, time.Time, error) {
 	o, dial, err := requestOrigin(req)
 	if err != nil {
-		return nil, now, err // it was read before: cannot happen
+		return nil, 0, time.Time{}, err // it was read before: cannot happen
 	}
-	st, _, now, err = t.checkAt(req, o, dial, t.minResponseTime())
-	return st, now, err
+	return t.checkAt(req, o, dial, t.minResponseTime())
 }
 
 // gaveUp closes the body of req, which waited for its origin's pace (or
