@@ -18,29 +18,40 @@ type Served struct {
 }
 
 // Allows reports whether a file of log (the answers of one origin, in
-// order) that TestBot may hold at now allows u, as received: one that was
-// current (the last served) at some time in the window before now, or
-// before a failure served in that window, as a crawler whose revalidation
-// fails keeps its copy (RFC 9309 §2.4), and so on back through the
-// failures before that one. Nothing served allows nothing.
+// order) that TestBot may hold at now allows u, as received: one served in
+// the window before now, the last one served before that window, or one
+// that a crawler may have kept over a failure (a 5xx), whenever that was.
+// A crawler whose revalidation fails keeps its copy (RFC 9309 §2.4) until
+// a later fetch succeeds, which may be long after (the fetch backs off):
+// the copies it may hold then, those served in the window before the
+// failure and the last one served before it, stay allowed for good.
+// Nothing served allows nothing.
 func Allows(log []Served, u *url.URL, now time.Time, window time.Duration) bool {
-	start := now.Add(-window)
-	for i := len(log) - 1; i >= 0; i-- {
-		if s := log[i]; s.Fail && !s.At.Before(start) {
-			if w := s.At.Add(-window); w.Before(start) {
-				start = w
+	allows := func(s Served) bool { return s.Rules == nil || s.Rules.Group("TestBot").DecideURL(u).Allowed }
+	kept := make([]bool, len(log)) // kept over a failure
+	last := -1                     // the last file served so far
+	for i, s := range log {
+		if !s.Fail {
+			last = i
+			continue
+		}
+		for j := range i {
+			if !log[j].Fail && (j == last || !log[j].At.Before(s.At.Add(-window))) {
+				kept[j] = true
 			}
 		}
 	}
-	allows := func(s Served) bool { return s.Rules == nil || s.Rules.Group("TestBot").DecideURL(u).Allowed }
+	start := now.Add(-window)
 	before := -1 // the last file served before the window
 	for i, s := range log {
 		switch {
 		case s.Fail:
-		case s.At.Before(start):
+		case kept[i] || !s.At.Before(start):
+			if allows(s) {
+				return true
+			}
+		default:
 			before = i
-		case allows(s):
-			return true
 		}
 	}
 	return before >= 0 && allows(log[before])
