@@ -385,7 +385,7 @@ func TestFleetCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Redis Cluster")
 	}
-	addrs := addrsOf(startCluster(t, 3))
+	addrs := addrsOf(startCluster(t, 3, 0))
 	t.Run("fetch", func(t *testing.T) { fleetColdAndStale(t, addrs) })
 	t.Run("rate", func(t *testing.T) { fleetRate(t, addrs, "ROBOTSREDIS_LIMIT=-1", 0.05, 0) })
 }
@@ -403,7 +403,7 @@ func TestFleetRedisDown(t *testing.T) {
 // node that holds the crawled origin's keys is killed mid-crawl, then
 // started again with its cluster configuration, so that the cluster heals.
 func TestFleetClusterNodeDown(t *testing.T) {
-	fleetRedisDown(t, startCluster(t, 3))
+	fleetRedisDown(t, startCluster(t, 3, 0))
 }
 
 // fleetRedisDown kills the Redis node that holds an origin's keys (the
