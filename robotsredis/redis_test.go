@@ -127,12 +127,14 @@ func (s *redisServer) client(t testing.TB) *redis.Client {
 // its cluster configuration (nodes.conf) in its directory, so that a node
 // killed and started again rejoins the cluster with its identity and its
 // slots; a master killed for longer than the node timeout (2s) is replaced
-// by one of its replicas.
+// by one of its replicas. A master sends its data to a replica at once
+// (repl-diskless-sync-delay 0), rather than wait 5s for other replicas.
 func startCluster(t testing.TB, n, replicas int) []*redisServer {
 	t.Helper()
 	var nodes []*redisServer
 	for range n * (1 + replicas) {
-		nodes = append(nodes, startRedis(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000"))
+		nodes = append(nodes, startRedis(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000",
+			"--repl-diskless-sync-delay", "0"))
 	}
 	addrs := addrsOf(nodes)
 	args := append([]string{"--cluster", "create"}, addrs...)
