@@ -254,7 +254,7 @@ func (f *Fleet) call(ctx context.Context, op string, fn func(ctx context.Context
 	cctx, cancel := context.WithTimeout(ctx, orDefault(f.CallTimeout, DefaultCallTimeout))
 	defer cancel()
 	err = fn(cctx)
-	if f.reroute(ctx, err) && cctx.Err() == nil {
+	if f.reroute(ctx, cctx, err) {
 		err = fn(cctx)
 	}
 	switch {
@@ -270,16 +270,19 @@ func (f *Fleet) call(ctx context.Context, op string, fn func(ctx context.Context
 }
 
 // slotMapper is a Redis Cluster client (*redis.ClusterClient), which maps
-// the cluster's slots to the nodes that serve them, and reloads its map
-// when asked.
+// the cluster's slots to the nodes that serve them: ReloadState reloads
+// its map in the background; ForEachMaster reloads it before it returns
+// (and then runs fn on each master).
 type slotMapper interface {
 	ReloadState(ctx context.Context)
+	ForEachMaster(ctx context.Context, fn func(context.Context, *redis.Client) error) error
 }
 
 // reroute has a Redis Cluster client reload its slot map after a call
 // failed with err (not redis.Nil, not cut short by ctx), and reports
-// whether to make the call again: when no connection to the node could be
-// made, so that the call did not reach it.
+// whether to make the call again: when no connection to its node could be
+// made (the call did not reach it), the map is reloaded within cctx, the
+// call's CallTimeout, and the call made again on the new map.
 //
 // go-redis (v9.22) reloads its map when a node answers MOVED, and
 // otherwise once a minute (ClusterStateReloadInterval), not when a node
@@ -289,18 +292,24 @@ type slotMapper interface {
 // (PING, to any node) closes the circuit meanwhile, each call to those
 // slots opens it again, and the fleet works alone for their origins (one
 // robots.txt fetch per process) long after the cluster has healed.
-// ReloadState reads the map from a node that answers, in the background,
-// one reload at a time; the call made again finds it there after
-// go-redis's own retries (their back-off) in all likelihood, so that the
-// first call after a failover goes to the new master rather than fail.
-// Each failed call makes a reload, which go-redis coalesces; the circuit
-// bounds their number while the cluster is down.
-func (f *Fleet) reroute(ctx context.Context, err error) bool {
+//
+// The reload before the call made again must be done when it is: a
+// reload in the background (ReloadState) often lands after it, and a
+// process's first call to those slots after the promotion fails, as its
+// request works alone. ForEachMaster, with nothing to run, is the one
+// method of go-redis that reloads the map and returns once it has. Other
+// failures (a reply late, say) reload it in the background; go-redis runs
+// one reload at a time, and the circuit bounds the calls that fail.
+func (f *Fleet) reroute(ctx, cctx context.Context, err error) bool {
 	c, ok := f.Client.(slotMapper)
 	if !ok || err == nil || errors.Is(err, redis.Nil) || ctx.Err() != nil {
 		return false
 	}
-	c.ReloadState(ctx)
 	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial"
+	if !errors.As(err, &op) || op.Op != "dial" || cctx.Err() != nil {
+		c.ReloadState(ctx)
+		return false
+	}
+	reloaded := c.ForEachMaster(cctx, func(context.Context, *redis.Client) error { return nil })
+	return reloaded == nil && cctx.Err() == nil
 }
