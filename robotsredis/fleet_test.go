@@ -311,14 +311,20 @@ func gated(t *testing.T, ws []*workerProc, addrs []string, o *origin, crawl stri
 	o.mu.Lock()
 	o.gate = make(chan struct{})
 	o.mu.Unlock()
+	open := sync.OnceFunc(func() {
+		o.mu.Lock()
+		close(o.gate)
+		o.gate = nil
+		o.mu.Unlock()
+	})
+	// Should the wait fail (t.Fatal), the fetch held would hold o.Close,
+	// at the test's cleanup, until the test binary's timeout.
+	defer open()
 	for _, w := range ws {
 		w.send(crawl)
 	}
 	waitSubscribers(t, addrs, len(ws)-1)
-	o.mu.Lock()
-	close(o.gate)
-	o.gate = nil
-	o.mu.Unlock()
+	open()
 	var out []string
 	for _, w := range ws {
 		out = append(out, w.expect("done"))
