@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"sync"
 	"time"
 
@@ -50,7 +51,11 @@ const (
 type Fleet struct {
 	// Client is the Redis client: a *redis.Client, a *redis.ClusterClient
 	// or a *redis.Ring. Create it with ContextTimeoutEnabled, so that
-	// CallTimeout bounds every call. It must not be nil.
+	// CallTimeout bounds every call. It must not be nil. The Fleet has a
+	// *redis.ClusterClient reload its slot map after each call that
+	// fails, and makes a call whose node could not be reached once more,
+	// so that the fleet shares again through a replica as soon as the
+	// cluster has promoted it in place of a master that died.
 	Client redis.UniversalClient
 
 	// Size is the number of processes in the fleet: while Redis is out of
@@ -238,7 +243,8 @@ func (f *Fleet) stateChanged(s State, err error, down time.Duration) {
 
 // call runs one Redis call through the circuit breaker, bounded by
 // CallTimeout. A redis.Nil answer is a success; so is a call cut short
-// because ctx ended, which says nothing of Redis.
+// because ctx ended, which says nothing of Redis. A call to a Redis
+// Cluster node that could not be reached is made once more (see reroute).
 func (f *Fleet) call(ctx context.Context, op string, fn func(ctx context.Context) error) error {
 	f.init()
 	probe, err := f.breaker.allow(time.Now())
@@ -248,6 +254,9 @@ func (f *Fleet) call(ctx context.Context, op string, fn func(ctx context.Context
 	cctx, cancel := context.WithTimeout(ctx, orDefault(f.CallTimeout, DefaultCallTimeout))
 	defer cancel()
 	err = fn(cctx)
+	if f.reroute(ctx, cctx, err) {
+		err = fn(cctx)
+	}
 	switch {
 	case err == nil || errors.Is(err, redis.Nil):
 		f.breaker.done(probe, nil, time.Now())
@@ -258,4 +267,49 @@ func (f *Fleet) call(ctx context.Context, op string, fn func(ctx context.Context
 	}
 	f.breaker.done(probe, err, time.Now())
 	return fmt.Errorf("robotsredis: %s: %w", op, err)
+}
+
+// slotMapper is a Redis Cluster client (*redis.ClusterClient), which maps
+// the cluster's slots to the nodes that serve them: ReloadState reloads
+// its map in the background; ForEachMaster reloads it before it returns
+// (and then runs fn on each master).
+type slotMapper interface {
+	ReloadState(ctx context.Context)
+	ForEachMaster(ctx context.Context, fn func(context.Context, *redis.Client) error) error
+}
+
+// reroute has a Redis Cluster client reload its slot map after a call
+// failed with err (not redis.Nil, not cut short by ctx), and reports
+// whether to make the call again: when no connection to its node could be
+// made (the call did not reach it), the map is reloaded within cctx, the
+// call's CallTimeout, and the call made again on the new map.
+//
+// go-redis (v9.22) reloads its map when a node answers MOVED, and
+// otherwise once a minute (ClusterStateReloadInterval), not when a node
+// cannot be reached (redis/go-redis#3979): a master that dies answers
+// nothing, and the calls of its slots go on dialing it for up to that
+// minute after the cluster has promoted its replica. The Fleet's probe
+// (PING, to any node) closes the circuit meanwhile, each call to those
+// slots opens it again, and the fleet works alone for their origins (one
+// robots.txt fetch per process) long after the cluster has healed.
+//
+// The reload before the call made again must be done when it is: a
+// reload in the background (ReloadState) often lands after it, and a
+// process's first call to those slots after the promotion fails, as its
+// request works alone. ForEachMaster, with nothing to run, is the one
+// method of go-redis that reloads the map and returns once it has. Other
+// failures (a reply late, say) reload it in the background; go-redis runs
+// one reload at a time, and the circuit bounds the calls that fail.
+func (f *Fleet) reroute(ctx, cctx context.Context, err error) bool {
+	c, ok := f.Client.(slotMapper)
+	if !ok || err == nil || errors.Is(err, redis.Nil) || ctx.Err() != nil {
+		return false
+	}
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Op != "dial" || cctx.Err() != nil {
+		c.ReloadState(ctx)
+		return false
+	}
+	reloaded := c.ForEachMaster(cctx, func(context.Context, *redis.Client) error { return nil })
+	return reloaded == nil && cctx.Err() == nil
 }

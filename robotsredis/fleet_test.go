@@ -311,14 +311,20 @@ func gated(t *testing.T, ws []*workerProc, addrs []string, o *origin, crawl stri
 	o.mu.Lock()
 	o.gate = make(chan struct{})
 	o.mu.Unlock()
+	open := sync.OnceFunc(func() {
+		o.mu.Lock()
+		close(o.gate)
+		o.gate = nil
+		o.mu.Unlock()
+	})
+	// Should the wait fail (t.Fatal), the fetch held would hold o.Close,
+	// at the test's cleanup, until the test binary's timeout.
+	defer open()
 	for _, w := range ws {
 		w.send(crawl)
 	}
 	waitSubscribers(t, addrs, len(ws)-1)
-	o.mu.Lock()
-	close(o.gate)
-	o.gate = nil
-	o.mu.Unlock()
+	open()
 	var out []string
 	for _, w := range ws {
 		out = append(out, w.expect("done"))
@@ -385,7 +391,7 @@ func TestFleetCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Redis Cluster")
 	}
-	addrs := addrsOf(startCluster(t, 3))
+	addrs := addrsOf(startCluster(t, 3, 0))
 	t.Run("fetch", func(t *testing.T) { fleetColdAndStale(t, addrs) })
 	t.Run("rate", func(t *testing.T) { fleetRate(t, addrs, "ROBOTSREDIS_LIMIT=-1", 0.05, 0) })
 }
@@ -396,23 +402,39 @@ func TestFleetRedisDown(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills and restarts Redis")
 	}
-	fleetRedisDown(t, []*redisServer{startRedis(t)})
+	fleetRedisDown(t, []*redisServer{startRedis(t)}, restart)
 }
 
 // TestFleetClusterNodeDown: the same with a 3-node Redis Cluster, whose
 // node that holds the crawled origin's keys is killed mid-crawl, then
 // started again with its cluster configuration, so that the cluster heals.
 func TestFleetClusterNodeDown(t *testing.T) {
-	fleetRedisDown(t, startCluster(t, 3))
+	fleetRedisDown(t, startCluster(t, 3, 0), restart)
 }
 
+// TestFleetClusterFailover: the same with a Redis Cluster of 3 masters,
+// each with a replica, whose master that holds the crawled origin's keys
+// is killed mid-crawl for good: the cluster promotes its replica, and the
+// fleet shares again through it.
+func TestFleetClusterFailover(t *testing.T) {
+	fleetRedisDown(t, startCluster(t, 3, 1), failover)
+}
+
+// A fault is what happens to the Redis node that fleetRedisDown kills.
+type fault int
+
+const (
+	restart  fault = iota // started again, empty (and rejoins its cluster)
+	failover              // never started again: the cluster promotes its replica
+)
+
 // fleetRedisDown kills the Redis node that holds an origin's keys (the
-// only one, or the owner of the origin's cluster slot) while the fleet
+// only one, or the master of the origin's cluster slot) while the fleet
 // crawls it: the crawl goes on, alone, with no disallowed request sent;
-// once the node is back (and its cluster healed), every process's circuit
-// closes, and a cold origin whose keys it holds is fetched once for the
-// fleet.
-func fleetRedisDown(t *testing.T, nodes []*redisServer) {
+// once the node is back (restart), or its replica has taken its slots
+// (failover), every process's circuit closes, and a cold origin whose keys
+// the node holds is fetched once for the fleet.
+func fleetRedisDown(t *testing.T, nodes []*redisServer, f fault) {
 	const n, m, each = 3, 4, 4
 	addrs := addrsOf(nodes)
 	owner := func(o *origin) *redisServer {
@@ -466,25 +488,39 @@ func fleetRedisDown(t *testing.T, nodes []*redisServer) {
 	if !slices.Contains(seen, "state open") {
 		t.Errorf("no process saw its circuit open while Redis was down; it printed: %q", seen)
 	}
-	s.start()
-	if len(nodes) > 1 {
+	live := addrs
+	switch {
+	case f == failover:
+		// The cluster's state is ok again once a replica of the killed
+		// master has taken its slots, after the node timeout (2s) and an
+		// election.
+		live = slices.DeleteFunc(slices.Clone(addrs), func(a string) bool { return a == s.addr() })
+		start := time.Now()
+		waitClusterOK(t, live)
+		killedAddr := s.addr()
+		s = owner(a)
+		t.Logf("%s took over from %s in %v", s.addr(), killedAddr, time.Since(start).Round(10*time.Millisecond))
+	case len(nodes) > 1:
+		s.start()
 		waitClusterOK(t, addrs)
+	default:
+		s.start()
 	}
 	for _, l := range all(ws, "heal") {
 		if l != "done state=closed" {
 			t.Fatalf("worker after Redis came back: %s", l)
 		}
 	}
-	// A cold origin whose keys the restarted node holds.
+	// A cold origin whose keys the node back, or promoted, holds.
 	c := newOrigin(t, "0.005")
 	for i := 0; owner(c) != s; i++ {
 		if i == 100 {
-			t.Fatalf("no origin found on the restarted node %s", s.addr())
+			t.Fatalf("no origin found on node %s", s.addr())
 		}
 		c.Close()
 		c = newOrigin(t, "0.005")
 	}
-	checkDone(t, gated(t, ws, addrs, c, fmt.Sprintf("crawl %d %d %s", m, each, urls(c))), m*each*3/4, m*each/4)
+	checkDone(t, gated(t, ws, live, c, fmt.Sprintf("crawl %d %d %s", m, each, urls(c))), m*each*3/4, m*each/4)
 	if robots, _, private, _ := c.counts(); robots != 1 || private != 0 {
 		t.Errorf("Redis back: %d robots.txt fetches of a cold origin, %d disallowed received; want 1 and 0", robots, private)
 	}

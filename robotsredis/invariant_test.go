@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/robotsguard/robotsguard"
 	"github.com/robotsguard/robotsguard/cache"
 	"github.com/robotsguard/robotsguard/internal/robotsgen"
@@ -47,6 +49,30 @@ var (
 // others are not, and a request more for each fault (Redis restarted
 // empty forgets the slots it gave).
 func TestFleetInvariant(t *testing.T) {
+	s := startRedis(t)
+	p := newProxy(t, s.addr())
+	fleetInvariant(t, func(t testing.TB) redis.UniversalClient { return p.client(t) }, []invariantFault{
+		{"restart empty", func(pause func() bool) { s.kill(); pause(); s.start() }},
+		{"replies late", func(pause func() bool) {
+			p.setDelay(DefaultCallTimeoutForTest + 50*time.Millisecond)
+			pause()
+			p.setDelay(0)
+		}},
+		{"cut off", func(pause func() bool) { p.cut(); pause(); p.restore() }},
+	})
+}
+
+// An invariantFault is a fault of Redis that fleetInvariant injects: run
+// starts it, calls pause (which waits 100-400 ms, or until the run ends),
+// and ends it.
+type invariantFault struct {
+	name string
+	run  func(pause func() bool)
+}
+
+// fleetInvariant crawls with three Fleets whose clients client makes,
+// while faults, one at a time, befall their Redis (see TestFleetInvariant).
+func fleetInvariant(t *testing.T, client func(testing.TB) redis.UniversalClient, faults []invariantFault) {
 	const (
 		procs    = 3
 		workers  = 4 // per process
@@ -55,8 +81,6 @@ func TestFleetInvariant(t *testing.T) {
 		maxAge   = time.Second
 	)
 	rng := rand.New(rand.NewPCG(*fleetInvariantSeed, 27))
-	s := startRedis(t)
-	p := newProxy(t, s.addr())
 
 	type site struct {
 		fault  int // 0 none, 1 flapping 404 and 503, 2 rules change at every fetch
@@ -135,7 +159,7 @@ func TestFleetInvariant(t *testing.T) {
 	grantedAt := &sendLog{at: map[string][]time.Time{}}
 	var clients []*http.Client
 	for i := range procs {
-		f := &robotsredis.Fleet{Client: p.client(t), Size: procs, Cooldown: 50 * time.Millisecond, MaxCooldown: 200 * time.Millisecond,
+		f := &robotsredis.Fleet{Client: client(t), Size: procs, Cooldown: 50 * time.Millisecond, MaxCooldown: 200 * time.Millisecond,
 			OnState: func(st robotsredis.State, _ error) {
 				if st == robotsredis.Open {
 					states[i].Add(1)
@@ -163,7 +187,7 @@ func TestFleetInvariant(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), *fleetInvariantFor)
 	defer cancel()
 	// Faults, one at a time, each for 100-400 ms, 100-400 ms apart.
-	faults := map[string]int{}
+	injected := map[string]int{}
 	faulted := make(chan struct{})
 	frng := rand.New(rand.NewPCG(rng.Uint64(), 1))
 	go func() {
@@ -179,23 +203,9 @@ func TestFleetInvariant(t *testing.T) {
 			}
 		}
 		for pause() {
-			switch frng.IntN(3) {
-			case 0:
-				faults["restart empty"]++
-				s.kill()
-				pause()
-				s.start()
-			case 1:
-				faults["replies late"]++
-				p.setDelay(DefaultCallTimeoutForTest + 50*time.Millisecond)
-				pause()
-				p.setDelay(0)
-			case 2:
-				faults["cut off"]++
-				p.cut()
-				pause()
-				p.restore()
-			}
+			f := faults[frng.IntN(len(faults))]
+			injected[f.name]++
+			f.run(pause)
 		}
 	}()
 
@@ -284,11 +294,11 @@ func TestFleetInvariant(t *testing.T) {
 		opened = append(opened, states[i].Load())
 	}
 	total := 0
-	for _, n := range faults {
+	for _, n := range injected {
 		total += n
 	}
 	t.Logf("%v: %d requests sent, %d refused; faults %v; circuits opened %v; closest requests of a process %v granted, %v sent, %v arrived; the most in %v at an origin %d (%s), promise %d + %d faults",
-		*fleetInvariantFor, sent.Load(), refused.Load(), faults, opened, granted, closest, arrived, window, worst, worstAt, allowed, total)
+		*fleetInvariantFor, sent.Load(), refused.Load(), injected, opened, granted, closest, arrived, window, worst, worstAt, allowed, total)
 	errs.Range(func(k, _ any) bool { t.Logf("error: %v", k); return true })
 	if worst > allowed+total {
 		t.Errorf("%d requests to %s in %v: more than the fleet's pace allows (%d, and one for each of %d faults)", worst, worstAt, window, allowed, total)
@@ -341,4 +351,101 @@ func (s *stamped) RoundTrip(r *http.Request) (*http.Response, error) {
 		s.sent.mu.Unlock()
 	}
 	return s.base.RoundTrip(r)
+}
+
+// TestFleetClusterInvariant: TestFleetInvariant with a Redis Cluster of 3
+// masters, each with a replica, each node behind a proxy of its own: the
+// faults are the same (a master restarted empty, every reply late, every
+// node cut off), and a master that fails over: killed, its replica takes
+// its slots over (CLUSTER FAILOVER TAKEOVER: at once, rather than after
+// the node timeout), and it comes back as the replica.
+func TestFleetClusterInvariant(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Redis Cluster")
+	}
+	nodes := startCluster(t, 3, 1)
+	proxies := map[string]*proxy{}
+	for _, s := range nodes {
+		proxies[s.addr()] = newProxy(t, s.addr())
+	}
+	// The shards, master first, as the cluster was created.
+	var shards [][2]*redisServer
+	for _, m := range nodes {
+		for _, r := range nodes {
+			if replicaOf(t, r) == m.port {
+				shards = append(shards, [2]*redisServer{m, r})
+			}
+		}
+	}
+	if len(shards) != 3 {
+		t.Fatalf("%d shards of a master and its replica, want 3", len(shards))
+	}
+	all := func(f func(p *proxy)) {
+		for _, p := range proxies {
+			f(p)
+		}
+	}
+	restarted, failed := 0, 0
+	fleetInvariant(t, func(t testing.TB) redis.UniversalClient {
+		c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrsOf(nodes), ContextTimeoutEnabled: true,
+			Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				if p := proxies[addr]; p != nil {
+					addr = p.addr()
+				}
+				var d net.Dialer
+				return d.DialContext(ctx, network, addr)
+			}})
+		t.Cleanup(func() { c.Close() })
+		return c
+	}, []invariantFault{
+		{"restart empty", func(pause func() bool) {
+			s := shards[restarted%len(shards)][0]
+			restarted++
+			s.kill()
+			pause()
+			s.start()
+		}},
+		{"replies late", func(pause func() bool) {
+			all(func(p *proxy) { p.setDelay(DefaultCallTimeoutForTest + 50*time.Millisecond) })
+			pause()
+			all(func(p *proxy) { p.setDelay(0) })
+		}},
+		{"cut off", func(pause func() bool) {
+			all((*proxy).cut)
+			pause()
+			all((*proxy).restore)
+		}},
+		{"failover", func(pause func() bool) {
+			sh := &shards[failed%len(shards)]
+			failed++
+			sh[0].kill()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			err := sh[1].client(t).Do(ctx, "cluster", "failover", "takeover").Err()
+			cancel()
+			if err != nil {
+				t.Errorf("CLUSTER FAILOVER TAKEOVER: %v", err)
+			}
+			pause()
+			sh[0].start()
+			sh[0], sh[1] = sh[1], sh[0]
+		}},
+	})
+}
+
+// replicaOf returns the port of the master of the cluster node s, or 0 if
+// s is a master.
+func replicaOf(t testing.TB, s *redisServer) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	info, err := s.client(t).Info(ctx, "replication").Result()
+	if err != nil {
+		t.Fatalf("INFO replication: %v", err)
+	}
+	for l := range strings.Lines(info) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "master_port:"); ok {
+			port, _ := strconv.Atoi(v)
+			return port
+		}
+	}
+	return 0
 }

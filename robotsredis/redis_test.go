@@ -121,19 +121,24 @@ func (s *redisServer) client(t testing.TB) *redis.Client {
 	return c
 }
 
-// startCluster starts a Redis Cluster of n masters on loopback and returns
-// its nodes once the cluster's state is ok. Each node keeps its cluster
-// configuration (nodes.conf) in its directory, so that a node killed and
-// started again rejoins the cluster with its identity and its slots.
-func startCluster(t testing.TB, n int) []*redisServer {
+// startCluster starts a Redis Cluster of n masters, each with the given
+// number of replicas, on loopback and returns its nodes once the cluster's
+// state is ok and every replica is in sync with its master. Each node keeps
+// its cluster configuration (nodes.conf) in its directory, so that a node
+// killed and started again rejoins the cluster with its identity and its
+// slots; a master killed for longer than the node timeout (2s) is replaced
+// by one of its replicas. A master sends its data to a replica at once
+// (repl-diskless-sync-delay 0), rather than wait 5s for other replicas.
+func startCluster(t testing.TB, n, replicas int) []*redisServer {
 	t.Helper()
 	var nodes []*redisServer
-	for range n {
-		nodes = append(nodes, startRedis(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000"))
+	for range n * (1 + replicas) {
+		nodes = append(nodes, startRedis(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000",
+			"--repl-diskless-sync-delay", "0"))
 	}
 	addrs := addrsOf(nodes)
 	args := append([]string{"--cluster", "create"}, addrs...)
-	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
+	args = append(args, "--cluster-replicas", strconv.Itoa(replicas), "--cluster-yes")
 	if out, err := exec.Command("redis-cli", args...).CombinedOutput(); err != nil {
 		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
 	}
@@ -149,9 +154,11 @@ func addrsOf(nodes []*redisServer) []string {
 	return addrs
 }
 
-// waitClusterOK waits until every node of a cluster says its state is ok
-// and sees no node failing. No event says when every node agrees: it reads
-// their state, for a bounded time.
+// waitClusterOK waits until every node of addrs says the cluster's state is
+// ok (all its slots served), sees none of addrs failing, and, if it is a
+// replica, is in sync with its master. Nodes not in addrs (a master killed
+// and replaced) may be failing. No event says when every node agrees: it
+// reads their state, for a bounded time.
 func waitClusterOK(t testing.TB, addrs []string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -161,13 +168,15 @@ func waitClusterOK(t testing.TB, addrs []string) {
 		for {
 			info, _ := c.ClusterInfo(ctx).Result()
 			nodes, _ := c.ClusterNodes(ctx).Result()
-			if strings.Contains(info, "cluster_state:ok") && !strings.Contains(nodes, "fail") {
+			repl, _ := c.Info(ctx, "replication").Result()
+			if strings.Contains(info, "cluster_state:ok") && !failing(nodes, addrs) &&
+				(strings.Contains(repl, "role:master") || strings.Contains(repl, "master_link_status:up")) {
 				break
 			}
 			select {
 			case <-ctx.Done():
 				c.Close()
-				t.Fatalf("cluster node %s not ok: %s\n%s", a, info, nodes)
+				t.Fatalf("cluster node %s not ok: %s\n%s\n%s", a, info, nodes, repl)
 			case <-time.After(50 * time.Millisecond):
 			}
 		}
@@ -175,13 +184,43 @@ func waitClusterOK(t testing.TB, addrs []string) {
 	}
 }
 
+// failing reports whether the CLUSTER NODES reply nodes flags one of addrs
+// as failing, or suspected to ("fail?"), or says nothing of it.
+func failing(nodes string, addrs []string) bool {
+	for _, a := range addrs {
+		seen := false
+		for l := range strings.Lines(nodes) {
+			// <id> <ip:port@cport> <flags> ...
+			f := strings.Fields(l)
+			if len(f) < 3 || strings.Split(f[1], "@")[0] != a {
+				continue
+			}
+			if strings.Contains(f[2], "fail") {
+				return true
+			}
+			seen = true
+		}
+		if !seen {
+			return true
+		}
+	}
+	return false
+}
+
 // slotOwner returns the node of a cluster that holds the keys of origin
-// (which carry it in a hash tag), as the cluster's slot map says.
+// (which carry it in a hash tag), as the slot map of its first node not
+// killed says.
 func slotOwner(t testing.TB, nodes []*redisServer, origin string) *redisServer {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c := nodes[0].client(t)
+	var c *redis.Client
+	for _, s := range nodes {
+		if s.cmd != nil { // not killed
+			c = s.client(t)
+			break
+		}
+	}
 	slot, err := c.ClusterKeySlot(ctx, "{"+origin+"}").Result()
 	if err != nil {
 		t.Fatalf("CLUSTER KEYSLOT: %v", err)
@@ -195,7 +234,7 @@ func slotOwner(t testing.TB, nodes []*redisServer, origin string) *redisServer {
 			if r.Start <= slot && slot <= r.End {
 				for _, nd := range sh.Nodes {
 					for _, s := range nodes {
-						if nd.Role == "master" && int(nd.Port) == s.port {
+						if nd.Role == "master" && nd.Health == "online" && int(nd.Port) == s.port {
 							return s
 						}
 					}
