@@ -19,17 +19,11 @@ import (
 // TestHerd: a thousand concurrent requests to a cold origin cause exactly
 // one robots.txt request; all of them wait for it and then proceed.
 func TestHerd(t *testing.T) {
-	release := make(chan struct{})
 	h := newHarness(t, func(tr *robotsguard.Transport) {
 		tr.Base = &http.Transport{MaxConnsPerHost: 8}
 	})
 	s := h.origin("")
-	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
-		<-release
-		io.WriteString(w, "User-agent: *\nDisallow: /no\n")
-	}))
-	free := sync.OnceFunc(func() { close(release) })
-	t.Cleanup(free) // before s.Close, which waits for the handler
+	free := heldRobots(t, s, nil)
 	const n = 1000
 	// Each request tells, through its context, when it first waits on
 	// something: on the robots.txt fetch, since that cannot end before
@@ -99,19 +93,9 @@ func (c *waitingContext) Done() <-chan struct{} {
 // request.
 func TestContextCancelledWhileFetching(t *testing.T) {
 	fetching := make(chan struct{}, 1)
-	release := make(chan struct{})
 	h := newHarness(t)
 	s := h.origin("")
-	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case fetching <- struct{}{}:
-		default: // told once is enough
-		}
-		<-release
-		io.WriteString(w, "User-agent: *\nDisallow: /no\n")
-	}))
-	free := sync.OnceFunc(func() { close(release) })
-	t.Cleanup(free) // before s.Close, which waits for the handler
+	free := heldRobots(t, s, fetching)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() {
@@ -150,15 +134,9 @@ func TestContextCancelledWhileFetching(t *testing.T) {
 // "(Client.Timeout exceeded while awaiting headers)" in some runs, with
 // no *PacingError to requeue by, and never said why.
 func TestRobotsWaitLeavesResponseTime(t *testing.T) {
-	release := make(chan struct{})
 	h := newHarness(t, func(tr *robotsguard.Transport) { tr.MinResponseTime = 200 * time.Millisecond })
 	s := h.origin("")
-	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
-		<-release
-		io.WriteString(w, "User-agent: *\nDisallow: /no\n")
-	}))
-	free := sync.OnceFunc(func() { close(release) })
-	t.Cleanup(free) // before s.Close, which waits for the handler
+	free := heldRobots(t, s, nil)
 	// After 400 ms: the client's timer fires 200 ms later.
 	client := &http.Client{Transport: h.tr, Timeout: 600 * time.Millisecond}
 	_, err := client.Get(s.URL + "/page")
@@ -180,14 +158,9 @@ func TestRobotsWaitLeavesResponseTime(t *testing.T) {
 // TestCheckContext: Check waits for the robots.txt within the request's
 // context, and returns the context's error, not a refusal.
 func TestCheckContext(t *testing.T) {
-	release := make(chan struct{})
 	h := newHarness(t)
 	s := h.origin("")
-	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
-		<-release
-		io.WriteString(w, "User-agent: *\nDisallow: /no\n")
-	}))
-	t.Cleanup(sync.OnceFunc(func() { close(release) }))
+	heldRobots(t, s, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/no", nil)
@@ -222,4 +195,22 @@ func TestBaseIgnoresContext(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("a Base that ignores its context held the request for a minute")
 	}
+}
+
+// heldRobots has s answer its robots.txt, "Disallow: /no" for every agent,
+// only once free is called (or the test ends), telling fetching, when not
+// nil, that a fetch came (once is enough: it does not wait).
+func heldRobots(t *testing.T, s *robotstest.Origin, fetching chan<- struct{}) (free func()) {
+	release := make(chan struct{})
+	s.Fault("/robots.txt", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case fetching <- struct{}{}:
+		default:
+		}
+		<-release
+		io.WriteString(w, "User-agent: *\nDisallow: /no\n")
+	}))
+	free = sync.OnceFunc(func() { close(release) })
+	t.Cleanup(free) // before s.Close, which waits for the handler
+	return free
 }
