@@ -90,7 +90,8 @@ func encodeValue(b []byte) []byte {
 }
 
 // deflated returns the value of format that holds b deflated, or nil when
-// that is no shorter than than n bytes.
+// b deflated is no shorter than b (decodeValue refuses such a value) or
+// than n bytes (the entry b stands for, as it would be stored as it is).
 func deflated(format byte, b []byte, n int) []byte {
 	out := make([]byte, 0, 3+binary.MaxVarintLen64+4+len(b)/2)
 	out = append(out, valueMagic...)
