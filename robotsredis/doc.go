@@ -13,16 +13,18 @@
 //
 // A Fleet is a cache.Store: the Transport keeps parsed files in memory and
 // asks Redis only when it holds no fresh copy, so a hot origin costs no
-// round trip for its rules. Entries are the root package's encoding,
-// deflated with a dictionary of common robots.txt lines behind a header of
-// this package's own (a format byte, the length and a CRC-32C: a file of
-// 3 KB takes about 1 KB of Redis memory), kept for as long as they may
-// stand in for an unreachable file (30 days by default), under
+// round trip for its rules. Entries are the root package's encoding, its
+// HTTP dates held as numbers, deflated with a dictionary of common
+// robots.txt lines behind a header of this package's own (a format byte,
+// the length and a CRC-32C: a file of 3 KB takes about 1 KB of Redis
+// memory), kept for as long as they may stand in for an unreachable file
+// (30 days by default), under
 // "robotsguard/e2/{https://example.com}/robots.txt": the origin is a hash
 // tag, so an origin's entry, lock and pace share one Redis Cluster slot.
-// Entries stored uncompressed by older versions are read; a value in a
-// format this version does not know, or that does not decode, is a miss
-// (logged), never an error or another entry.
+// Entries stored by older versions (uncompressed, or with their dates
+// spelled out) are read; a value in a format this version does not know,
+// or that does not decode, is a miss (logged), never an error or another
+// entry.
 //
 // # One fetch per origin
 //
