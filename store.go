@@ -205,6 +205,8 @@ func (t *Transport) elect(ctx context.Context, l cache.Locker, url string, old *
 		if err := t.storeCall(wctx, func(ctx context.Context) error { return l.Wait(ctx, key) }); err != nil {
 			if wctx.Err() == nil {
 				t.storeFailed("wait", url, err)
+			} else if ctx.Err() == nil {
+				t.log(slog.LevelInfo, "another process's fetch outlasted the wait for it; fetching", "url", url, "waited", t.fetchTimeout()/4)
 			}
 			return nil, nop, false
 		}
@@ -214,6 +216,7 @@ func (t *Transport) elect(ctx context.Context, l cache.Locker, url string, old *
 		// The holder stored nothing that decides (it failed, or died):
 		// the lock is free, and the next try may take it.
 	}
+	t.log(slog.LevelInfo, "the fetch lock was free and taken again too often; fetching", "url", url, "tries", maxElections)
 	return nil, nop, false
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"runtime"
 	"slices"
@@ -525,12 +526,21 @@ func TestLockerOneFetch(t *testing.T) {
 func TestLockerHolderSilent(t *testing.T) {
 	store := newLockStore()
 	store.neverOwn = true
-	h := newHarness(t, func(tr *robotsguard.Transport) { tr.Store = store; tr.FetchTimeout = 200 * time.Millisecond })
+	var logged bytes.Buffer
+	h := newHarness(t, func(tr *robotsguard.Transport) {
+		tr.Store = store
+		tr.FetchTimeout = 200 * time.Millisecond
+		tr.Logger = slog.New(slog.NewTextHandler(&logged, nil))
+	})
 	s := h.origin("User-agent: *\nDisallow: /private\n")
 	h.allowed(s.URL + "/page")
 	h.refused(s.URL+"/private/x", robotsguard.ReasonRule)
 	if got := count(s, "/robots.txt"); got != 1 {
 		t.Errorf("%d robots.txt fetches, want 1", got)
+	}
+	// An operator sees why the fleet fetched twice.
+	if want := "another process's fetch outlasted the wait for it; fetching"; !strings.Contains(logged.String(), want) {
+		t.Errorf("logged %q, want a line that says %q", logged.String(), want)
 	}
 }
 
