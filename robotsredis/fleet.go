@@ -147,9 +147,7 @@ func (f *Fleet) init() {
 		f.breaker.cooldown = orDefault(f.Cooldown, DefaultCooldown)
 		f.breaker.maxCooldown = max(orDefault(f.MaxCooldown, DefaultMaxCooldown), f.breaker.cooldown)
 		f.breaker.changed = f.stateChanged
-		f.breaker.probe = func() {
-			f.call(context.Background(), "probe", func(ctx context.Context) error { return f.Client.Ping(ctx).Err() })
-		}
+		f.breaker.probe = func() { f.call(context.Background(), "probe", f.ping) }
 		f.notify.client = f.Client
 		f.keeper.kick = make(chan struct{}, 1)
 		f.fallback = f.Fallback
@@ -162,6 +160,21 @@ func (f *Fleet) init() {
 			f.fallback = &robotsguard.LocalPacer{}
 		}
 	})
+}
+
+// ping is the probe of an open circuit: PING, or, to a Redis Cluster,
+// PING to each master of a slot map reloaded first. A cluster whose
+// master died answers a PING from any other node, though the dead master's
+// slots answer nothing until a replica takes them; and the client's map,
+// which go-redis does not reload when a node cannot be reached (see
+// reroute), would go on sending their calls to the dead node after the
+// promotion. So the circuit closes when every slot has a master that
+// answers, and the calls after it go to the masters that do.
+func (f *Fleet) ping(ctx context.Context) error {
+	if c, ok := f.Client.(slotMapper); ok {
+		return c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error { return m.Ping(ctx).Err() })
+	}
+	return f.Client.Ping(ctx).Err()
 }
 
 func orDefault[T int | time.Duration](v, def T) T {
@@ -253,7 +266,15 @@ func (f *Fleet) call(ctx context.Context, op string, fn func(ctx context.Context
 	}
 	cctx, cancel := context.WithTimeout(ctx, orDefault(f.CallTimeout, DefaultCallTimeout))
 	defer cancel()
-	err = fn(cctx)
+	if probe && op != "probe" {
+		// A call that may close the circuit (the first after a cooldown)
+		// checks Redis as the breaker's own probe does first: a call that
+		// succeeds on one node of a cluster says nothing of the others.
+		err = f.ping(cctx)
+	}
+	if err == nil {
+		err = fn(cctx)
+	}
 	if f.reroute(ctx, cctx, err) {
 		err = fn(cctx)
 	}
@@ -288,10 +309,11 @@ type slotMapper interface {
 // otherwise once a minute (ClusterStateReloadInterval), not when a node
 // cannot be reached (redis/go-redis#3979): a master that dies answers
 // nothing, and the calls of its slots go on dialing it for up to that
-// minute after the cluster has promoted its replica. The Fleet's probe
-// (PING, to any node) closes the circuit meanwhile, each call to those
-// slots opens it again, and the fleet works alone for their origins (one
-// robots.txt fetch per process) long after the cluster has healed.
+// minute after the cluster has promoted its replica: each call to those
+// slots would fail, the circuit open and close (a probe reaches the other
+// nodes), and the fleet work alone for their origins (one robots.txt
+// fetch per process) long after the cluster has healed. (The probe, see
+// ping, reloads the map too.)
 //
 // The reload before the call made again must be done when it is: a
 // reload in the background (ReloadState) often lands after it, and a

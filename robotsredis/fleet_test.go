@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -19,9 +20,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/logging"
 
 	"github.com/robotsguard/robotsguard"
+	"github.com/robotsguard/robotsguard/cache"
 	"github.com/robotsguard/robotsguard/robotsredis"
 )
 
@@ -86,8 +89,12 @@ func worker() {
 	// longer than it goes without rereading the lock (1s), so that a
 	// release published while its subscription reconnects (Redis just
 	// restarted) costs a reread, not a second fetch.
+	// What the Transport logs (a store that failed, a fetch made alone)
+	// comes as "log" lines, which a test prints when a check fails.
+	logs := slog.New(slog.NewTextHandler(lineWriter(func(l string) { say("log %s", l) }), nil))
 	tr := &robotsguard.Transport{
 		UserAgent: "FleetBot/1.0", Store: fleet, Pacer: fleet, Clock: clock, FetchTimeout: 8 * time.Second,
+		Logger: logs,
 	}
 	if v := os.Getenv("ROBOTSREDIS_LIMIT"); v != "" {
 		tr.MaxRequestsPerOrigin, _ = strconv.Atoi(v)
@@ -145,6 +152,15 @@ func worker() {
 			say("done state=%s", fleet.State())
 		}
 	}
+}
+
+// lineWriter hands each line written to it to its func, without its
+// newline (slog's handlers write one record a line, in one Write).
+type lineWriter func(string)
+
+func (w lineWriter) Write(p []byte) (int, error) {
+	w(strings.TrimSuffix(string(p), "\n"))
+	return len(p), nil
 }
 
 // workerProc is a running worker.
@@ -307,7 +323,7 @@ func checkDone(t *testing.T, lines []string, allowed, refused int) {
 // gated runs crawl on every worker against o, holding o's robots.txt
 // until all but one worker wait for the lock's holder (subscribed to the
 // release channel), so that the fetch is shared, not sequential.
-func gated(t *testing.T, ws []*workerProc, addrs []string, o *origin, crawl string) []string {
+func gated(t *testing.T, ws []*workerProc, addrs []string, o *origin, crawl string, seen ...*[]string) []string {
 	o.mu.Lock()
 	o.gate = make(chan struct{})
 	o.mu.Unlock()
@@ -327,7 +343,7 @@ func gated(t *testing.T, ws []*workerProc, addrs []string, o *origin, crawl stri
 	open()
 	var out []string
 	for _, w := range ws {
-		out = append(out, w.expect("done"))
+		out = append(out, w.expect("done", seen...))
 	}
 	return out
 }
@@ -418,6 +434,67 @@ func TestFleetClusterNodeDown(t *testing.T) {
 // fleet shares again through it.
 func TestFleetClusterFailover(t *testing.T) {
 	fleetRedisDown(t, startCluster(t, 3, 1), failover)
+}
+
+// TestProbeFollowsFailover: the circuit opened by a Redis Cluster master
+// that died closes once its replica has taken its slots, and on a slot
+// map that says so: the calls after it go to the promoted replica, not to
+// the dead node (go-redis keeps the map it loaded for a minute, and a
+// PING answered by any other node would have closed the circuit on it).
+func TestProbeFollowsFailover(t *testing.T) {
+	nodes := startCluster(t, 3, 1)
+	client := newClient(t, addrsOf(nodes)).(*redis.ClusterClient)
+	states := make(chan robotsredis.State, 16)
+	fleet := &robotsredis.Fleet{
+		Client: client, Failures: 1, CallTimeout: time.Second,
+		Cooldown: 20 * time.Millisecond, MaxCooldown: 50 * time.Millisecond,
+		OnState: func(s robotsredis.State, err error) { states <- s },
+	}
+	defer fleet.Close()
+	ctx := context.Background()
+	const origin = "https://failover.example"
+	key := cache.Key(origin + "/robots.txt")
+	if err := fleet.Set(ctx, key, []byte("User-agent: *\n"), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	master := slotOwner(t, nodes, origin)
+	var replica *redisServer
+	for _, s := range nodes {
+		if replicaOf(t, s) == master.port {
+			replica = s
+		}
+	}
+	master.kill()
+	if _, _, err := fleet.Get(ctx, key); err == nil {
+		t.Fatal("Get with the origin's master dead: no error")
+	}
+	if s := <-states; s != robotsredis.Open {
+		t.Fatalf("circuit %s after the master died, want open", s)
+	}
+	tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	err := replica.client(t).Do(tctx, "cluster", "failover", "takeover").Err()
+	cancel()
+	if err != nil {
+		t.Fatalf("CLUSTER FAILOVER TAKEOVER: %v", err)
+	}
+	select {
+	case s := <-states:
+		if s != robotsredis.Closed {
+			t.Fatalf("circuit %s, want closed", s)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("circuit %s 20s after the failover, want closed", fleet.State())
+	}
+	m, err := client.MasterForKey(ctx, "{"+origin+"}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Options().Addr; got != replica.addr() {
+		t.Errorf("circuit closed: the client sends the origin's calls to %s; want %s, the replica promoted (the dead master was %s)", got, replica.addr(), master.addr())
+	}
+	if _, _, err := fleet.Get(ctx, key); err != nil {
+		t.Errorf("Get after the circuit closed: %v", err)
+	}
 }
 
 // A fault is what happens to the Redis node that fleetRedisDown kills.
@@ -520,9 +597,10 @@ func fleetRedisDown(t *testing.T, nodes []*redisServer, f fault) {
 		c.Close()
 		c = newOrigin(t, "0.005")
 	}
-	checkDone(t, gated(t, ws, live, c, fmt.Sprintf("crawl %d %d %s", m, each, urls(c))), m*each*3/4, m*each/4)
+	var said []string
+	checkDone(t, gated(t, ws, live, c, fmt.Sprintf("crawl %d %d %s", m, each, urls(c)), &said), m*each*3/4, m*each/4)
 	if robots, _, private, _ := c.counts(); robots != 1 || private != 0 {
-		t.Errorf("Redis back: %d robots.txt fetches of a cold origin, %d disallowed received; want 1 and 0", robots, private)
+		t.Errorf("Redis back: %d robots.txt fetches of a cold origin, %d disallowed received; want 1 and 0; the workers said:\n%s", robots, private, strings.Join(said, "\n"))
 	}
 }
 
