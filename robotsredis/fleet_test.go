@@ -573,10 +573,10 @@ func fleetRedisDown(t *testing.T, nodes []*redisServer, f fault) {
 		// election.
 		live = slices.DeleteFunc(slices.Clone(addrs), func(a string) bool { return a == s.addr() })
 		start := time.Now()
+		dead := s
+		s = waitPromoted(t, nodes, a.URL, dead)
 		waitClusterOK(t, live)
-		killedAddr := s.addr()
-		s = owner(a)
-		t.Logf("%s took over from %s in %v", s.addr(), killedAddr, time.Since(start).Round(10*time.Millisecond))
+		t.Logf("%s took over from %s in %v", s.addr(), dead.addr(), time.Since(start).Round(10*time.Millisecond))
 	case len(nodes) > 1:
 		s.start()
 		waitClusterOK(t, addrs)

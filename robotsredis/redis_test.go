@@ -214,6 +214,38 @@ func slotOwner(t testing.TB, nodes []*redisServer, origin string) *redisServer {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	s, err := servedBy(ctx, t, nodes, origin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// waitPromoted waits until a replica has taken over the slot of origin,
+// whose master dead was killed, and returns it. A cluster notices a dead
+// master after its node timeout (2s): until then its state is ok, and
+// its map still names the dead master. No event says when it has; it
+// reads the map, for a bounded time.
+func waitPromoted(t testing.TB, nodes []*redisServer, origin string, dead *redisServer) *redisServer {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for {
+		s, err := servedBy(ctx, t, nodes, origin)
+		if err == nil && s != dead {
+			return s
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no replica took over from %s: %v", dead.addr(), err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// servedBy returns the node of nodes, not killed, that the slot map of
+// the first node not killed names as the online master of origin's slot.
+func servedBy(ctx context.Context, t testing.TB, nodes []*redisServer, origin string) (*redisServer, error) {
 	var c *redis.Client
 	for _, s := range nodes {
 		if s.cmd != nil { // not killed
@@ -223,27 +255,26 @@ func slotOwner(t testing.TB, nodes []*redisServer, origin string) *redisServer {
 	}
 	slot, err := c.ClusterKeySlot(ctx, "{"+origin+"}").Result()
 	if err != nil {
-		t.Fatalf("CLUSTER KEYSLOT: %v", err)
+		return nil, fmt.Errorf("CLUSTER KEYSLOT: %w", err)
 	}
 	shards, err := c.ClusterShards(ctx).Result()
 	if err != nil {
-		t.Fatalf("CLUSTER SHARDS: %v", err)
+		return nil, fmt.Errorf("CLUSTER SHARDS: %w", err)
 	}
 	for _, sh := range shards {
 		for _, r := range sh.Slots {
 			if r.Start <= slot && slot <= r.End {
 				for _, nd := range sh.Nodes {
 					for _, s := range nodes {
-						if nd.Role == "master" && nd.Health == "online" && int(nd.Port) == s.port {
-							return s
+						if nd.Role == "master" && nd.Health == "online" && int(nd.Port) == s.port && s.cmd != nil {
+							return s, nil
 						}
 					}
 				}
 			}
 		}
 	}
-	t.Fatalf("no node of %v serves slot %d: %+v", addrsOf(nodes), slot, shards)
-	return nil
+	return nil, fmt.Errorf("no node of %v serves slot %d: %+v", addrsOf(nodes), slot, shards)
 }
 
 func newClient(t testing.TB, addrs []string) redis.UniversalClient {
