@@ -3,7 +3,8 @@
 // the whole fleet, and the fleet's requests to an origin are spaced by its
 // Crawl-delay together, not each process's alone.
 //
-//	rdb := redis.NewClient(&redis.Options{Addr: "localhost:6379", ContextTimeoutEnabled: true})
+//	rdb := redis.NewClient(&redis.Options{Addr: "localhost:6379", ContextTimeoutEnabled: true,
+//		DialerRetries: 1}) // a refused dial fails at once (see Fleet.CallTimeout)
 //	fleet := &robotsredis.Fleet{Client: rdb, Size: 8} // 8 processes
 //	defer fleet.Close()
 //	client := &http.Client{Transport: &robotsguard.Transport{

@@ -75,7 +75,7 @@ func main() {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	var wg sync.WaitGroup
 	for w := range *workers {
-		rdb := redis.NewClient(&redis.Options{Addr: *addr, ContextTimeoutEnabled: true})
+		rdb := redis.NewClient(&redis.Options{Addr: *addr, ContextTimeoutEnabled: true, DialerRetries: 1})
 		defer rdb.Close()
 		fleet := &robotsredis.Fleet{Client: rdb, Size: *workers, Logger: logger}
 		defer fleet.Close()
