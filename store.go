@@ -216,7 +216,7 @@ func (t *Transport) elect(ctx context.Context, l cache.Locker, url string, old *
 		// The holder stored nothing that decides (it failed, or died):
 		// the lock is free, and the next try may take it.
 	}
-	t.log(slog.LevelInfo, "the fetch lock was free and taken again too often; fetching", "url", url, "tries", maxElections)
+	t.log(slog.LevelInfo, "other processes took the fetch lock and stored nothing that decides, again and again; fetching", "url", url, "tries", maxElections)
 	return nil, nop, false
 }
 
