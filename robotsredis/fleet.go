@@ -173,7 +173,10 @@ func (f *Fleet) init() {
 // which go-redis does not reload when a node cannot be reached (see
 // reroute), would go on sending their calls to the dead node after the
 // promotion. So the circuit closes when every slot has a master that
-// answers, and the calls after it go to the masters that do.
+// answers, and the calls after it go to the masters that do. (A shard
+// with no master keeps the circuit open, even in a cluster that serves
+// the other slots: the circuit is the process's, not a slot's, and the
+// process works alone, as safely, meanwhile.)
 func (f *Fleet) ping(ctx context.Context) error {
 	if c, ok := f.Client.(slotMapper); ok {
 		return c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error { return m.Ping(ctx).Err() })
