@@ -77,8 +77,9 @@ type Fleet struct {
 	// CallTimeout bounds each Redis call; a call that takes longer fails,
 	// and counts towards opening the circuit. Zero means
 	// DefaultCallTimeout. go-redis's own retries of a refused dial (5,
-	// 100 ms apart, by default) outlast it: a client with DialerRetries
-	// 1 has a call to a Redis that is down fail in about 0.1 s instead,
+	// 100 ms apart, in each of a command's 4 tries, by default) outlast
+	// it: a client with DialerRetries 1 has a call to a Redis that is down
+	// fail in about 0.1 s instead,
 	// and lets a Redis Cluster's call be made again on a replica that
 	// took over (see the package's README, "When Redis fails").
 	CallTimeout time.Duration
@@ -273,15 +274,20 @@ func (f *Fleet) call(ctx context.Context, op string, fn func(ctx context.Context
 	}
 	cctx, cancel := context.WithTimeout(ctx, orDefault(f.CallTimeout, DefaultCallTimeout))
 	defer cancel()
-	if probe && op != "probe" {
+	if _, ok := f.Client.(slotMapper); ok && probe && op != "probe" {
 		// A call that may close the circuit (the first after a cooldown)
-		// checks Redis as the breaker's own probe does first: a call that
-		// succeeds on one node of a cluster says nothing of the others.
-		err = f.ping(cctx)
+		// checks the cluster as the breaker's own probe does first, and
+		// again if made again: a call that succeeds on one node says
+		// nothing of the others.
+		call := fn
+		fn = func(ctx context.Context) error {
+			if err := f.ping(ctx); err != nil {
+				return err
+			}
+			return call(ctx)
+		}
 	}
-	if err == nil {
-		err = fn(cctx)
-	}
+	err = fn(cctx)
 	if f.reroute(ctx, cctx, err) {
 		err = fn(cctx)
 	}
@@ -299,8 +305,8 @@ func (f *Fleet) call(ctx context.Context, op string, fn func(ctx context.Context
 
 // slotMapper is a Redis Cluster client (*redis.ClusterClient), which maps
 // the cluster's slots to the nodes that serve them: ReloadState reloads
-// its map in the background; ForEachMaster reloads it before it returns
-// (and then runs fn on each master).
+// its map in the background; ForEachMaster reloads it first (keeping the
+// map it has when no node answers), and then runs fn on each master.
 type slotMapper interface {
 	ReloadState(ctx context.Context)
 	ForEachMaster(ctx context.Context, fn func(context.Context, *redis.Client) error) error

@@ -497,6 +497,80 @@ func TestProbeFollowsFailover(t *testing.T) {
 	}
 }
 
+// TestProbeShardWithoutMaster: while a shard of a Redis Cluster has no
+// master (killed, no replica), the circuit stays open however many calls
+// go to the other shards: the first call after each cooldown, which may
+// close it, succeeds only if every master answers. Before, the circuit
+// closed on a PING that any node answered, or on a call to a live shard,
+// and opened again at the next call to the dead one.
+func TestProbeShardWithoutMaster(t *testing.T) {
+	nodes := startCluster(t, 3, 0)
+	client := &probeCounter{
+		ClusterClient: redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrsOf(nodes), ContextTimeoutEnabled: true, DialerRetries: 1}),
+		probes:        make(chan struct{}, 100),
+	}
+	defer client.Close()
+	var closes atomic.Int32
+	fleet := &robotsredis.Fleet{
+		Client: client, Failures: 1, CallTimeout: time.Second,
+		Cooldown: 10 * time.Millisecond, MaxCooldown: 10 * time.Millisecond,
+		OnState: func(s robotsredis.State, err error) {
+			if s == robotsredis.Closed {
+				closes.Add(1)
+			}
+		},
+	}
+	defer fleet.Close()
+	ctx := context.Background()
+	deadOrigin, liveOrigin := "https://o0.example", ""
+	dead := slotOwner(t, nodes, deadOrigin)
+	for i := 1; liveOrigin == ""; i++ {
+		if o := fmt.Sprintf("https://o%d.example", i); slotOwner(t, nodes, o) != dead {
+			liveOrigin = o
+		}
+	}
+	dead.kill()
+	if _, _, err := fleet.Get(ctx, cache.Key(deadOrigin+"/robots.txt")); err == nil {
+		t.Fatal("Get with the origin's master dead: no error")
+	}
+	// Calls to the live shard, as fast as they come back, until the
+	// cluster has been probed 20 times (by the breaker's probe or by a
+	// call that took its place).
+	live := cache.Key(liveOrigin + "/robots.txt")
+	timeout := time.After(20 * time.Second)
+	for n := 0; n < 20; {
+		select {
+		case <-client.probes:
+			n++
+		case <-timeout:
+			t.Fatalf("%d probes in 20s, want 20", n)
+		default:
+			fleet.Get(ctx, live)
+		}
+	}
+	if n := closes.Load(); n != 0 {
+		t.Errorf("the circuit closed %d times while a shard had no master, want 0", n)
+	}
+	if s := fleet.State(); s == robotsredis.Closed {
+		t.Errorf("circuit %s while a shard has no master", s)
+	}
+}
+
+// probeCounter is a Cluster client that tells each ForEachMaster call (a
+// probe of the Fleet's circuit) on probes.
+type probeCounter struct {
+	*redis.ClusterClient
+	probes chan struct{}
+}
+
+func (c *probeCounter) ForEachMaster(ctx context.Context, fn func(context.Context, *redis.Client) error) error {
+	select {
+	case c.probes <- struct{}{}:
+	default:
+	}
+	return c.ClusterClient.ForEachMaster(ctx, fn)
+}
+
 // A fault is what happens to the Redis node that fleetRedisDown kills.
 type fault int
 

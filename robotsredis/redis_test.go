@@ -214,7 +214,7 @@ func slotOwner(t testing.TB, nodes []*redisServer, origin string) *redisServer {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	s, err := servedBy(ctx, t, nodes, origin)
+	s, err := servedBy(ctx, nodes, origin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,8 +231,8 @@ func waitPromoted(t testing.TB, nodes []*redisServer, origin string, dead *redis
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	for {
-		s, err := servedBy(ctx, t, nodes, origin)
-		if err == nil && s != dead {
+		s, err := servedBy(ctx, nodes, origin) // never dead: it was killed
+		if err == nil {
 			return s
 		}
 		select {
@@ -245,11 +245,12 @@ func waitPromoted(t testing.TB, nodes []*redisServer, origin string, dead *redis
 
 // servedBy returns the node of nodes, not killed, that the slot map of
 // the first node not killed names as the online master of origin's slot.
-func servedBy(ctx context.Context, t testing.TB, nodes []*redisServer, origin string) (*redisServer, error) {
+func servedBy(ctx context.Context, nodes []*redisServer, origin string) (*redisServer, error) {
 	var c *redis.Client
 	for _, s := range nodes {
 		if s.cmd != nil { // not killed
-			c = s.client(t)
+			c = redis.NewClient(&redis.Options{Addr: s.addr(), ContextTimeoutEnabled: true})
+			defer c.Close()
 			break
 		}
 	}
