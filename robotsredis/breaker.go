@@ -122,12 +122,16 @@ func (b *breaker) schedule(wait time.Duration) {
 }
 
 // cancelled records the end of a call cut short by its caller: a probe
-// leaves its place to the next call.
+// leaves its place to the next call, or to the breaker's own probe, run
+// when the cooldown ends again, so that the circuit closes when Redis is
+// back whether calls come or not.
 func (b *breaker) cancelled(probe bool) {
 	if !probe {
 		return
 	}
 	b.mu.Lock()
 	b.probing = false
+	wait := b.wait
 	b.mu.Unlock()
+	b.schedule(wait)
 }
