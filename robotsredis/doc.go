@@ -4,7 +4,7 @@
 // Crawl-delay together, not each process's alone.
 //
 //	rdb := redis.NewClient(&redis.Options{Addr: "localhost:6379", ContextTimeoutEnabled: true,
-//		DialerRetries: 1}) // a refused dial fails at once (see Fleet.CallTimeout)
+//		DialerRetries: 1}) // a refused call fails in 0.1 s (see Fleet.CallTimeout)
 //	fleet := &robotsredis.Fleet{Client: rdb, Size: 8} // 8 processes
 //	defer fleet.Close()
 //	client := &http.Client{Transport: &robotsguard.Transport{

@@ -78,10 +78,10 @@ type Fleet struct {
 	// and counts towards opening the circuit. Zero means
 	// DefaultCallTimeout. go-redis's own retries of a refused dial (5,
 	// 100 ms apart, in each of a command's 4 tries, by default) outlast
-	// it: a client with DialerRetries 1 has a call to a Redis that is down
-	// fail in about 0.1 s instead,
-	// and lets a Redis Cluster's call be made again on a replica that
-	// took over (see the package's README, "When Redis fails").
+	// it: a client with DialerRetries 1 has a call to a Redis that is
+	// down fail in about 0.1 s instead, and lets a Redis Cluster's call be
+	// made again on a replica that took over (see the package's README,
+	// "When Redis fails").
 	CallTimeout time.Duration
 
 	// Failures is the number of failed Redis calls in a row that opens
@@ -323,10 +323,9 @@ type slotMapper interface {
 // cannot be reached (redis/go-redis#3979): a master that dies answers
 // nothing, and the calls of its slots go on dialing it for up to that
 // minute after the cluster has promoted its replica: each call to those
-// slots would fail, the circuit open and close (a probe reaches the other
-// nodes), and the fleet work alone for their origins (one robots.txt
-// fetch per process) long after the cluster has healed. (The probe, see
-// ping, reloads the map too.)
+// slots would fail, and the fleet work alone for their origins (one
+// robots.txt fetch per process) long after the cluster has healed. (The
+// circuit's probe, see ping, reloads the map too.)
 //
 // The reload before the call made again must be done when it is: a
 // reload in the background (ReloadState) often lands after it, and a
