@@ -9,7 +9,7 @@ import (
 )
 
 // TestCacheSizeBound: the in-memory cache holds at most CacheSize bytes of
-// parsed files (at least MinCacheSize); the least recently used origin is
+// parsed files (at least MinCacheSize); an origin not used recently is
 // dropped and fetched again when needed.
 func TestCacheSizeBound(t *testing.T) {
 	var sb strings.Builder

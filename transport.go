@@ -105,7 +105,7 @@ type Transport struct {
 	CachePolicy cache.Policy
 
 	// CacheSize bounds the memory held by parsed robots.txt files, in
-	// bytes; the least recently used origins are dropped first. Zero
+	// bytes; origins not used recently are dropped first. Zero
 	// means DefaultCacheSize; values below MinCacheSize mean MinCacheSize,
 	// and the bound is at least eight times Parser's MaxSize, so that a few
 	// of the largest files fit.

@@ -38,7 +38,7 @@ func Key(url string) string { return keyPrefix + url }
 const keyPrefix = "robotsguard/e2/"
 
 // NewMemoryStore returns an in-memory Store bounded to maxBytes of keys and
-// values, evicting the least recently used entries and expired ones.
+// values, evicting entries not used recently and expired ones.
 func NewMemoryStore(maxBytes int64) Store {
 	return &memoryStore{c: lru.New(maxBytes, (*memoryValue).size, nil, (*memoryValue).is)}
 }

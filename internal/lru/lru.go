@@ -1,5 +1,6 @@
 // Package lru is a map bounded by the total size of its values, evicting
-// the least recently used ones first.
+// the values least recently used first, in the CLOCK approximation of that
+// order.
 package lru
 
 import (
@@ -12,25 +13,29 @@ import (
 // for concurrent use.
 //
 // Its values are pointers to structs that embed a Node, where the Cache
-// keeps what it needs to find, order and evict them: a value costs the
-// Cache its Node and a map slot, and a Get reads the value and not a
-// separate item. A value is held under one key at a time, and is told
-// from others by the function is, which must read only what does not
-// change while the value is held (a Get calls it under no lock); its Node
-// is the Cache's, read and written only under its locks, used aside.
+// keeps what it needs to find and evict them: a value costs the Cache its
+// Node and a map slot, and a Get reads the value and not a separate item.
+// A value is held under one key at a time, and is told from others by the
+// function is, which must read only what does not change while the value
+// is held (a Get calls it under no lock); its Node is the Cache's, used
+// aside.
 //
-// It is split into shards by the hash of the key, each with its own lock
-// and its own recency list, so that concurrent Gets of different keys
-// rarely wait for each other. The bound is global: a Set that takes the
-// total past it evicts, one at a time, the least recently used value of
-// the shard whose least recently used value is the oldest. Values are
-// stamped with the number of Sets so far when they are used, so the
-// order across shards is exact up to the Sets between two uses.
+// Values are found through shards, split by the hash of the key, each
+// with its own lock, so that concurrent Gets of different keys rarely wait
+// for each other. They are evicted by CLOCK (second chance): a Get marks
+// its value used, and writes nothing else; when the total passes the
+// bound, a hand goes round the ring of all the values held, clearing the
+// marks it passes, and evicts the first value that has none. A value used
+// since the hand last passed it stays; of those that were not, the hand
+// reaches the oldest first, as a new value is put where the hand comes
+// last. A Get thus reads and writes its value alone, where a list kept in
+// order of use would rewrite two other values at each Get, its neighbours
+// in the list, which in a large cache lie far apart in memory: the ring is
+// changed by Sets, Deletes and evictions only.
 //
-// A Get of a value already used since the last Set moves nothing, and
-// takes no lock when the value is its shard's last hit: many goroutines
-// asking for one key (one origin, a crawl of one's own site) read shared
-// cache lines and write none.
+// A Get of its shard's last value, already marked, takes no lock and
+// writes nothing: many goroutines asking for one key (one origin, a crawl
+// of one's own site) read shared cache lines and write none.
 type Cache[K comparable, V Value[V]] struct {
 	max    int64
 	size   func(V) int64
@@ -42,7 +47,13 @@ type Cache[K comparable, V Value[V]] struct {
 
 	total     atomic.Int64 // sum of the sizes held by the shards
 	evictions atomic.Int64
-	sets      atomic.Uint64 // Sets so far: the stamp of a use
+
+	// The ring links the values held (Node.prev, Node.next) in the order
+	// the hand visits them, from hand on. A shard's lock is taken before
+	// ringMu, never after.
+	ringMu sync.Mutex // guards hand, n and the Nodes' prev and next
+	hand   V          // the next value the hand looks at; the zero V when empty
+	n      int        // the values in the ring
 }
 
 // A Value is a pointer to a struct that embeds Node[V].
@@ -55,34 +66,40 @@ type Value[V any] interface {
 // value's struct; its zero value is ready.
 //
 // A Get reads used and the value's key, and nothing else of the Node
-// unless keys share a hash or it moves the value to the front: used comes
-// last, so that a value whose key follows its Node is read in as few cache
-// lines as can be.
+// unless keys share a hash: used comes last, so that a value whose key
+// follows its Node is read in as few cache lines as can be.
 type Node[V any] struct {
-	prev, next V             // towards the most and the least recently used
-	same       V             // the next value whose key has the same hash
-	hash       uint64        // of the value's key
-	used       atomic.Uint64 // Cache.sets when it was last used: written under the lock, read under none by a Get
+	prev, next V      // the ring's, towards the hand's past and its future (ringMu)
+	same       V      // the next value whose key has the same hash (shard's lock)
+	hash       uint64 // of the value's key: set before it enters the ring
+	// used is 1 when the value was got since the hand last passed it:
+	// set by a Get under no lock, only when it is 0, and cleared by the
+	// hand.
+	used atomic.Uint32
 }
 
 func (n *Node[V]) node() *Node[V] { return n }
 
+// mark marks n used, unless it is: a value many goroutines get stays
+// clean in their caches.
+func (n *Node[V]) mark() {
+	if n.used.Load() == 0 {
+		n.used.Store(1)
+	}
+}
+
 type shard[K comparable, V Value[V]] struct {
-	mu sync.Mutex // guards the fields below and the Nodes of the values held
+	mu sync.Mutex // guards items, and the Nodes' same
 	// items holds the values by the hash of their key, those whose keys
 	// share a hash chained (Node.same). A map of small keys keeps a probe
 	// to one or two cache lines at any size, where a map of the keys
 	// themselves would read a slot of their size and then their strings.
 	items map[uint64]V
-	n     int
-	head  V // the most recently used; the zero V when empty
-	tail  V // the least recently used
 	// last is the value of the shard's last Get or Set (a V; nil until
-	// one), held: a Get of its key, used since the last Set, takes no
-	// lock. It is written under the lock, only when it changes, and
-	// cleared when its value is removed.
+	// one), held: a Get of its key takes no lock. It is written under the
+	// lock, only when it changes, and cleared when its value is removed.
 	last atomic.Value
-	_    [40]byte // 128 bytes a shard: shards' locks on separate cache lines
+	_    [32]byte // 64 bytes a shard: shards' locks on separate cache lines
 }
 
 // maxShards is the number of shards of a large cache. Smaller caches have
@@ -134,16 +151,14 @@ func (c *Cache[K, V]) hashOf(key K) uint64 {
 	return maphash.Comparable(c.seed, key)
 }
 
-// Get returns the value of key and marks it most recently used.
+// Get returns the value of key and marks it used.
 func (c *Cache[K, V]) Get(key K) (v V, ok bool) {
 	s, h := c.shard(key)
 	var none V
-	// A value already used since the last Set is ahead of every value
-	// used before it: it stays where it is. When it is the shard's last,
-	// it is found, and known to be held, without the lock. (used is read
-	// before sets: a used equal to a later reading of sets, which only
-	// grows, was still current then.)
-	if v, _ = s.last.Load().(V); v != none && c.is(v, key) && v.node().used.Load() == c.sets.Load() {
+	// The shard's last value is held (it is cleared when removed): it is
+	// found without the lock.
+	if v, _ = s.last.Load().(V); v != none && c.is(v, key) {
+		v.node().mark()
 		return v, true
 	}
 	s.mu.Lock()
@@ -152,11 +167,7 @@ func (c *Cache[K, V]) Get(key K) (v V, ok bool) {
 		s.mu.Unlock()
 		return v, false
 	}
-	if n, now := v.node(), c.sets.Load(); n.used.Load() != now {
-		n.used.Store(now)
-		s.unlink(v)
-		s.pushFront(v)
-	}
+	v.node().mark()
 	s.setLast(v)
 	s.mu.Unlock()
 	return v, true
@@ -169,9 +180,9 @@ func (s *shard[K, V]) setLast(v V) {
 	}
 }
 
-// Set stores v under key, replacing any value there, and evicts least
-// recently used values until the total size fits. v must not be held
-// under another key.
+// Set stores v under key, replacing any value there, and evicts values
+// not used recently until the total size fits. v must not be held under
+// another key.
 func (c *Cache[K, V]) Set(key K, v V) {
 	size := c.size(v)
 	s, h := c.shard(key)
@@ -186,46 +197,112 @@ func (c *Cache[K, V]) Set(key K, v V) {
 	}
 	n := v.node()
 	n.hash = h
-	n.used.Store(c.sets.Add(1))
+	n.used.Store(0) // where the hand comes last: it stays a turn unused
 	n.same = s.items[h]
 	s.items[h] = v
-	s.n++
-	s.pushFront(v)
+	c.ringAdd(v)
 	s.setLast(v)
 	c.total.Add(size)
 	s.mu.Unlock()
 	for c.total.Load() > c.max {
-		if !c.evictOldest(v) {
+		if !c.evict(v) {
 			break
 		}
 	}
 }
 
-// evictOldest evicts the least recently used value of the shard whose
-// least recently used value is the oldest, unless that is keep, and
-// reports whether it found one. It takes one shard's lock at a time.
-func (c *Cache[K, V]) evictOldest(keep V) bool {
+// ringAdd puts v in the ring where the hand comes last: just before it.
+func (c *Cache[K, V]) ringAdd(v V) {
 	var none V
-	var oldest *shard[K, V]
-	var stamp uint64
-	for i := range c.shards {
-		s := &c.shards[i]
-		s.mu.Lock()
-		if t := s.tail; t != none && t != keep && (oldest == nil || t.node().used.Load() < stamp) {
-			oldest, stamp = s, t.node().used.Load()
-		}
-		s.mu.Unlock()
+	c.ringMu.Lock()
+	defer c.ringMu.Unlock()
+	c.n++
+	n := v.node()
+	if c.hand == none {
+		n.prev, n.next, c.hand = v, v, v
+		return
 	}
-	if oldest == nil {
+	h := c.hand.node()
+	n.prev, n.next = h.prev, c.hand
+	h.prev.node().next = v
+	h.prev = v
+}
+
+// ringRemove takes v out of the ring; the hand moves past it if it was on
+// it.
+func (c *Cache[K, V]) ringRemove(v V) {
+	var none V
+	c.ringMu.Lock()
+	defer c.ringMu.Unlock()
+	c.n--
+	n := v.node()
+	switch {
+	case n.next == v:
+		c.hand = none
+	default:
+		n.prev.node().next = n.next
+		n.next.node().prev = n.prev
+		if c.hand == v {
+			c.hand = n.next
+		}
+	}
+	n.prev, n.next = none, none
+}
+
+// evict evicts one value other than keep, and reports whether it found one.
+func (c *Cache[K, V]) evict(keep V) bool {
+	var none V
+	c.ringMu.Lock()
+	v := c.victim(keep)
+	var h uint64
+	if v != none {
+		h = v.node().hash
+	}
+	c.ringMu.Unlock()
+	if v == none {
 		return false
 	}
-	oldest.mu.Lock()
-	if t := oldest.tail; t != none && t != keep {
-		c.remove(oldest, t)
+	s := &c.shards[h&c.mask]
+	s.mu.Lock()
+	if c.holds(s, v) { // else another goroutine removed it first
+		c.remove(s, v)
 		c.evictions.Add(1)
 	}
-	oldest.mu.Unlock()
+	s.mu.Unlock()
 	return true
+}
+
+// victim moves the hand round the ring to the first value not marked used
+// but keep, clearing the marks it passes, and returns it, or the zero V
+// when the ring holds no value but keep. ringMu is held.
+func (c *Cache[K, V]) victim(keep V) V {
+	var none V
+	// Two turns at most: the first clears every mark but keep's.
+	for range 2*c.n + 1 {
+		v := c.hand
+		if v == none {
+			break
+		}
+		n := v.node()
+		if v != keep {
+			if n.used.Load() == 0 {
+				return v // the hand stays on it
+			}
+			n.used.Store(0)
+		}
+		c.hand = n.next
+	}
+	return none
+}
+
+// holds reports whether s holds v; s's lock is held.
+func (c *Cache[K, V]) holds(s *shard[K, V], v V) bool {
+	var none V
+	p := s.items[v.node().hash]
+	for p != none && p != v {
+		p = p.node().same
+	}
+	return p == v
 }
 
 // Delete removes key.
@@ -242,19 +319,15 @@ func (c *Cache[K, V]) Delete(key K) {
 // Stats returns the number of values held, their total size, and the
 // number of values evicted to make room so far.
 func (c *Cache[K, V]) Stats() (n int, size, evictions int64) {
-	for i := range c.shards {
-		s := &c.shards[i]
-		s.mu.Lock()
-		n += s.n
-		s.mu.Unlock()
-	}
+	c.ringMu.Lock()
+	n = c.n
+	c.ringMu.Unlock()
 	return n, c.total.Load(), c.evictions.Load()
 }
 
-// remove drops v from s, whose lock is held.
+// remove drops v from s, whose lock is held, and from the ring.
 func (c *Cache[K, V]) remove(s *shard[K, V], v V) {
 	var none V
-	s.unlink(v)
 	n := v.node()
 	switch p := s.items[n.hash]; {
 	case p == v && n.same == none:
@@ -268,37 +341,9 @@ func (c *Cache[K, V]) remove(s *shard[K, V], v V) {
 		p.node().same = n.same
 	}
 	n.same = none
+	c.ringRemove(v)
 	if last, _ := s.last.Load().(V); last == v {
 		s.last.Store(none)
 	}
-	s.n--
 	c.total.Add(-c.size(v))
-}
-
-func (s *shard[K, V]) unlink(v V) {
-	var none V
-	n := v.node()
-	if n.prev != none {
-		n.prev.node().next = n.next
-	} else {
-		s.head = n.next
-	}
-	if n.next != none {
-		n.next.node().prev = n.prev
-	} else {
-		s.tail = n.prev
-	}
-	n.prev, n.next = none, none
-}
-
-func (s *shard[K, V]) pushFront(v V) {
-	var none V
-	n := v.node()
-	n.prev, n.next = none, s.head
-	if s.head != none {
-		s.head.node().prev = v
-	} else {
-		s.tail = v
-	}
-	s.head = v
 }

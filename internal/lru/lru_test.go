@@ -2,6 +2,7 @@ package lru
 
 import (
 	"hash/maphash"
+	"strconv"
 	"testing"
 )
 
@@ -89,8 +90,8 @@ func TestCacheShardsBound(t *testing.T) {
 	}
 }
 
-// TestCacheShardsOrder: across shards, the least recently used value goes
-// first.
+// TestCacheShardsOrder: the hand goes round the values of every shard:
+// across shards, the oldest value not used since goes first.
 func TestCacheShardsOrder(t *testing.T) {
 	const mb = 1 << 20
 	c := newCache[int](64*mb, nil)
@@ -214,8 +215,8 @@ func TestCacheSharedHash(t *testing.T) {
 }
 
 // TestCacheLastHit: a Get of its shard's last value, which takes no lock,
-// still marks it used now when Sets came since (the order across shards
-// counts on it), and finds nothing once it is deleted or evicted.
+// still marks it used, so that the hand passes it by, and finds nothing
+// once it is deleted or evicted.
 func TestCacheLastHit(t *testing.T) {
 	const kb = 1 << 10
 	c := newCache(2<<20, func(k int) uint64 { return uint64(k) })
@@ -223,14 +224,13 @@ func TestCacheLastHit(t *testing.T) {
 		t.Fatalf("%d shards, want 4", len(c.shards))
 	}
 	set(c, 0, 512*kb) // shard 0, alone: its last value from now on
-	c.Get(0)          // used since the last Set
+	c.Get(0)          // marked used, without the lock
 	for _, k := range []int{1, 5, 9} {
 		set(c, k, 512*kb) // shard 1: the cache is full
 	}
-	c.Get(0)           // 0 is used after 1, 5 and 9 were Set
-	set(c, 13, 512*kb) // one value goes: 1, the least recently used
+	set(c, 13, 512*kb) // one value goes: 1, the oldest not used
 	if _, ok := c.Get(0); !ok {
-		t.Error("0, used after 1, 5 and 9 were Set, was evicted before them")
+		t.Error("0, used, was evicted before 1, 5 and 9, which were not")
 	}
 	if _, ok := c.Get(1); ok {
 		t.Error("1, the least recently used, is still held")
@@ -279,5 +279,71 @@ func TestCacheHotKey(t *testing.T) {
 	n, size, _ := c.Stats()
 	if size > max || int64(n)*(1<<17) != size {
 		t.Errorf("%d values of 128 KiB hold %d bytes (bound %d)", n, size, max)
+	}
+}
+
+// TestCacheSecondChance: when a value must go, the hand takes the oldest
+// value not got since it last passed, and clears the marks of those it
+// passes, got with the lock or (the shard's last value) without.
+func TestCacheSecondChance(t *testing.T) {
+	c := newCache[string](4, nil)
+	for _, k := range []string{"a", "b", "c", "d"} {
+		set(c, k, 1)
+	}
+	c.Get("b") // with the lock
+	c.Get("d") // the shard's last value: without
+	held := func(step string, want map[string]bool) {
+		t.Helper()
+		for k, w := range want {
+			if _, ok := c.Get(k); ok != w {
+				t.Errorf("after %s: %s held %v, want %v", step, k, ok, w)
+			}
+		}
+	}
+	set(c, "e", 1) // a, the oldest not got, goes
+	if _, ok := c.Get("a"); ok {
+		t.Error("a, the oldest value not got, is held after e was set")
+	}
+	set(c, "f", 1) // the hand passes b (got: kept, unmarked), and takes c
+	set(c, "g", 1) // it passes d (got), and takes e, set after b and d were got, but never got
+	held("f and g", map[string]bool{"c": false, "e": false})
+	// The hand is on f, and b, passed once, comes next: with f got, b
+	// goes.
+	c.Get("f")
+	set(c, "h", 1)
+	held("h", map[string]bool{"b": false, "d": true, "f": true, "g": true, "h": true})
+	if n, size, ev := c.Stats(); n != 4 || size != 4 || ev != 4 {
+		t.Errorf("Stats() = %d, %d, %d; want 4, 4, 4", n, size, ev)
+	}
+}
+
+// BenchmarkGetChurn is Gets of many values in turn, with a new value Set
+// (and deleted) every 16 Gets, as in a crawl that keeps finding new
+// origins: values of 1,400 bytes, about an origin's state, far apart in
+// memory at n=100000.
+func BenchmarkGetChurn(b *testing.B) {
+	type state struct {
+		Node[*state]
+		k   int
+		pad [1400 - 48]byte
+	}
+	for _, n := range []int{1000, 100000} {
+		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+			c := New(1<<40, func(*state) int64 { return 1400 }, func(k int) uint64 { return uint64(k) * 0x9e3779b97f4a7c15 }, func(v *state, k int) bool { return v.k == k })
+			for i := range n {
+				c.Set(i, &state{k: i})
+			}
+			const stride = 7919 // prime: each value once a round, in an order far from the Sets'
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if v, ok := c.Get(i * stride % n); !ok || v.pad[700] != 0 {
+					b.Fatal("a value is missing")
+				}
+				if i%16 == 0 {
+					c.Set(n+i, &state{k: n + i})
+					c.Delete(n + i)
+				}
+			}
+		})
 	}
 }
