@@ -49,8 +49,11 @@ type Cache[K comparable, V Value[V]] struct {
 	evictions atomic.Int64
 
 	// The ring links the values held (Node.prev, Node.next) in the order
-	// the hand visits them, from hand on. A shard's lock is taken before
-	// ringMu, never after.
+	// the hand visits them, from hand on: one for the whole Cache, so that
+	// the oldest value not used goes first whatever its shard. Its lock
+	// is taken by Sets, Deletes and evictions (for an origin's state, a
+	// fetch each), for a few pointer writes, and never by a Get. A
+	// shard's lock is taken before ringMu, never after.
 	ringMu sync.Mutex // guards hand, n and the Nodes' prev and next
 	hand   V          // the next value the hand looks at; the zero V when empty
 	n      int        // the values in the ring
