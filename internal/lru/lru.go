@@ -25,10 +25,11 @@ import (
 // for each other. They are evicted by CLOCK (second chance): a Get marks
 // its value used, and writes nothing else; when the total passes the
 // bound, a hand goes round the ring of all the values held, clearing the
-// marks it passes, and evicts the first value that has none. A value used
-// since the hand last passed it stays; of those that were not, the hand
-// reaches the oldest first, as a new value is put where the hand comes
-// last. A Get thus reads and writes its value alone, where a list kept in
+// marks it passes, and evicts the first value that has none (or, when it
+// has passed maxSweep marked values, the first of them: an eviction never
+// reads the whole ring). A value used since the hand last passed it stays;
+// of those that were not, the hand reaches the oldest first, as a new
+// value is put where the hand comes last. A Get thus reads and writes its value alone, where a list kept in
 // order of use would rewrite two other values at each Get, its neighbours
 // in the list, which in a large cache lie far apart in memory: the ring is
 // changed by Sets, Deletes and evictions only.
@@ -277,11 +278,14 @@ func (c *Cache[K, V]) evict(keep V) bool {
 
 // victim moves the hand round the ring to the first value not marked used
 // but keep, clearing the marks it passes, and returns it, or the zero V
-// when the ring holds no value but keep. ringMu is held.
+// when the ring holds no value but keep. It passes maxSweep marked values
+// at most: should they all be marked (every value got since the hand last
+// came round), it returns the first of them, now unmarked, the oldest it
+// saw. An eviction thus reads a bounded number of values, never the whole
+// ring. ringMu is held.
 func (c *Cache[K, V]) victim(keep V) V {
-	var none V
-	// Two turns at most: the first clears every mark but keep's.
-	for range 2*c.n + 1 {
+	var none, first V
+	for range min(2*c.n+1, maxSweep+1) {
 		v := c.hand
 		if v == none {
 			break
@@ -292,11 +296,17 @@ func (c *Cache[K, V]) victim(keep V) V {
 				return v // the hand stays on it
 			}
 			n.used.Store(0)
+			if first == none {
+				first = v
+			}
 		}
 		c.hand = n.next
 	}
-	return none
+	return first
 }
+
+// maxSweep is the number of marked values an eviction passes at most.
+const maxSweep = 64
 
 // holds reports whether s holds v; s's lock is held.
 func (c *Cache[K, V]) holds(s *shard[K, V], v V) bool {

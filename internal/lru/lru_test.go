@@ -347,3 +347,36 @@ func BenchmarkGetChurn(b *testing.B) {
 		})
 	}
 }
+
+// TestCacheSweepBounded: when every value is marked, an eviction clears
+// the marks of maxSweep values and one more at most, not the whole ring's,
+// and evicts the oldest of them.
+func TestCacheSweepBounded(t *testing.T) {
+	const n = 1000
+	c := newCache[int](n, nil)
+	for i := range n {
+		set(c, i, 1)
+	}
+	for i := range n {
+		c.Get(i) // every value marked
+	}
+	set(c, n, 1)
+	if n, _, ev := c.Stats(); n != 1000 || ev != 1 {
+		t.Fatalf("%d values, %d evicted; want 1000, 1", n, ev)
+	}
+	// The marks, read off the ring (no Get, which would mark again).
+	cleared := 0
+	v := c.hand
+	for range c.n {
+		if v.k == 0 {
+			t.Error("0, the oldest, is held: the eviction took another")
+		}
+		if v.k != n && v.used.Load() == 0 {
+			cleared++
+		}
+		v = v.next
+	}
+	if cleared != maxSweep {
+		t.Errorf("the eviction cleared %d marks besides the evicted value's, want %d", cleared, maxSweep)
+	}
+}
