@@ -1,10 +1,14 @@
 package usage
 
 import (
+	"bytes"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/robotsguard/robotsguard/policy"
 )
 
 // FuzzParseRSL: any document parses without panicking within its bounds,
@@ -123,5 +127,57 @@ func FuzzLicenseChallenge(f *testing.F) {
 			t.Fatalf("licence %q", le.License)
 		}
 		_ = le.Error()
+	})
+}
+
+// robotsLicensesRef is RobotsLicenses as first written, line by line with
+// the general functions of package bytes: the oracle of
+// FuzzRobotsLicenses.
+func robotsLicensesRef(body []byte) []string {
+	if len(body) > policy.DefaultMaxSize {
+		body = body[:policy.DefaultMaxSize]
+	}
+	var out []string
+	for len(body) > 0 && len(out) < maxRSLLinks {
+		line := body
+		if i := bytes.IndexAny(body, "\r\n"); i >= 0 {
+			line, body = body[:i], body[i+1:]
+		} else {
+			body = nil
+		}
+		if i := bytes.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		line = bytes.TrimLeft(line, " \t\ufeff")
+		if len(line) < 8 || !bytes.EqualFold(line[:7], []byte("license")) {
+			continue
+		}
+		rest := bytes.TrimLeft(line[7:], " \t")
+		if len(rest) == 0 || rest[0] != ':' {
+			continue
+		}
+		if u := licenseURL(string(bytes.TrimSpace(rest[1:]))); u != "" {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// FuzzRobotsLicenses: RobotsLicenses finds what the plain reading of the
+// lines finds, on any body.
+func FuzzRobotsLicenses(f *testing.F) {
+	for _, s := range []string{
+		"License: https://example.com/license.xml\nUser-agent: *\nDisallow: /x\nlicense : https://cdn.example/l.xml # c\nLicense: /relative.xml\nLicensed: https://no/\n",
+		"\ufeff\ufeff  LICENSE:https://a.example/\r\rlicense: https://b.example/x\r\n\tLicense\t:\thttps://c.example/ #",
+		"User-agent: *\nDisallow: /\n# License: https://commented.example/\n",
+		"L\nLi\nlicensE: https://short.example/\nlicenſe: https://long-s.example/\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		got, want := RobotsLicenses(body), robotsLicensesRef(body)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("RobotsLicenses(%q) = %q, the plain reading %q", body, got, want)
+		}
 	})
 }

@@ -36,16 +36,26 @@ func RobotsLicenses(body []byte) []string {
 	}
 	var out []string
 	for len(body) > 0 && len(out) < maxRSLLinks {
+		// The line ends at CR or LF: found with IndexByte, as most
+		// lines are not License lines and are passed over by their first
+		// byte alone.
 		line := body
-		if i := bytes.IndexAny(body, "\r\n"); i >= 0 {
-			line, body = body[:i], body[i+1:]
-		} else {
-			body = nil
+		i := bytes.IndexByte(line, '\n')
+		if i < 0 {
+			i = len(line)
+		}
+		if j := bytes.IndexByte(line[:i], '\r'); j >= 0 {
+			i = j
+		}
+		line = line[:i]
+		body = body[min(i+1, len(body)):]
+		line = line[blankPrefix(line):]
+		if len(line) < 8 || line[0]|0x20 != 'l' {
+			continue // not "license" (in any case: only ASCII folds to it)
 		}
 		if i := bytes.IndexByte(line, '#'); i >= 0 {
 			line = line[:i]
 		}
-		line = bytes.TrimLeft(line, " \t\ufeff")
 		if len(line) < 8 || !bytes.EqualFold(line[:7], []byte("license")) {
 			continue
 		}
@@ -58,6 +68,23 @@ func RobotsLicenses(body []byte) []string {
 		}
 	}
 	return out
+}
+
+// blankPrefix returns the length of line's leading spaces, tabs and byte
+// order marks (U+FEFF, in UTF-8).
+func blankPrefix(line []byte) int {
+	k := 0
+	for k < len(line) {
+		switch {
+		case line[k] == ' ' || line[k] == '\t':
+			k++
+		case len(line)-k >= 3 && line[k] == 0xef && line[k+1] == 0xbb && line[k+2] == 0xbf:
+			k += 3
+		default:
+			return k
+		}
+	}
+	return k
 }
 
 // licenseURL returns s when it is an absolute http or https URL with a
