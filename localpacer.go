@@ -294,7 +294,11 @@ func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest) (Lease, *hold,
 		return Lease{}, nil, nil
 	}
 	clock := lp.clock()
-	now := lp.tick(clock.Now())
+	at := r.now
+	if at.IsZero() {
+		at = clock.Now()
+	}
+	now := lp.tick(at)
 	var sh *paceShard
 	var p *pace
 	kept := r.kept
