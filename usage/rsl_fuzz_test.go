@@ -130,8 +130,8 @@ func FuzzLicenseChallenge(f *testing.F) {
 	})
 }
 
-// robotsLicensesRef is RobotsLicenses as first written, line by line with
-// the general functions of package bytes: the oracle of
+// robotsLicensesRef is RobotsLicenses as first written, its lines split
+// and trimmed with the general functions of package bytes: the oracle of
 // FuzzRobotsLicenses.
 func robotsLicensesRef(body []byte) []string {
 	if len(body) > policy.DefaultMaxSize {
@@ -145,18 +145,7 @@ func robotsLicensesRef(body []byte) []string {
 		} else {
 			body = nil
 		}
-		if i := bytes.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		line = bytes.TrimLeft(line, " \t\ufeff")
-		if len(line) < 8 || !bytes.EqualFold(line[:7], []byte("license")) {
-			continue
-		}
-		rest := bytes.TrimLeft(line[7:], " \t")
-		if len(rest) == 0 || rest[0] != ':' {
-			continue
-		}
-		if u := licenseURL(string(bytes.TrimSpace(rest[1:]))); u != "" {
+		if u := licenseLine(bytes.TrimLeft(line, " \t\ufeff")); u != "" {
 			out = append(out, u)
 		}
 	}

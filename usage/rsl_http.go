@@ -53,21 +53,27 @@ func RobotsLicenses(body []byte) []string {
 		if len(line) < 8 || line[0]|0x20 != 'l' {
 			continue // not "license" (in any case: only ASCII folds to it)
 		}
-		if i := bytes.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		if len(line) < 8 || !bytes.EqualFold(line[:7], []byte("license")) {
-			continue
-		}
-		rest := bytes.TrimLeft(line[7:], " \t")
-		if len(rest) == 0 || rest[0] != ':' {
-			continue
-		}
-		if u := licenseURL(string(bytes.TrimSpace(rest[1:]))); u != "" {
+		if u := licenseLine(line); u != "" {
 			out = append(out, u)
 		}
 	}
 	return out
+}
+
+// licenseLine returns the licence URL of a line of robots.txt, without
+// its end and its leading blanks, when it is a License line, else "".
+func licenseLine(line []byte) string {
+	if i := bytes.IndexByte(line, '#'); i >= 0 {
+		line = line[:i]
+	}
+	if len(line) < 8 || !bytes.EqualFold(line[:7], []byte("license")) {
+		return ""
+	}
+	rest := bytes.TrimLeft(line[7:], " \t")
+	if len(rest) == 0 || rest[0] != ':' {
+		return ""
+	}
+	return licenseURL(string(bytes.TrimSpace(rest[1:])))
 }
 
 // blankPrefix returns the length of line's leading spaces, tabs and byte
