@@ -37,7 +37,7 @@ func (t *Transport) lookup(ctx context.Context, o origin, dial, ua string, now t
 		return st, false, nil
 	}
 	t.counters.misses.Add(1)
-	done := t.flights.DoChan(k.flightKey(), func() (any, error) { return t.onFlier(k, dial, ua), nil })
+	done := t.onFlier(k, dial, ua)
 	timer := getTimer(t.fetchBudget())
 	defer putTimer(timer)
 	var giveUp <-chan time.Time
@@ -51,8 +51,9 @@ func (t *Transport) lookup(ctx context.Context, o origin, dial, ua string, now t
 		giveUp = gt.C
 	}
 	select {
-	case r := <-done:
-		return r.Val.(*originState), true, nil
+	case st := <-done:
+		flierDone.Put(done) // emptied: received
+		return st, true, nil
 	case <-ctx.Done():
 		// Not sent, and not refused: the URL may be asked for again.
 		return nil, true, &PacingError{Origin: o.String(), Err: ctx.Err(), rules: true}
@@ -63,15 +64,19 @@ func (t *Transport) lookup(ctx context.Context, o origin, dial, ua string, now t
 	}
 }
 
-// onFlier refreshes the state k names (see refresh) on a flier, a
-// goroutine whose stack grew deep in an earlier fetch, and returns it.
-// singleflight runs each flight on a new goroutine, whose stack would
-// grow, deep in the fetch, every time: 31,000 instructions of a cold
-// origin's 106,000 (BenchmarkColdOrigin, cachegrind); the flight's own
-// goroutine only waits here. A flier that is done waits for the next job,
-// unless maxIdleFliers wait already, and ends when none comes for
-// flierIdle. An idle flier holds no Transport.
-func (t *Transport) onFlier(k stateKey, dial, ua string) *originState {
+// onFlier has a flier, a goroutine whose stack grew deep in an earlier
+// fetch, join the flight of k in t.flights (see refresh), and returns the
+// channel that receives its state. The flier runs the refresh if no flight
+// of k is under way, else waits in singleflight's Do for the one that is:
+// each request that waits has a flier of its own. The request waits on
+// the channel, and may stop waiting (the channel is then dropped, and the
+// flier's send into its room is lost). A goroutine per flight (DoChan's)
+// would grow its stack, deep in the fetch, every time (31,000
+// instructions of a cold origin's 106,000, BenchmarkColdOrigin,
+// cachegrind), and hand the state over twice more. A flier that is done
+// waits for the next job, unless maxIdleFliers wait already, and ends when
+// none comes for flierIdle. An idle flier holds no Transport.
+func (t *Transport) onFlier(k stateKey, dial, ua string) chan *originState {
 	done := flierDone.Get().(chan *originState)
 	j := flierJob{t: t, k: k, dial: dial, ua: ua, done: done}
 	select {
@@ -79,9 +84,7 @@ func (t *Transport) onFlier(k stateKey, dial, ua string) *originState {
 	default:
 		go flier(j)
 	}
-	st := <-done
-	flierDone.Put(done)
-	return st
+	return done
 }
 
 // A flierJob is a refresh for a flier to run, and where its result goes.
@@ -89,11 +92,18 @@ type flierJob struct {
 	t        *Transport
 	k        stateKey
 	dial, ua string
-	done     chan *originState
+	done     chan *originState // room for one
+}
+
+// run joins j's flight, and sends its state on j.done.
+func (j flierJob) run() {
+	t, k := j.t, j.k
+	v, _, _ := t.flights.Do(k.flightKey(), func() (any, error) { return t.refresh(k, j.dial, j.ua), nil })
+	j.done <- v.(*originState)
 }
 
 // flierDone holds the channels that fliers hand their results back on,
-// each emptied before it is put back.
+// each emptied before it is put back (by the request that received).
 var flierDone = sync.Pool{New: func() any { return make(chan *originState, 1) }}
 
 const (
@@ -112,7 +122,7 @@ func flier(j flierJob) {
 	idle := time.NewTimer(flierIdle)
 	defer idle.Stop()
 	for {
-		j.done <- j.t.refresh(j.k, j.dial, j.ua)
+		j.run()
 		j = flierJob{}
 		if idleFliers.Add(1) > maxIdleFliers {
 			idleFliers.Add(-1)

@@ -90,7 +90,7 @@ func (c *waitingContext) Done() <-chan struct{} {
 // TestContextCancelledWhileFetching: a request whose context ends while
 // the robots.txt is being fetched returns at once with a *PacingError that
 // matches the context's error; the fetch goes on and serves the next
-// request.
+// request, and its answer reaches no other.
 func TestContextCancelledWhileFetching(t *testing.T) {
 	fetching := make(chan struct{}, 1)
 	h := newHarness(t)
@@ -124,6 +124,10 @@ func TestContextCancelledWhileFetching(t *testing.T) {
 	if got := seen(s); !slices.Equal(got, []string{"/robots.txt", "/page"}) {
 		t.Errorf("origin saw %q", got)
 	}
+	// The fetch's answer, which the request that gave up did not take,
+	// reaches no other request: the next origin's gets its own verdict.
+	s2 := h.origin("User-agent: *\nDisallow: /page\n")
+	h.refused(s2.URL+"/page", robotsguard.ReasonRule)
 }
 
 // TestRobotsWaitLeavesResponseTime (the v1.0 release candidate's trial):
