@@ -170,3 +170,23 @@ func FuzzRobotsLicenses(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkRobotsLicenses reads a file of many lines that end at CR alone
+// (no LF in 500 KiB), where finding each line's end must not scan the rest
+// of the body again, and a file of the usual size.
+func BenchmarkRobotsLicenses(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		body []byte
+	}{
+		{"cr-only-500KiB", bytes.Repeat([]byte("Disallow: /a\r"), 500<<10/13)},
+		{"usual", []byte("User-agent: *\nDisallow: /search\nDisallow: /cart\nAllow: /\n\nUser-agent: Bot\nDisallow: /\n\nLicense: https://example.com/license.xml\nSitemap: https://example.com/sitemap.xml\n")},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.body)))
+			for i := 0; i < b.N; i++ {
+				RobotsLicenses(c.body)
+			}
+		})
+	}
+}

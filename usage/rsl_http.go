@@ -35,20 +35,25 @@ func RobotsLicenses(body []byte) []string {
 		body = body[:policy.DefaultMaxSize]
 	}
 	var out []string
+	// A line ends at CR or LF, found with IndexByte, as most lines are not
+	// License lines and are passed over by their first byte alone. lf is
+	// the offset in body of the next LF (len(body) when there is none),
+	// or -1 once passed: found once, however many lines end at a CR
+	// before it, so that the time stays linear.
+	lf := -1
 	for len(body) > 0 && len(out) < maxRSLLinks {
-		// The line ends at CR or LF: found with IndexByte, as most
-		// lines are not License lines and are passed over by their first
-		// byte alone.
-		line := body
-		i := bytes.IndexByte(line, '\n')
-		if i < 0 {
-			i = len(line)
+		if lf < 0 {
+			if lf = bytes.IndexByte(body, '\n'); lf < 0 {
+				lf = len(body)
+			}
 		}
-		if j := bytes.IndexByte(line[:i], '\r'); j >= 0 {
+		i := lf
+		if j := bytes.IndexByte(body[:i], '\r'); j >= 0 {
 			i = j
 		}
-		line = line[:i]
-		body = body[min(i+1, len(body)):]
+		line := body[:i]
+		next := min(i+1, len(body))
+		body, lf = body[next:], lf-next
 		line = line[blankPrefix(line):]
 		if len(line) < 8 || line[0]|0x20 != 'l' {
 			continue // not "license" (in any case: only ASCII folds to it)
