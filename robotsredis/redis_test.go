@@ -3,6 +3,7 @@ package robotsredis_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -253,6 +254,9 @@ func servedBy(ctx context.Context, nodes []*redisServer, origin string) (*redisS
 			defer c.Close()
 			break
 		}
+	}
+	if c == nil {
+		return nil, errors.New("every node was killed")
 	}
 	slot, err := c.ClusterKeySlot(ctx, "{"+origin+"}").Result()
 	if err != nil {
