@@ -294,11 +294,7 @@ func (lp *LocalPacer) acquire(ctx context.Context, r PaceRequest) (Lease, *hold,
 		return Lease{}, nil, nil
 	}
 	clock := lp.clock()
-	at := r.now
-	if at.IsZero() {
-		at = clock.Now()
-	}
-	now := lp.tick(at)
+	now := lp.tick(clock.Now())
 	var sh *paceShard
 	var p *pace
 	kept := r.kept

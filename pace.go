@@ -59,11 +59,6 @@ type PaceRequest struct {
 	// origin between requests, so that a LocalPacer finds it there rather
 	// than in its shard's map. Other Pacers ignore it.
 	kept *atomic.Pointer[pace]
-	// now, set by the Transport for its own LocalPacer, is a reading of
-	// the pacer's Clock taken a moment before, when the request was
-	// decided: the LocalPacer decides the turn as of then rather than read
-	// the clock again (a reading costs 60-70 ns on some machines).
-	now time.Time
 }
 
 // A Lease is a request's place in its origin's pace, from Acquire until

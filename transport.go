@@ -464,7 +464,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp, err := t.base().RoundTrip(t.outgoing(req, o.price))
 		return t.paid(req, o, resp, err)
 	}
-	lease, err := t.acquire(ctx, st, every, now)
+	lease, err := t.acquire(ctx, st, every)
 	if err != nil {
 		return nil, t.gaveUp(req, st, now, err)
 	}
@@ -486,7 +486,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				closeBody(req)
 				return nil, err
 			}
-			if lease, err = t.acquire(ctx, st, every, now); err != nil {
+			if lease, err = t.acquire(ctx, st, every); err != nil {
 				return nil, t.gaveUp(req, st, now, err)
 			}
 			if lease.Waited > 0 {
@@ -520,14 +520,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.paid(req, o, resp, nil)
 }
 
-// acquire waits for the turn of a request to st's origin, every apart;
-// now is the Clock's reading the request was decided at, a moment ago.
-func (t *Transport) acquire(ctx context.Context, st *originState, every time.Duration, now time.Time) (Lease, error) {
-	r := PaceRequest{Origin: st.name(), Interval: every, Limit: t.maxRequests(), MinTimeLeft: t.minResponseTime(), kept: &st.pace}
-	if t.Pacer == nil {
-		r.now = now // the Transport's own LocalPacer reads the same Clock
-	}
-	return t.pacerFor().Acquire(ctx, r)
+// acquire waits for the turn of a request to st's origin, every apart.
+func (t *Transport) acquire(ctx context.Context, st *originState, every time.Duration) (Lease, error) {
+	return t.pacerFor().Acquire(ctx, PaceRequest{Origin: st.name(), Interval: every, Limit: t.maxRequests(), MinTimeLeft: t.minResponseTime(), kept: &st.pace})
 }
 
 // recheck decides req again, as check does but not counted as a request
