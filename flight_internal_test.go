@@ -11,7 +11,7 @@ import (
 // times beyond its two requests through Base, and not for the body of its
 // robots.txt, which is read into a pooled buffer and dropped once parsed.
 func TestColdOriginAllocs(t *testing.T) {
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		t.Skip("counts allocations")
 	}
 	base := memRoundTripper{robotsOfSize(700, 1)}
