@@ -190,6 +190,11 @@ type FetchError struct {
 	URL    string // the robots.txt
 	Status int    // the last status received, or 0
 	Err    error  // the transport error, or nil when Status says it all
+
+	// timeout is the Transport's FetchTimeout when the fetch's own
+	// deadline ended it, for the message: "context deadline exceeded"
+	// alone does not say whose deadline.
+	timeout time.Duration
 }
 
 // Error says what could not be fetched, and why.
@@ -205,11 +210,15 @@ func (e *FetchError) cause() string {
 	if errors.As(err, &ue) && ue.URL == e.URL {
 		err = ue.Err
 	}
+	why := ""
+	if e.timeout > 0 {
+		why = "no complete answer within FetchTimeout (" + roundWait(e.timeout).String() + "): "
+	}
 	switch {
 	case err != nil && e.Status != 0:
-		return fmt.Sprintf("status %d: %s", e.Status, unprefixed(err))
+		return fmt.Sprintf("status %d: %s%s", e.Status, why, unprefixed(err))
 	case err != nil:
-		return unprefixed(err)
+		return why + unprefixed(err)
 	}
 	return fmt.Sprintf("status %d", e.Status)
 }

@@ -78,6 +78,11 @@ func TestUnreachableFetchError(t *testing.T) {
 	if errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, robotsguard.ErrDisallowed) {
 		t.Errorf("err %v matches context.DeadlineExceeded, or not ErrDisallowed", err)
 	}
+	// It says whose deadline it was: "context deadline exceeded" alone
+	// could be the request's.
+	if want := "robots.txt is unreachable and no copy of it can stand in: status 200: no complete answer within FetchTimeout (400ms): "; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v\nwant it to say %q", err, want)
+	}
 }
 
 // TestUnsupportedURLMessages: a URL that has no robots.txt says why in

@@ -55,6 +55,17 @@ func (t *Transport) fetch(ctx context.Context, o origin, dial, userAgent string,
 	return t.getURL(ctx, fetchTarget{o: o}, u, host, userAgent, old)
 }
 
+// fetchError returns the error of a fetch of target that err ended,
+// after status was received (0 for none): one that says FetchTimeout ran
+// out, when ctx, the fetch's, ended it by its deadline.
+func (t *Transport) fetchError(ctx context.Context, target fetchTarget, status int, err error) *FetchError {
+	fe := &FetchError{URL: target.String(), Status: status, Err: err}
+	if errors.Is(err, context.DeadlineExceeded) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		fe.timeout = t.fetchTimeout()
+	}
+	return fe
+}
+
 // fetchTarget names the resource a fetch is for, in its errors: the
 // robots.txt of o, or raw when it is not empty. The name is built only
 // when a fetch fails.
@@ -116,7 +127,7 @@ func (t *Transport) getURL(ctx context.Context, target fetchTarget, u *url.URL, 
 		if errors.As(err, &pe) {
 			err = pe // not the url.Error around it
 		}
-		return t.failed(old, nil, &FetchError{URL: target.String(), Err: err})
+		return t.failed(old, nil, t.fetchError(ctx, target, 0, err))
 	}
 	defer resp.Body.Close()
 
@@ -161,7 +172,7 @@ func (t *Transport) getURL(ctx context.Context, target fetchTarget, u *url.URL, 
 			// is a body that cannot be decoded: read as text, it would
 			// hold no rules and allow everything.
 			putBodyBuf(buf)
-			return t.failed(old, nil, &FetchError{URL: target.String(), Status: resp.StatusCode, Err: err})
+			return t.failed(old, nil, t.fetchError(ctx, target, resp.StatusCode, err))
 		}
 		if nr := htmlNotRobotsTxt(resp, e.Body, target); nr != nil {
 			if nr.Challenge != "" {

@@ -658,15 +658,16 @@ func TestOddStatuses(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		robots robotstest.Fault
+		why    string // the FetchError's message, after the URL
 	}{
 		{"206 without Range", robotstest.Handler(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Range", "bytes 0-9/100")
 			w.WriteHeader(http.StatusPartialContent)
 			io.WriteString(w, "User-agent")
-		})},
-		{"304 to an unconditional request", robotstest.Status(http.StatusNotModified)},
-		{"301 without Location", robotstest.Status(http.StatusMovedPermanently)},
-		{"308 without Location", robotstest.Status(http.StatusPermanentRedirect)},
+		}), "status 206: Partial Content to a request without Range: a part of a file is not the file"},
+		{"304 to an unconditional request", robotstest.Status(http.StatusNotModified), "status 304: Not Modified to a request that was not conditional"},
+		{"301 without Location", robotstest.Status(http.StatusMovedPermanently), "status 301: a redirect without a Location"},
+		{"308 without Location", robotstest.Status(http.StatusPermanentRedirect), "status 308: a redirect without a Location"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := hostileHarness(t, readTimeout)
@@ -676,6 +677,8 @@ func TestOddStatuses(t *testing.T) {
 			var fe *robotsguard.FetchError
 			if !errors.As(d.Err, &fe) {
 				t.Errorf("refusal %v: want a FetchError", d)
+			} else if want := "robotsguard: fetching " + s.URL + "/robots.txt: " + tc.why; fe.Error() != want {
+				t.Errorf("FetchError %q\nwant %q", fe.Error(), want) // the status said once
 			}
 			if n := count(s, "/page"); n != 0 {
 				t.Errorf("the origin got /page %d times", n)

@@ -85,18 +85,19 @@ func Koster1996StatusPolicy(status int) Access {
 // notTheFile says why resp, the final answer to a robots.txt request
 // whose redirects checkRedirect stopped or not, and which is not a 304
 // revalidating the response held, cannot be the file (see
-// DefaultStatusPolicy), or "" when it can.
+// DefaultStatusPolicy), or "" when it can. The FetchError it goes in
+// says the status first.
 func notTheFile(resp *http.Response, stopped bool) string {
 	switch s := resp.StatusCode; {
 	case s == http.StatusPartialContent:
-		return "206 Partial Content to a request without Range: a part of a file is not the file"
+		return "Partial Content to a request without Range: a part of a file is not the file"
 	case s == http.StatusNotModified:
-		return "304 Not Modified to a request that was not conditional"
+		return "Not Modified to a request that was not conditional"
 	case s >= 300 && s < 400 && s != http.StatusNotModified && !stopped:
 		if field(resp.Header, "Location") == "" {
-			return fmt.Sprintf("%d redirect without a Location", s)
+			return "a redirect without a Location"
 		}
-		return fmt.Sprintf("%d redirect that cannot be followed (Location %q)", s, resp.Header.Get("Location"))
+		return fmt.Sprintf("a redirect that cannot be followed (Location %q)", resp.Header.Get("Location"))
 	}
 	return ""
 }
