@@ -136,9 +136,10 @@ type Transport struct {
 
 	// DisallowWhileUnreachable keeps an origin disallowed for as long as
 	// its robots.txt cannot be fetched and no copy can stand in. By
-	// default, after CachePolicy.StaleLimit (30 days) of failures the
-	// file is treated as unavailable and everything is allowed, as RFC
-	// 9309 §2.3.1.4 permits and Google does.
+	// default, after CachePolicy.StaleLimit (30 days) of failures, over
+	// three fetches at least, the file is treated as unavailable and
+	// everything is allowed, as RFC 9309 §2.3.1.4 permits and Google does
+	// (see cache.Policy.LongUnreachable).
 	DisallowWhileUnreachable bool
 
 	// Delay is the pause between two requests to the same origin when its

@@ -326,15 +326,15 @@ func (p Policy) UsableStale(e *Entry, now time.Time) bool {
 }
 
 // LongUnreachable reports whether, at now, the entry's robots.txt has been
-// unreachable for StaleLimit or longer, over at least minLongFailures
-// fetches: RFC 9309 §2.3.1.4 then lets a crawler treat it as unavailable.
+// unreachable for StaleLimit or longer, over three failed fetches at least
+// (one a month ago and one now say little about the days between): RFC
+// 9309 §2.3.1.4 then lets a crawler treat it as unavailable.
 func (p Policy) LongUnreachable(e *Entry, now time.Time) bool {
 	return e.Failures >= minLongFailures && now.Sub(e.FailingSince) >= p.staleLimit()
 }
 
 // minLongFailures is the number of failed fetches it takes, besides time,
-// to call a robots.txt long unreachable: one failure a month ago and one
-// now say little about the days between.
+// to call a robots.txt long unreachable (see LongUnreachable).
 const minLongFailures = 3
 
 // field returns the first value of h's field name, as h.Get(name) does,
