@@ -32,7 +32,11 @@
 // Frontier gets wrong costs a wait, never a request sent too soon.
 //
 // Add checks each URL with Transport.Check, fetching its origin's
-// robots.txt as needed, and queues only those allowed. MaxQueued bounds
+// robots.txt as needed, and queues those allowed, and those refused only
+// because the robots.txt could not be fetched (transient, RFC 9309
+// §2.3.1.4): they wait until the Transport fetches it again, through
+// Retries failed fetches in a row, and so do such URLs refused as they
+// are sent. MaxQueued bounds
 // the URLs queued and in flight (ErrFull past it), and the state of an
 // origin with nothing queued or in flight is dropped once its turn comes.
 //

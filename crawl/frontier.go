@@ -19,6 +19,7 @@ import (
 // Defaults of the Frontier fields.
 const (
 	DefaultMaxQueued = 1 << 20 // URLs queued and in flight
+	DefaultRetries   = 3       // failed fetches of a robots.txt in a row its URLs wait for
 	MaxURLLength     = 8 << 10 // bytes of a URL Add accepts
 )
 
@@ -64,6 +65,18 @@ type Frontier struct {
 	// the origins of those URLs: the state of an origin with nothing
 	// queued or in flight is dropped once its turn has come.
 	MaxQueued int
+	// Retries is how many failed fetches in a row of an origin's
+	// robots.txt its URLs wait through. A URL refused because the rules
+	// could not be read (robotsguard.ReasonUnreachable or
+	// ReasonACAPReference: transient, RFC 9309 §2.3.1.4), by Add's Check
+	// or as it was sent, is queued (again) for the refusal's NotBefore,
+	// when the Transport fetches the file again, until the origin's
+	// fetches have failed more than Retries times in a row; its URLs are
+	// then refused, as disallowed ones are, until a fetch succeeds. Zero
+	// means DefaultRetries: with the Transport's back-off after a failed
+	// fetch (a minute, doubling), an origin has about 7 minutes to come
+	// back. Negative means none: such URLs are refused at once.
+	Retries int
 
 	once   sync.Once
 	clock  robotsguard.Clock
@@ -98,7 +111,8 @@ type Stats struct {
 	Origins  int // origins whose state is held
 	Added    int // URLs queued by Add
 	Refused  int // URLs Add did not queue: disallowed, unsupported, full
-	Requeued int // URLs queued again after a *robotsguard.PacingError
+	Requeued int // URLs queued again after a *robotsguard.PacingError or a transient refusal
+	Deferred int // URLs Add queued although refused for a transient reason (see Retries)
 	Done     int // URLs Done with a response or an error of their own
 }
 
@@ -107,7 +121,8 @@ type Stats struct {
 type Item struct {
 	URL string
 	// Tries is the number of times the URL was handed out before, and
-	// requeued: its requests did not go in time.
+	// requeued: its requests did not go in time, or the origin's rules
+	// could not be read (see Frontier.Retries).
 	Tries int
 
 	o *origin
@@ -127,13 +142,18 @@ type origin struct {
 	urls     []entry  // queued, first out first
 	inFlight int
 	interval time.Duration
-	fresh    time.Time   // when the Snapshot that gave interval is read again
-	turn     time.Time   // when its next request may go, as far as the Frontier knows
-	strikes  int         // 429 and 503 answers in a row
-	heap     *originHeap // the heap it is in, f.waiting or f.ready; nil for none
-	index    int         // its index there
-	seq      uint64      // order of arrival in the Frontier, among equals
-	inIdle   bool
+	fresh    time.Time // when the Snapshot that gave interval is read again
+	turn     time.Time // when its next request may go, as far as the Frontier knows
+	strikes  int       // 429 and 503 answers in a row
+	// failures counts the failed fetches of its robots.txt in a row that
+	// refused its URLs, each once: the refusals after one failed fetch
+	// share a NotBefore, failedUntil, the latest seen.
+	failures    int
+	failedUntil time.Time
+	heap        *originHeap // the heap it is in, f.waiting or f.ready; nil for none
+	index       int         // its index there
+	seq         uint64      // order of arrival in the Frontier, among equals
+	inIdle      bool
 }
 
 // entry is a URL queued, with the times it was handed out before.
@@ -196,10 +216,12 @@ func (f *Frontier) maxQueued() int {
 }
 
 // Add queues rawURL after its origin's queued URLs, if the Transport's
-// Check allows it (fetching its origin's robots.txt within ctx as needed).
-// It returns nil when the URL is queued; else the URL is dropped, and the
-// error says why: Check's (it matches robotsguard.ErrDisallowed or
-// robotsguard.ErrUnsupportedURL), ErrFull, ErrURLTooLong, or ctx's.
+// Check allows it (fetching its origin's robots.txt within ctx as needed),
+// or refuses it for a transient reason within Retries (the URL then waits
+// for the refusal's NotBefore). It returns nil when the URL is queued;
+// else the URL is dropped, and the error says why: Check's (it matches
+// robotsguard.ErrDisallowed or robotsguard.ErrUnsupportedURL), ErrFull,
+// ErrURLTooLong, or ctx's.
 func (f *Frontier) Add(ctx context.Context, rawURL string) error {
 	f.init()
 	err := f.add(ctx, rawURL)
@@ -225,8 +247,10 @@ func (f *Frontier) add(ctx context.Context, rawURL string) error {
 	if full { // before Check, which may fetch a robots.txt
 		return ErrFull
 	}
-	if err := f.Transport.Check(req); err != nil {
-		return err
+	checkErr := f.Transport.Check(req)
+	refusal := transient(checkErr)
+	if checkErr != nil && (refusal == nil || f.retries() == 0) {
+		return checkErr
 	}
 	key := strings.ToLower(req.URL.Scheme + "://" + req.URL.Host)
 	var snap *robotsguard.Snapshot
@@ -241,6 +265,17 @@ func (f *Frontier) add(ctx context.Context, rawURL string) error {
 		if snap != nil || (o != nil && now.Before(o.fresh)) {
 			if snap != nil {
 				o = f.learn(o, key, snap, now)
+			}
+			if refusal != nil {
+				if !f.unreadable(o, refusal, now) {
+					f.schedule(o, now)
+					f.expire(now)
+					f.mu.Unlock()
+					return checkErr
+				}
+				f.stats.Deferred++
+			} else {
+				o.failures = 0
 			}
 			o.urls = append(o.urls, entry{url: rawURL})
 			f.queued++
@@ -487,12 +522,53 @@ func (f *Frontier) disarm() {
 // with err. Call it once per Item Next returns.
 //
 // A *robotsguard.PacingError (the request could not go in time) queues the
-// URL again, first of its origin's, for the error's NotBefore; any other
-// outcome is final. The origin's next turn is its interval from now, or
-// later on a 429 or 503 answer (the Transport's throttle: Retry-After, or
-// a pause doubling from the interval, at least a second, up to
+// URL again, first of its origin's, for the error's NotBefore, and so does
+// a refusal for a transient reason, within Retries (see Retries); any
+// other outcome is final. The origin's next turn is its interval from now,
+// or later on a 429 or 503 answer (the Transport's throttle: Retry-After,
+// or a pause doubling from the interval, at least a second, up to
 // MaxThrottle), or whatever a Peeker says.
 func (f *Frontier) Done(it Item, resp *http.Response, err error) {
+	if !f.requeue(it, err) {
+		f.done(it, resp, err)
+	}
+}
+
+// requeue queues it again, and reports whether it did: when err says
+// that its request is to be sent later (see Done).
+func (f *Frontier) requeue(it Item, err error) bool {
+	if it.o == nil {
+		return false
+	}
+	var pe *robotsguard.PacingError
+	isPacing := errors.As(err, &pe)
+	refusal := transient(err)
+	if !isPacing && refusal == nil {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := f.clock.Now()
+	o := it.o
+	switch {
+	case isPacing && pe.NotBefore.IsZero():
+		o.turn = later(o.turn, now.Add(o.interval))
+	case isPacing:
+		o.turn = pe.NotBefore // the Pacer's word, which knows every request
+	case !f.unreadable(o, refusal, now):
+		return false
+	}
+	it.Tries++
+	f.putBack(it)
+	f.stats.Requeued++
+	f.schedule(o, now)
+	f.expire(now)
+	f.dispatch(now)
+	return true
+}
+
+// done ends it with a final outcome (see Done).
+func (f *Frontier) done(it Item, resp *http.Response, err error) {
 	if it.o == nil {
 		return
 	}
@@ -508,24 +584,15 @@ func (f *Frontier) Done(it Item, resp *http.Response, err error) {
 	defer f.mu.Unlock()
 	now := f.clock.Now()
 	o := it.o
-	var pe *robotsguard.PacingError
-	if errors.As(err, &pe) {
-		it.Tries++
-		f.putBack(it)
-		f.stats.Requeued++
-		if pe.NotBefore.IsZero() {
-			o.turn = later(o.turn, now.Add(o.interval))
-		} else {
-			o.turn = pe.NotBefore // the Pacer's word, which knows every request
-		}
-	} else {
-		o.inFlight--
-		f.inFlight--
-		f.stats.Done++
-		o.turn = later(o.turn, now.Add(o.interval)) // and from when its response ended
-		if resp != nil {
-			f.answered(o, resp, now)
-		}
+	o.inFlight--
+	f.inFlight--
+	f.stats.Done++
+	o.turn = later(o.turn, now.Add(o.interval)) // and from when its response ended
+	if transient(err) == nil {
+		o.failures = 0 // the rules were read
+	}
+	if resp != nil {
+		f.answered(o, resp, now)
 	}
 	if peek > 0 {
 		o.turn = later(o.turn, now.Add(peek))
@@ -533,6 +600,47 @@ func (f *Frontier) Done(it Item, resp *http.Response, err error) {
 	f.schedule(o, now)
 	f.expire(now)
 	f.dispatch(now)
+}
+
+// transient returns the refusal in err when its reason is transient: the
+// origin's rules could not be read, and may be once the Transport fetches
+// them again (at its NotBefore).
+func transient(err error) *robotsguard.DisallowedError {
+	var d *robotsguard.DisallowedError
+	if errors.As(err, &d) && (d.Reason == robotsguard.ReasonUnreachable || d.Reason == robotsguard.ReasonACAPReference) {
+		return d
+	}
+	return nil
+}
+
+func (f *Frontier) retries() int {
+	switch {
+	case f.Retries < 0:
+		return 0
+	case f.Retries == 0:
+		return DefaultRetries
+	}
+	return f.Retries
+}
+
+// unreadable records d, a transient refusal of a URL of o at now, and
+// reports whether the URL is to wait for d's NotBefore, which is then o's
+// next turn: whether o's robots.txt has failed Retries times in a row at
+// most. The refusals of one failed fetch count once.
+func (f *Frontier) unreadable(o *origin, d *robotsguard.DisallowedError, now time.Time) bool {
+	if d.NotBefore.IsZero() || d.NotBefore.After(o.failedUntil) {
+		o.failures++
+		o.failedUntil = d.NotBefore
+	}
+	if o.failures > f.retries() {
+		return false
+	}
+	if d.NotBefore.IsZero() {
+		o.turn = later(o.turn, now.Add(o.interval))
+	} else {
+		o.turn = later(o.turn, d.NotBefore)
+	}
+	return true
 }
 
 // answered learns of the origin's throttle from resp's status, as the

@@ -25,6 +25,10 @@ type sites struct {
 	robots map[string]string
 	status map[string]int // a page's status by path; 200 when absent
 	header http.Header    // sent with each page
+	// down holds the hosts whose robots.txt answers 503 until a time
+	// (on clock), and counts the fetches of theirs that failed.
+	down     map[string]time.Time
+	failures map[string]int
 
 	mu    sync.Mutex
 	hits  []hit
@@ -41,6 +45,16 @@ var start = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 func (s *sites) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp := &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Request: req, Body: io.NopCloser(strings.NewReader("page"))}
 	if req.URL.Path == "/robots.txt" {
+		s.mu.Lock()
+		until, down := s.down[req.URL.Host]
+		if down = down && s.clock.Now().Before(until); down {
+			s.failures[req.URL.Host]++
+		}
+		s.mu.Unlock()
+		if down {
+			resp.StatusCode = http.StatusServiceUnavailable
+			return resp, nil
+		}
 		r, ok := s.robots[req.URL.Host]
 		if !ok {
 			resp.StatusCode = http.StatusNotFound
@@ -76,7 +90,7 @@ func (s *sites) times() map[string][]time.Duration {
 // the Transport takes.
 func setup(robots map[string]string) (*crawl.Frontier, *robotsguard.Transport, *robotstest.Clock, *sites) {
 	clock := robotstest.NewClock(start)
-	s := &sites{clock: clock, robots: robots}
+	s := &sites{clock: clock, robots: robots, down: map[string]time.Time{}, failures: map[string]int{}}
 	t := &robotsguard.Transport{Base: s, UserAgent: "FooBot/1.0", Clock: clock, Observer: &robotsguard.Observer{
 		Waited: func(e robotsguard.WaitEvent) {
 			s.mu.Lock()
@@ -587,5 +601,151 @@ func TestIntervalFromStartAndEnd(t *testing.T) {
 	clock.Advance(time.Millisecond)
 	if _, err := tryNext(f); err != nil {
 		t.Fatalf("an interval after the end: %v", err)
+	}
+}
+
+// A URL refused because its origin's robots.txt could not be fetched (a
+// transient refusal) is not dropped: Add queues it, and Done queues it
+// again, for the refusal's NotBefore, when the Transport fetches the file
+// again; once the file is read, the URL is sent.
+func TestTransientRefusalWaits(t *testing.T) {
+	f, tr, clock, s := setup(map[string]string{"down.test": "User-agent: *\nDisallow: /private\n"})
+	tr.Delay = -1                                    // the Transport sleeps no pause on the test's clock
+	tr.RetryMax = -1                                 // a failed fetch is one request
+	s.down["down.test"] = start.Add(2 * time.Minute) // two failed fetches: now, and a minute later
+	ctx := context.Background()
+	for _, u := range []string{"http://down.test/a", "http://down.test/b"} {
+		if err := f.Add(ctx, u); err != nil {
+			t.Fatalf("Add(%s) while the robots.txt is down: %v, want it queued", u, err)
+		}
+	}
+	if st := f.Stats(); st.Queued != 2 || st.Deferred != 2 || st.Refused != 0 {
+		t.Errorf("Stats after Add %+v", st)
+	}
+	if it, err := tryNext(f); err == nil {
+		t.Fatalf("%s handed out while the robots.txt is backed off from", it.URL)
+	}
+	client := &http.Client{Transport: tr}
+	send := func(it crawl.Item) (*http.Response, error) {
+		resp, err := client.Get(it.URL)
+		if resp != nil {
+			resp.Body.Close()
+		}
+		return resp, err
+	}
+	clock.Advance(time.Minute) // the back-off after the first failure
+	it, err := tryNext(f)
+	if err != nil || it.URL != "http://down.test/a" {
+		t.Fatalf("after the back-off: %+v, %v; want /a", it, err)
+	}
+	resp, err := send(it)
+	var d *robotsguard.DisallowedError
+	if !errors.As(err, &d) || d.Reason != robotsguard.ReasonUnreachable {
+		t.Fatalf("sent while the robots.txt is down: %v, want a refusal, ReasonUnreachable", err)
+	}
+	f.Done(it, resp, err)
+	if st := f.Stats(); st.Requeued != 1 || st.Done != 0 || st.Queued != 2 {
+		t.Errorf("Stats after the second failure %+v", st)
+	}
+	clock.Advance(d.NotBefore.Sub(clock.Now()) - time.Millisecond)
+	if it, err := tryNext(f); err == nil {
+		t.Fatalf("%s handed out before the refusal's NotBefore", it.URL)
+	}
+	clock.Advance(time.Millisecond) // the file is back
+	for _, want := range []string{"http://down.test/a", "http://down.test/b"} {
+		it, err := tryNext(f)
+		for err != nil && clock.Now().Before(start.Add(time.Hour)) {
+			clock.Advance(time.Second) // the origin's interval
+			it, err = tryNext(f)
+		}
+		if err != nil || it.URL != want {
+			t.Fatalf("once the robots.txt is back: %+v, %v; want %s", it, err, want)
+		}
+		resp, err := send(it)
+		if err != nil {
+			t.Fatalf("%s: %v", it.URL, err)
+		}
+		f.Done(it, resp, err)
+	}
+	if got := s.times()["down.test"]; len(got) != 2 {
+		t.Errorf("pages sent %v, want /a and /b", got)
+	}
+	if n := s.failures["down.test"]; n != 2 {
+		t.Errorf("%d failed fetches of the robots.txt, want 2", n)
+	}
+	if st := f.Stats(); st.Done != 2 || st.Queued != 0 || st.InFlight != 0 {
+		t.Errorf("Stats at the end %+v", st)
+	}
+}
+
+// Past Retries failed fetches in a row, an origin's URLs are refused as
+// disallowed ones are: by Add, and by Done; the refusals of one failed
+// fetch count once. Negative Retries refuses them at once.
+func TestTransientRefusalRetries(t *testing.T) {
+	f, tr, clock, s := setup(map[string]string{})
+	tr.Delay, tr.RetryMax = -1, -1
+	f.Retries = 1
+	s.down["down.test"] = start.Add(24 * time.Hour)
+	ctx := context.Background()
+	for _, u := range []string{"http://down.test/a", "http://down.test/b", "http://down.test/c"} {
+		if err := f.Add(ctx, u); err != nil { // one failed fetch
+			t.Fatalf("Add(%s): %v", u, err)
+		}
+	}
+	clock.Advance(time.Minute)
+	it, err := tryNext(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := (&http.Client{Transport: tr}).Get(it.URL) // the second failed fetch
+	if resp != nil {
+		resp.Body.Close()
+	}
+	f.Done(it, resp, err)
+	if st := f.Stats(); st.Done != 1 || st.Requeued != 0 {
+		t.Errorf("past Retries, Done queued the URL again: %+v", st)
+	}
+	if err := f.Add(ctx, "http://down.test/d"); !errors.Is(err, robotsguard.ErrDisallowed) {
+		t.Errorf("Add past Retries: %v, want the refusal", err)
+	}
+	if n := s.failures["down.test"]; n != 2 {
+		t.Errorf("%d failed fetches, want 2", n)
+	}
+
+	f, tr, _, s = setup(map[string]string{})
+	tr.RetryMax = -1
+	f.Retries = -1
+	s.down["down.test"] = start.Add(time.Hour)
+	if err := f.Add(ctx, "http://down.test/a"); !errors.Is(err, robotsguard.ErrDisallowed) {
+		t.Errorf("Add with Retries -1: %v, want the refusal", err)
+	}
+	if st := f.Stats(); st.Refused != 1 || st.Queued != 0 {
+		t.Errorf("Stats %+v", st)
+	}
+}
+
+// Run sends a URL whose robots.txt was down again once it is back, and fn
+// sees its response, not the refusals before.
+func TestRunTransientRefusal(t *testing.T) {
+	f, tr, clock, s := setup(map[string]string{})
+	tr.Delay, tr.RetryMax = -1, -1
+	s.down["down.test"] = start.Add(90 * time.Second)
+	f.Add(context.Background(), "http://down.test/a")
+	var mu sync.Mutex
+	var seen []string
+	fn := func(ctx context.Context, it crawl.Item, resp *http.Response, err error) error {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, fmt.Sprintf("%s %v", it.URL, err))
+		return nil
+	}
+	if err := runCrawl(t, f, clock, &http.Client{Transport: tr}, 2, fn); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"http://down.test/a <nil>"}; !slices.Equal(seen, want) {
+		t.Errorf("fn saw %q, want %q", seen, want)
+	}
+	if st := f.Stats(); st.Requeued != 1 || st.Done != 1 {
+		t.Errorf("Stats %+v", st)
 	}
 }

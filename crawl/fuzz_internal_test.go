@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,11 +15,15 @@ import (
 	"github.com/robotsguard/robotsguard/robotstest"
 )
 
-// fuzzBase serves every host a robots.txt with a Crawl-delay, and pages.
-type fuzzBase struct{}
+// fuzzBase serves every host a robots.txt with a Crawl-delay, and pages;
+// while down is set, d2.test's robots.txt answers 503.
+type fuzzBase struct{ down *atomic.Bool }
 
-func (fuzzBase) RoundTrip(req *http.Request) (*http.Response, error) {
+func (b fuzzBase) RoundTrip(req *http.Request) (*http.Response, error) {
 	body := "page"
+	if req.URL.Path == "/robots.txt" && req.URL.Hostname() == "d2.test" && b.down.Load() {
+		return &http.Response{StatusCode: 503, Header: http.Header{}, Request: req, Body: io.NopCloser(strings.NewReader(""))}, nil
+	}
 	if req.URL.Path == "/robots.txt" {
 		body = "User-agent: *\nDisallow: /no\nCrawl-delay: " + strings.TrimSuffix(strings.TrimPrefix(req.URL.Hostname(), "d"), ".test") + "\n"
 	}
@@ -26,8 +31,9 @@ func (fuzzBase) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // FuzzFrontier runs a Frontier through the operations ops spells (Add,
-// Next, Done with a status, a Retry-After (retryAfter) or a PacingError,
-// time passing), and checks after each that no origin has more URLs in
+// Next, Done with a status, a Retry-After (retryAfter), a PacingError or
+// a transient refusal, time passing, one origin's robots.txt going down
+// or coming back), and checks after each that no origin has more URLs in
 // flight than its places, that no URL is handed out twice at once, and
 // that the counts add up; then that every URL added is done exactly once
 // when the clock runs on.
@@ -40,8 +46,9 @@ func FuzzFrontier(f *testing.F) {
 			return
 		}
 		clock := robotstest.NewClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
-		tr := &robotsguard.Transport{Base: fuzzBase{}, UserAgent: "FuzzBot/1.0", Clock: clock, MaxRequestsPerOrigin: int(places%3) + 1}
-		fr := &Frontier{Transport: tr, MaxQueued: 64}
+		down := new(atomic.Bool)
+		tr := &robotsguard.Transport{Base: fuzzBase{down}, UserAgent: "FuzzBot/1.0", Clock: clock, MaxRequestsPerOrigin: int(places%3) + 1, RetryMax: -1}
+		fr := &Frontier{Transport: tr, MaxQueued: 64, Retries: int(places/3%4) - 1}
 		ctx := context.Background()
 		done := map[string]int{}
 		added := map[string]bool{}
@@ -65,18 +72,24 @@ func FuzzFrontier(f *testing.F) {
 		finish := func(i int, resp *http.Response, err error) {
 			it := flying[i]
 			flying = append(flying[:i], flying[i+1:]...)
+			requeued := fr.Stats().Requeued
+			fr.Done(it, resp, err)
 			var pe *robotsguard.PacingError
-			if !errors.As(err, &pe) {
+			switch again := fr.Stats().Requeued != requeued; {
+			case errors.As(err, &pe) && !again:
+				t.Fatalf("%s: a PacingError was final", it.URL)
+			case err == nil && again:
+				t.Fatalf("%s: queued again after a response", it.URL)
+			case !again:
 				done[it.URL]++
 			}
-			fr.Done(it, resp, err)
 		}
 		for i := 0; i < len(ops); i++ {
 			arg := 0
 			if i+1 < len(ops) {
 				arg = int(ops[i+1])
 			}
-			switch ops[i] % 6 {
+			switch ops[i] % 8 {
 			case 0:
 				u := fmt.Sprintf("http://d%d.test/%d", arg%3, n)
 				if arg%7 == 6 {
@@ -111,10 +124,23 @@ func FuzzFrontier(f *testing.F) {
 			case 5:
 				clock.Advance(time.Duration(arg) * 100 * time.Millisecond)
 				i++
+			case 6:
+				if len(flying) == 0 {
+					continue
+				}
+				d := &robotsguard.DisallowedError{Reason: robotsguard.ReasonUnreachable, Err: errors.New("503")}
+				if arg%5 != 0 {
+					d.NotBefore = clock.Now().Add(time.Duration(arg) * time.Second)
+				}
+				finish(arg%len(flying), nil, d)
+				i++
+			case 7:
+				down.Store(!down.Load())
 			}
 			check(t, fr, len(added)-len(done), len(flying))
 		}
 		// The clock runs on: every URL added is done, once.
+		down.Store(false)
 		for range 100000 {
 			for next() {
 			}

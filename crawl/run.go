@@ -5,8 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"sync"
-
-	"github.com/robotsguard/robotsguard"
 )
 
 // Run crawls the Frontier with workers goroutines (at least one) until no
@@ -15,8 +13,8 @@ import (
 // Transport must be the Frontier's Transport, or wrap it), and calls fn
 // with the response, or with the request's error; it then closes the
 // response body, and calls Done. A request that fails with a
-// *robotsguard.PacingError is queued again (see Done), and fn does not see
-// it. fn may call Add, to queue the links of the page it reads: the crawl
+// *robotsguard.PacingError, or refused for a transient reason within the
+// Frontier's Retries, is queued again (see Done), and fn does not see it. fn may call Add, to queue the links of the page it reads: the crawl
 // goes on while it runs.
 //
 // Run returns nil when the crawl is over, fn's first error, or ctx's. fn
@@ -56,14 +54,16 @@ func (f *Frontier) fetch(ctx context.Context, client *http.Client, it Item, fn f
 	if err == nil {
 		resp, err = client.Do(req)
 	}
-	var ferr error
-	var pe *robotsguard.PacingError
-	if !errors.As(err, &pe) {
-		ferr = fn(ctx, it, resp, err)
+	if f.requeue(it, err) {
+		if resp != nil {
+			resp.Body.Close()
+		}
+		return nil
 	}
+	ferr := fn(ctx, it, resp, err)
 	if resp != nil {
 		resp.Body.Close()
 	}
-	f.Done(it, resp, err)
+	f.done(it, resp, err)
 	return ferr
 }
