@@ -334,9 +334,12 @@ func token() string { return tokens.prefix + strconv.FormatUint(tokens.n.Add(1),
 // paced so waits for the process's fleet-paced requests to it under way to
 // end (for LeaseTTL at most), then until Size intervals after the last one
 // was sent or ended (the Fleet remembers those of 16,384 origins; see
-// maxSent). A reservation whose answer is lost (it came after CallTimeout,
-// or the connection failed) may have taken a place in Redis all the same;
-// so may one whose cancel or release failed. The Fleet gives such places
+// maxSent). A request waiting alone whose turn comes once the circuit has
+// closed again takes a slot of the fleet's instead, so that it does not go
+// between the slots the other processes take. A reservation whose answer
+// is lost (it came after CallTimeout, or the connection failed) may have
+// taken a place in Redis all the same; so may one whose cancel or release
+// failed. The Fleet gives such places
 // back in the background, by their tokens, as soon as Redis answers (at
 // most 4,096 kept while it does not, each until its lease would have
 // expired anyway), so that they do not hold the fleet's requests to the
@@ -354,7 +357,8 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 		defer stop()
 		placed = wake
 	}
-	var tok string // the request's place, and its turn while it waits for one
+	var tok string    // the request's place, and its turn while it waits for one
+	var rejoined bool // it waited alone once, and rejoined the fleet's schedule
 	if r.Limit > 0 {
 		tok = token()
 	}
@@ -390,7 +394,18 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 			if ctx.Err() != nil {
 				return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: ctx.Err()}
 			}
-			return f.acquireAlone(ctx, r, time.Since(start))
+			l, err := f.acquireAlone(ctx, r, time.Since(start), !rejoined)
+			if !errors.Is(err, errRejoin) {
+				return l, err
+			}
+			// The circuit closed while the request waited alone: it
+			// takes the fleet's next slot, with a token of its own (the
+			// old one may be given back meanwhile).
+			rejoined = true
+			if tok != "" {
+				tok = token()
+			}
+			continue
 		}
 		if delayµs == tooLate {
 			// Nothing taken: the request could not go in time.
