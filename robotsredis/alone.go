@@ -271,12 +271,13 @@ func (f *Fleet) phase(e time.Time, interval time.Duration) time.Time {
 // reservation (see Fleet.turn). A request that has to wait goes only with
 // minLeft(r) left before its deadline. waited is the time already spent.
 //
-// With rejoin set, a request whose turn comes once the circuit has closed
-// again does not go alone: it fails with errRejoin, and takes a slot of
-// the fleet's. Going alone, it would go between the slots the fleet's
-// other processes take meanwhile, closer than an interval to them: a
-// process's queue of requests paced alone takes Size intervals each to
-// drain.
+// With rejoin set, a request whose turn comes while the circuit is closed
+// does not go alone: it fails with errRejoin, and takes a slot of the
+// fleet's. Going alone, it would go between the slots the fleet's other
+// processes take meanwhile, closer than an interval to them: a process's
+// queue of requests paced alone takes Size intervals each to drain after
+// the circuit closes, and a call that fails (slower than CallTimeout)
+// sends its request here whether the circuit opens or not.
 func (f *Fleet) acquireAlone(ctx context.Context, r robotsguard.PaceRequest, waited time.Duration, rejoin bool) (robotsguard.Lease, error) {
 	interval := r.Interval
 	hold := f.holdAlone(interval)

@@ -9,9 +9,13 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/robotsguard/robotsguard"
 	"github.com/robotsguard/robotsguard/robotsredis"
@@ -377,4 +381,101 @@ func TestPaceAloneRejoins(t *testing.T) {
 	if after == 0 {
 		t.Fatal("no request of A went after its circuit closed: the test tested nothing")
 	}
+}
+
+// failReservations is a go-redis hook that fails the next n reservations
+// (script calls on an origin's queue whose first argument is the
+// interval), without sending them, as a call that times out fails: the
+// circuit stays closed (n below Failures).
+type failReservations struct {
+	interval  time.Duration
+	n, failed atomic.Int32
+}
+
+func (h *failReservations) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *failReservations) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		a := cmd.Args()
+		if strings.HasPrefix(cmd.Name(), "eval") && len(a) > 7 && strings.HasSuffix(fmt.Sprint(a[5]), "#queue") &&
+			fmt.Sprint(a[7]) == strconv.FormatInt(h.interval.Microseconds(), 10) && h.n.Add(-1) >= 0 {
+			h.failed.Add(1)
+			err := errors.New("i/o timeout (test)")
+			cmd.SetErr(err)
+			return err
+		}
+		return next(ctx, cmd)
+	}
+}
+func (h *failReservations) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// TestPaceFailedReservation: a request whose reservations fail, twice in
+// a row, while the circuit stays closed (calls slower than CallTimeout
+// now and then, a Redis slow but not down), goes by the fleet's schedule
+// once a reservation succeeds, not alone between the slots the other
+// processes take. Before, it went alone: a trial of 4 processes whose
+// Redis replies were held 200 ms (CallTimeout 250 ms) saw requests to an
+// origin 0.09 to 0.43 of its Crawl-delay apart, with no circuit open.
+func TestPaceFailedReservation(t *testing.T) {
+	const interval = 200 * time.Millisecond
+	s := startRedis(t)
+	ca := s.client(t)
+	h := &failReservations{interval: interval}
+	ca.AddHook(h)
+	a := &robotsredis.Fleet{Client: ca, Size: 2, Rank: 1}
+	defer a.Close()
+	b := &robotsredis.Fleet{Client: s.client(t), Size: 2, Rank: 2}
+	defer b.Close()
+	r := robotsguard.PaceRequest{Origin: "https://failed.example", Interval: interval, Limit: 1}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	warm(t, ctx, a, b)
+
+	var sentB []time.Time
+	stop := make(chan struct{})
+	bDone := make(chan struct{})
+	go func() {
+		defer close(bDone)
+		for {
+			l, err := b.Acquire(ctx, r)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			sentB = append(sentB, time.Now())
+			l.Release()
+			select {
+			case <-stop:
+				return
+			default:
+			}
+		}
+	}()
+	h.n.Store(2)
+	l, err := a.Acquire(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sentA := time.Now()
+	l.Release()
+	close(stop)
+	<-bDone
+	if n := h.failed.Load(); n != 2 {
+		t.Fatalf("the hook failed %d reservations, want 2: the test tested nothing", n)
+	}
+	if st := a.State(); st != robotsredis.Closed {
+		t.Fatalf("A's circuit is %v, want closed: the test is about calls that fail now and then", st)
+	}
+	for _, y := range sentB {
+		if gap := sentA.Sub(y).Abs(); gap < interval*6/10 {
+			t.Errorf("A's request, its reservations failed twice, went %v from one of B's (interval %v)",
+				gap.Round(time.Millisecond), interval)
+		}
+	}
+	var rel []time.Duration
+	for _, y := range sentB {
+		rel = append(rel, y.Sub(sentA).Round(time.Millisecond))
+	}
+	t.Logf("B's requests went at %v from A's", rel)
 }
