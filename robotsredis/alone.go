@@ -3,6 +3,7 @@ package robotsredis
 import (
 	"container/heap"
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"sync"
@@ -269,7 +270,15 @@ func (f *Fleet) phase(e time.Time, interval time.Duration) time.Time {
 // the cycle (see phase), and is remembered for the fleet's next
 // reservation (see Fleet.turn). A request that has to wait goes only with
 // minLeft(r) left before its deadline. waited is the time already spent.
-func (f *Fleet) acquireAlone(ctx context.Context, r robotsguard.PaceRequest, waited time.Duration) (robotsguard.Lease, error) {
+//
+// With rejoin set, a request whose turn comes while the circuit is closed
+// does not go alone: it fails with errRejoin, and takes a slot of the
+// fleet's. Going alone, it would go between the slots the fleet's other
+// processes take meanwhile, closer than an interval to them: a process's
+// queue of requests paced alone takes Size intervals each to drain after
+// the circuit closes, and a call that fails (slower than CallTimeout)
+// sends its request here whether the circuit opens or not.
+func (f *Fleet) acquireAlone(ctx context.Context, r robotsguard.PaceRequest, waited time.Duration, rejoin bool) (robotsguard.Lease, error) {
 	interval := r.Interval
 	hold := f.holdAlone(interval)
 	left := minLeft(r)
@@ -328,6 +337,10 @@ func (f *Fleet) acquireAlone(ctx context.Context, r robotsguard.PaceRequest, wai
 			next = now // far too late: the next cycle's window
 			continue
 		}
+		if rejoin && f.breaker.state() == Closed {
+			t.Release()
+			return robotsguard.Lease{}, errRejoin
+		}
 		d := f.sent.claim(r.Origin, hold, now, hold, 0)
 		if d <= 0 {
 			break
@@ -337,6 +350,10 @@ func (f *Fleet) acquireAlone(ctx context.Context, r robotsguard.PaceRequest, wai
 	t.Waited += waited + time.Since(start)
 	return t, nil
 }
+
+// errRejoin is acquireAlone's answer to a request whose turn came once
+// Redis answered again: the fleet paces it.
+var errRejoin = errors.New("robotsredis: Redis answers again: the request takes the fleet's slot")
 
 // minSendTime is the least time a request that waited for its turn must
 // have left before its deadline to be sent, whatever

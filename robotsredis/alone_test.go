@@ -9,9 +9,13 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/robotsguard/robotsguard"
 	"github.com/robotsguard/robotsguard/robotsredis"
@@ -270,4 +274,208 @@ func paceAloneSpread(t *testing.T, size int, interval time.Duration, fleetPaced 
 			}
 		}
 	}
+}
+
+// TestPaceAloneRejoins: a request that began waiting alone, while the
+// process's circuit was open, goes by the fleet's schedule once the
+// circuit has closed, not alone. Before, the requests a process had queued
+// in its Fallback went alone, Size intervals apart, for as long as the
+// queue took to drain after Redis answered again, between the slots the
+// fleet handed out meanwhile: a trial of 4 processes saw the fleet's
+// requests to an origin 6 ms apart (a Crawl-delay of 192 ms) 2 s after
+// the last circuit closed. Process A is cut off from Redis and queues
+// three requests alone; once the first has gone Redis answers again, and
+// A's circuit closes while process B takes the fleet's slots back to
+// back. A's requests after the close must go an interval from every one
+// of B's, give or take a margin for timers (0.4 interval): a request paced
+// alone goes in A's window of the cycle, within half an interval of one
+// of B's slots.
+func TestPaceAloneRejoins(t *testing.T) {
+	const interval = 200 * time.Millisecond
+	s := startRedis(t)
+	p := newProxy(t, s.addr())
+	closed := make(chan time.Time, 1)
+	a := &robotsredis.Fleet{Client: p.client(t), Size: 2, Rank: 1, CallTimeout: 50 * time.Millisecond,
+		Failures: 1, Cooldown: 50 * time.Millisecond,
+		OnState: func(st robotsredis.State, _ error) {
+			if st == robotsredis.Closed {
+				select {
+				case closed <- time.Now():
+				default:
+				}
+			}
+		}}
+	defer a.Close()
+	b := &robotsredis.Fleet{Client: s.client(t), Size: 2, Rank: 2, CallTimeout: 50 * time.Millisecond}
+	defer b.Close()
+	r := robotsguard.PaceRequest{Origin: "https://rejoin.example", Interval: interval, Limit: 1}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	l, err := a.Acquire(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Release()
+	p.cut()
+
+	var mu sync.Mutex
+	var sentA, sentB []time.Time
+	first := make(chan struct{})
+	var once sync.Once
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l, err := a.Acquire(ctx, r)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			sentA = append(sentA, time.Now())
+			mu.Unlock()
+			l.Release()
+			once.Do(func() { close(first) })
+		}()
+	}
+	<-first
+	p.restore()
+	closedAt := <-closed
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		l, err := b.Acquire(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		sentB = append(sentB, time.Now())
+		mu.Unlock()
+		l.Release()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	after := 0
+	for _, x := range sentA {
+		if x.Before(closedAt.Add(interval / 10)) {
+			continue // decided before the close, perhaps
+		}
+		after++
+		for _, y := range sentB {
+			if gap := x.Sub(y).Abs(); gap < interval*6/10 {
+				t.Errorf("A's request went %v after its circuit closed, %v from one of B's (interval %v)",
+					x.Sub(closedAt).Round(time.Millisecond), gap.Round(time.Millisecond), interval)
+			}
+		}
+	}
+	t.Logf("A: %d requests after its circuit closed, of %d; B: %d", after, len(sentA), len(sentB))
+	if after == 0 {
+		t.Fatal("no request of A went after its circuit closed: the test tested nothing")
+	}
+}
+
+// failReservations is a go-redis hook that fails the next n reservations
+// (script calls on an origin's queue whose first argument is the
+// interval), without sending them, as a call that times out fails: the
+// circuit stays closed (n below Failures).
+type failReservations struct {
+	interval  time.Duration
+	n, failed atomic.Int32
+}
+
+func (h *failReservations) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *failReservations) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		a := cmd.Args()
+		if strings.HasPrefix(cmd.Name(), "eval") && len(a) > 7 && strings.HasSuffix(fmt.Sprint(a[5]), "#queue") &&
+			fmt.Sprint(a[7]) == strconv.FormatInt(h.interval.Microseconds(), 10) && h.n.Add(-1) >= 0 {
+			h.failed.Add(1)
+			err := errors.New("i/o timeout (test)")
+			cmd.SetErr(err)
+			return err
+		}
+		return next(ctx, cmd)
+	}
+}
+func (h *failReservations) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// TestPaceFailedReservation: a request whose reservations fail, twice in
+// a row, while the circuit stays closed (calls slower than CallTimeout
+// now and then, a Redis slow but not down), goes by the fleet's schedule
+// once a reservation succeeds, not alone between the slots the other
+// processes take. Before, it went alone: a trial of 4 processes whose
+// Redis replies were held 200 ms (CallTimeout 250 ms) saw requests to an
+// origin 0.09 to 0.43 of its Crawl-delay apart, with no circuit open.
+func TestPaceFailedReservation(t *testing.T) {
+	const interval = 200 * time.Millisecond
+	s := startRedis(t)
+	ca := s.client(t)
+	h := &failReservations{interval: interval}
+	ca.AddHook(h)
+	a := &robotsredis.Fleet{Client: ca, Size: 2, Rank: 1}
+	defer a.Close()
+	b := &robotsredis.Fleet{Client: s.client(t), Size: 2, Rank: 2}
+	defer b.Close()
+	r := robotsguard.PaceRequest{Origin: "https://failed.example", Interval: interval, Limit: 1}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	warm(t, ctx, a, b)
+
+	var sentB []time.Time
+	stop := make(chan struct{})
+	bDone := make(chan struct{})
+	go func() {
+		defer close(bDone)
+		for {
+			l, err := b.Acquire(ctx, r)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			sentB = append(sentB, time.Now())
+			l.Release()
+			select {
+			case <-stop:
+				return
+			default:
+			}
+		}
+	}()
+	h.n.Store(2)
+	l, err := a.Acquire(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sentA := time.Now()
+	l.Release()
+	close(stop)
+	<-bDone
+	if n := h.failed.Load(); n != 2 {
+		t.Fatalf("the hook failed %d reservations, want 2: the test tested nothing", n)
+	}
+	if st := a.State(); st != robotsredis.Closed {
+		t.Fatalf("A's circuit is %v, want closed: the test is about calls that fail now and then", st)
+	}
+	for _, y := range sentB {
+		if gap := sentA.Sub(y).Abs(); gap < interval*6/10 {
+			t.Errorf("A's request, its reservations failed twice, went %v from one of B's (interval %v)",
+				gap.Round(time.Millisecond), interval)
+		}
+	}
+	var rel []time.Duration
+	for _, y := range sentB {
+		rel = append(rel, y.Sub(sentA).Round(time.Millisecond))
+	}
+	t.Logf("B's requests went at %v from A's", rel)
 }

@@ -84,7 +84,10 @@
 // each cycle of Size intervals (Fleet.Rank), so that the fleet's requests
 // spread over the cycle rather than go together. Either
 // way, a process's own requests to an origin go an interval apart at
-// least, across the switch and back. No
+// least, across the switch and back; a request waiting alone whose turn
+// comes while the circuit is closed (it closed again, or a call failed
+// without opening it) takes the fleet's next slot, rather than go between
+// the other processes' slots. No
 // request that robots.txt refuses is sent, whether Redis answers or not.
 //
 // # Routing instead

@@ -334,13 +334,16 @@ func token() string { return tokens.prefix + strconv.FormatUint(tokens.n.Add(1),
 // paced so waits for the process's fleet-paced requests to it under way to
 // end (for LeaseTTL at most), then until Size intervals after the last one
 // was sent or ended (the Fleet remembers those of 16,384 origins; see
-// maxSent). A reservation whose answer is lost (it came after CallTimeout,
-// or the connection failed) may have taken a place in Redis all the same;
-// so may one whose cancel or release failed. The Fleet gives such places
-// back in the background, by their tokens, as soon as Redis answers (at
-// most 4,096 kept while it does not, each until its lease would have
-// expired anyway), so that they do not hold the fleet's requests to the
-// origin until LeaseTTL.
+// maxSent). A request waiting alone whose turn comes while the circuit is
+// closed (it closed again, or the call that failed did not open it) takes
+// a slot of the fleet's instead, Failures times at most, so that it does
+// not go between the slots the other processes take. A reservation whose
+// answer is lost (it came after CallTimeout, or the connection failed) may
+// have taken a place in Redis all the same; so may one whose cancel or
+// release failed. The Fleet gives such places back in the background, by
+// their tokens, as soon as Redis answers (at most 4,096 kept while it does
+// not, each until its lease would have expired anyway), so that they do
+// not hold the fleet's requests to the origin until LeaseTTL.
 func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsguard.Lease, error) {
 	f.init()
 	r.Interval = max(r.Interval, 0)
@@ -354,7 +357,8 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 		defer stop()
 		placed = wake
 	}
-	var tok string // the request's place, and its turn while it waits for one
+	var tok string  // the request's place, and its turn while it waits for one
+	var rejoins int // the times it waited alone, and came back to the fleet's schedule
 	if r.Limit > 0 {
 		tok = token()
 	}
@@ -390,7 +394,21 @@ func (f *Fleet) Acquire(ctx context.Context, r robotsguard.PaceRequest) (robotsg
 			if ctx.Err() != nil {
 				return robotsguard.Lease{}, &robotsguard.PacingError{Origin: strings.Clone(r.Origin), Err: ctx.Err()}
 			}
-			return f.acquireAlone(ctx, r, time.Since(start))
+			l, err := f.acquireAlone(ctx, r, time.Since(start), rejoins < f.breaker.failures)
+			if !errors.Is(err, errRejoin) {
+				return l, err
+			}
+			// The circuit is closed as the request's turn comes (it
+			// closed while the request waited alone, or a call failed
+			// with the circuit closed): it takes the fleet's next slot,
+			// with a token of its own (the old one may be given back
+			// meanwhile); Failures times at most, for a Redis whose
+			// answers fail without opening the circuit.
+			rejoins++
+			if tok != "" {
+				tok = token()
+			}
+			continue
 		}
 		if delayµs == tooLate {
 			// Nothing taken: the request could not go in time.
