@@ -29,10 +29,11 @@ import (
 // has passed maxSweep marked values, the first of them: an eviction never
 // reads the whole ring). A value used since the hand last passed it stays;
 // of those that were not, the hand reaches the oldest first, as a new
-// value is put where the hand comes last. A Get thus reads and writes its value alone, where a list kept in
-// order of use would rewrite two other values at each Get, its neighbours
-// in the list, which in a large cache lie far apart in memory: the ring is
-// changed by Sets, Deletes and evictions only.
+// value is put where the hand comes last. A Get thus reads and writes its
+// value alone, where a list kept in order of use would rewrite two other
+// values at each Get, its neighbours in the list, which in a large cache
+// lie far apart in memory: the ring is changed by Sets, Deletes and
+// evictions only.
 //
 // A Get of its shard's last value, already marked, takes no lock and
 // writes nothing: many goroutines asking for one key (one origin, a crawl
@@ -53,8 +54,8 @@ type Cache[K comparable, V Value[V]] struct {
 	// the hand visits them, from hand on: one for the whole Cache, so that
 	// the oldest value not used goes first whatever its shard. Its lock
 	// is taken by Sets, Deletes and evictions (for an origin's state, a
-	// fetch each), for a few pointer writes, and never by a Get. A
-	// shard's lock is taken before ringMu, never after.
+	// fetch each), for a few pointer writes, and by Stats, never by a
+	// Get. A shard's lock is taken before ringMu, never after.
 	ringMu sync.Mutex // guards hand, n and the Nodes' prev and next
 	hand   V          // the next value the hand looks at; the zero V when empty
 	n      int        // the values in the ring

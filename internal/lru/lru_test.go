@@ -380,3 +380,64 @@ func TestCacheSweepBounded(t *testing.T) {
 		t.Errorf("the eviction cleared %d marks besides the evicted value's, want %d", cleared, maxSweep)
 	}
 }
+
+// TestCacheHandOnReplaced: a value replaced while the hand is on it
+// takes the hand's place to the next, and the new value goes where the
+// hand comes last: the next eviction takes the oldest value not used.
+func TestCacheHandOnReplaced(t *testing.T) {
+	c := newCache[string](3, nil)
+	for _, k := range []string{"a", "b", "c"} {
+		set(c, k, 1)
+		c.Get(k)
+	}
+	set(c, "d", 1) // the hand clears a, b and c, and takes a
+	if c.hand.k != "b" {
+		t.Fatalf("the hand is on %s after a was evicted, want b", c.hand.k)
+	}
+	set(c, "b", 1) // replace the value the hand is on
+	checkCache(t, c)
+	if c.hand.k != "c" {
+		t.Errorf("the hand is on %s after b was replaced, want c", c.hand.k)
+	}
+	set(c, "e", 1)
+	checkCache(t, c)
+	for k, want := range map[string]bool{"c": false, "d": true, "b": true, "e": true} {
+		if _, ok := c.Get(k); ok != want {
+			t.Errorf("%s held %v, want %v", k, ok, want)
+		}
+	}
+}
+
+// TestCacheTinyBounds: a Cache bounded to nothing keeps nothing, and one
+// bounded to one value keeps the last one Set, used or not.
+func TestCacheTinyBounds(t *testing.T) {
+	c := newCache[string](0, nil)
+	set(c, "a", 1)
+	if _, ok := c.Get("a"); ok {
+		t.Error("a Cache bounded to 0 holds a value of size 1")
+	}
+	checkCache(t, c)
+	c = newCache[string](1, nil)
+	for _, k := range []string{"a", "b", "b", "c"} {
+		set(c, k, 1)
+		if c.Get(k); c.hand.k != k {
+			t.Errorf("after Set(%s), the hand is on %s", k, c.hand.k)
+		}
+		checkCache(t, c)
+		if n, _, _ := c.Stats(); n != 1 {
+			t.Errorf("after Set(%s): %d values held, want 1", k, n)
+		}
+	}
+	c.Delete("c")
+	if c.hand != nil {
+		t.Errorf("the hand is on %s in an empty Cache", c.hand.k)
+	}
+	checkCache(t, c)
+	set(c, "d", 1)
+	if _, ok := c.Get("d"); !ok {
+		t.Error("d is not held in an emptied Cache")
+	}
+	if _, _, ev := c.Stats(); ev != 2 {
+		t.Errorf("%d evicted, want 2 (a and b)", ev)
+	}
+}
