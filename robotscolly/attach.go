@@ -96,6 +96,7 @@ type guard struct {
 	shell   *http.Transport // what the collector holds; colly sets its Proxy
 	ownBase bool            // t.Base is Attach's, whose Proxy is g.proxy
 	paced   paced
+	failing failing // origins whose robots.txt could not be fetched
 }
 
 // RoundTrip sends req through the Transport.
@@ -110,6 +111,9 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 	var pe *robotsguard.PacingError
 	if err != nil && errors.As(err, &pe) {
 		g.paced.put(req, pe)
+	}
+	if transientRefusal(err) == nil {
+		g.failing.read(req.URL)
 	}
 	return resp, err
 }

@@ -40,7 +40,9 @@
 // *robotsguard.PacingError. colly marks a URL visited before its request is
 // sent, so such a request is lost unless it is sent again: Guard.Requeue
 // returns an OnError callback that waits for the origin's turn and retries
-// it. Guard.PacingError tells such refusals apart in OnError, where
+// it (and so does a request refused because its origin's robots.txt could
+// not be fetched, when the Transport fetches it again: see Requeue).
+// Guard.PacingError tells pacing refusals apart in OnError, where
 // errors.As alone misses some: http.Client replaces the error of a request
 // whose Timeout has passed with its own.
 //

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/gocolly/colly/v2"
 
@@ -32,7 +33,15 @@ import (
 //
 // A request held by its origin's back-off (a 429 or 503 answer:
 // PacingError.Throttled) waits for its end, up to the Transport's
-// MaxThrottle. A request whose context was canceled is not sent again,
+// MaxThrottle.
+//
+// A request refused because its origin's robots.txt could not be read (a
+// *robotsguard.DisallowedError whose Reason is ReasonUnreachable or
+// ReasonACAPReference: transient, RFC 9309 §2.3.1.4) is sent again the
+// same way at the refusal's NotBefore, when the Transport fetches the file
+// again, through TransientRetries failed fetches in a row of that
+// robots.txt; past them, and until a request to the origin is decided by
+// its rules, such refusals go to next. Every other refusal goes to next. A request whose context was canceled is not sent again,
 // and neither is one that Retry cannot send (a body that cannot be
 // rewound, colly's filters): next receives the error, joined with Retry's.
 // next hears of each failure once: in a synchronous crawl, Retry returns
@@ -45,7 +54,14 @@ func (g *Guard) Requeue(next colly.ErrorCallback) colly.ErrorCallback {
 				v.(*atomic.Bool).Store(true) // reported, here or to next
 			}
 		}
-		if pe := g.PacingError(r, err); pe != nil && r.Request != nil && errors.Is(pe, context.DeadlineExceeded) {
+		var notBefore time.Time
+		again := false
+		if pe := g.PacingError(r, err); pe != nil && errors.Is(pe, context.DeadlineExceeded) {
+			notBefore, again = pe.NotBefore, true
+		} else if d := transientRefusal(err); d != nil && g.g.failing.refused(d) {
+			notBefore, again = d.NotBefore, true
+		}
+		if again && r.Request != nil {
 			clock := t.Clock
 			if clock == nil {
 				clock = robotsguard.SystemClock{}
@@ -54,7 +70,7 @@ func (g *Guard) Requeue(next colly.ErrorCallback) colly.ErrorCallback {
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			if werr := clock.Sleep(ctx, pe.NotBefore.Sub(clock.Now())); werr != nil {
+			if werr := clock.Sleep(ctx, notBefore.Sub(clock.Now())); werr != nil {
 				err = errors.Join(err, werr)
 			} else if rerr, reported := g.retry(r.Request); rerr != nil && !reported {
 				err = errors.Join(err, fmt.Errorf("robotscolly: requeueing %s: %w", r.Request.URL.Redacted(), rerr))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/robotsguard/robotsguard"
 	"github.com/robotsguard/robotsguard/robotscolly"
+	"github.com/robotsguard/robotsguard/robotstest"
 )
 
 // pacedSite is a page of 80 links on an origin whose Crawl-delay is 10 ms:
@@ -165,5 +166,52 @@ func TestRequeueSync(t *testing.T) {
 		if n := s.served(p); n != 1 {
 			t.Errorf("%s requested %d times, want 1", p, n)
 		}
+	}
+}
+
+// unreachableCrawl crawls s synchronously on a clock that moves as it is
+// slept on, its robots.txt answering 503 to the first down fetches, with
+// Requeue, and returns what reached OnError's next.
+func unreachableCrawl(t *testing.T, down int) (*site, []error) {
+	t.Helper()
+	s := newSite(t, "colly", "User-agent: *\nDisallow: /private\n", map[string]page{"/": {}})
+	s.robotsDown = down
+	clock := robotstest.NewClock(time.Now())
+	clock.SetAutoAdvance(true) // Requeue's wait for NotBefore moves it
+	c := colly.NewCollector()
+	g, err := robotscolly.Attach(c, &robotsguard.Transport{Clock: clock, RetryMax: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []error
+	c.OnError(g.Requeue(func(_ *colly.Response, err error) { got = append(got, err) }))
+	// A synchronous Visit returns its first request's error, the refusal
+	// that Requeue then sends again for.
+	if err := c.Visit(s.srv.URL + "/"); err != nil && !errors.Is(err, robotsguard.ErrDisallowed) {
+		t.Fatal(err)
+	}
+	return s, got
+}
+
+// TestRequeueUnreachable: a request refused because its origin's
+// robots.txt could not be fetched (transient) is sent again when the
+// Transport fetches the file again, once the file is back; past
+// TransientRetries failed fetches in a row, the refusal goes to next.
+func TestRequeueUnreachable(t *testing.T) {
+	s, got := unreachableCrawl(t, 2)
+	if len(got) != 0 {
+		t.Errorf("OnError's next saw %v, want nothing", got)
+	}
+	if n, r := s.served("/"), s.served("/robots.txt"); n != 1 || r != 3 {
+		t.Errorf("/ requested %d times, robots.txt %d; want 1 and 3 (two failed)", n, r)
+	}
+
+	s, got = unreachableCrawl(t, 100)
+	var d *robotsguard.DisallowedError
+	if len(got) != 1 || !errors.As(got[0], &d) || d.Reason != robotsguard.ReasonUnreachable {
+		t.Fatalf("OnError's next saw %v, want one refusal, ReasonUnreachable", got)
+	}
+	if n, r := s.served("/"), s.served("/robots.txt"); n != 0 || r != robotscolly.TransientRetries+1 {
+		t.Errorf("/ requested %d times, robots.txt %d; want 0 and %d", n, r, robotscolly.TransientRetries+1)
 	}
 }

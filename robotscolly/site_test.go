@@ -29,6 +29,7 @@ type site struct {
 	pages  map[string]page
 
 	mu         sync.Mutex
+	robotsDown int            // requests for robots.txt still to answer 503
 	hits       map[string]int // request URI → requests
 	violations []string       // request URIs the robots.txt disallows for agent
 }
@@ -48,7 +49,15 @@ func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 	if uri != "/robots.txt" && !s.rules.Allowed(s.agent, uri) {
 		s.violations = append(s.violations, uri)
 	}
+	down := uri == "/robots.txt" && s.robotsDown > 0
+	if down {
+		s.robotsDown--
+	}
 	s.mu.Unlock()
+	if down {
+		http.Error(w, "down", http.StatusServiceUnavailable)
+		return
+	}
 	if uri == "/robots.txt" {
 		w.Header().Set("Content-Type", "text/plain")
 		w.Header().Set("Cache-Control", "max-age=3600")

@@ -1,0 +1,92 @@
+package robotscolly
+
+import (
+	"errors"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/robotsguard/robotsguard"
+)
+
+// TransientRetries is how many failed fetches in a row of an origin's
+// robots.txt Guard.Requeue waits through before it hands the refusals of
+// the origin's requests to next, as crawl.Frontier does by default: with
+// the Transport's back-off after a failed fetch (a minute, doubling), an
+// origin has about 7 minutes to come back.
+const TransientRetries = 3
+
+// maxFailing bounds the origins whose failed fetches a Guard counts: past
+// it, a refusal of a new one goes to next at once.
+const maxFailing = 4096
+
+// failing counts, per origin, the failed fetches in a row of its
+// robots.txt that refused requests (see Guard.Requeue).
+type failing struct {
+	n  atomic.Int32 // len(m), read by every request without the lock
+	mu sync.Mutex
+	m  map[string]*failed
+}
+
+type failed struct {
+	fetches int
+	until   time.Time // the NotBefore of the last failed fetch: its refusals share it
+}
+
+// transientRefusal returns the refusal in err when its reason is
+// transient: the origin's rules could not be read, and may be once the
+// Transport fetches them again (at its NotBefore).
+func transientRefusal(err error) *robotsguard.DisallowedError {
+	var d *robotsguard.DisallowedError
+	if errors.As(err, &d) && (d.Reason == robotsguard.ReasonUnreachable || d.Reason == robotsguard.ReasonACAPReference) {
+		return d
+	}
+	return nil
+}
+
+// originKey names the origin of u in failing.
+func originKey(u *url.URL) string { return strings.ToLower(u.Scheme + "://" + u.Host) }
+
+// refused records d, a transient refusal, and reports whether its request
+// may wait for d.NotBefore: whether its origin's robots.txt has failed
+// TransientRetries times in a row at most. The refusals after one failed
+// fetch, which share a NotBefore, count once.
+func (f *failing) refused(d *robotsguard.DisallowedError) bool {
+	u, err := url.Parse(d.URL)
+	if err != nil || d.NotBefore.IsZero() {
+		return false
+	}
+	k := originKey(u)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	o := f.m[k]
+	if o == nil {
+		if len(f.m) >= maxFailing {
+			return false
+		}
+		if f.m == nil {
+			f.m = map[string]*failed{}
+		}
+		o = &failed{}
+		f.m[k] = o
+		f.n.Store(int32(len(f.m)))
+	}
+	if d.NotBefore.After(o.until) {
+		o.fetches++
+		o.until = d.NotBefore
+	}
+	return o.fetches <= TransientRetries
+}
+
+// read forgets the failures of u's origin, whose rules decided a request.
+func (f *failing) read(u *url.URL) {
+	if f.n.Load() == 0 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.m, originKey(u))
+	f.n.Store(int32(len(f.m)))
+}
