@@ -232,6 +232,14 @@ type Transport struct {
 	// Should Base or the Store not honour their contexts, requests stop
 	// waiting a quarter of it later, and the stale copy of the file, or
 	// else nothing, is allowed. Zero means DefaultFetchTimeout.
+	//
+	// A request stops waiting for a fetch before its own deadline (a
+	// *PacingError; the fetch goes on, and decides the requests sent
+	// after it ends): behind an http.Client whose Timeout is shorter than
+	// FetchTimeout (colly's is 10 seconds), a server that holds its
+	// robots.txt costs each request to the origin its Timeout until then.
+	// A FetchTimeout shorter than the Timeout (less MinResponseTime)
+	// decides them instead.
 	FetchTimeout time.Duration
 
 	// MaxRedirects is the number of redirects followed when fetching a
