@@ -18,16 +18,19 @@ import (
 // origin has about 7 minutes to come back.
 const TransientRetries = 3
 
-// maxFailing bounds the origins whose failed fetches a Guard counts: past
-// it, a refusal of a new one goes to next at once.
+// maxFailing bounds the origins whose failed fetches a Guard counts. When
+// it is reached, a new origin takes the place of one given up (past
+// TransientRetries, whose requests no longer wait); without one, a refusal
+// of the new origin goes to next at once.
 const maxFailing = 4096
 
 // failing counts, per origin, the failed fetches in a row of its
 // robots.txt that refused requests (see Guard.Requeue).
 type failing struct {
-	n  atomic.Int32 // len(m), read by every request without the lock
-	mu sync.Mutex
-	m  map[string]*failed
+	n      atomic.Int32 // len(m), read by every request without the lock
+	mu     sync.Mutex
+	m      map[string]*failed
+	gaveUp int // entries of m past TransientRetries
 }
 
 type failed struct {
@@ -63,7 +66,7 @@ func (f *failing) refused(d *robotsguard.DisallowedError) bool {
 	defer f.mu.Unlock()
 	o := f.m[k]
 	if o == nil {
-		if len(f.m) >= maxFailing {
+		if len(f.m) >= maxFailing && !f.evictGivenUp() {
 			return false
 		}
 		if f.m == nil {
@@ -76,8 +79,29 @@ func (f *failing) refused(d *robotsguard.DisallowedError) bool {
 	if d.NotBefore.After(o.until) {
 		o.fetches++
 		o.until = d.NotBefore
+		if o.fetches == TransientRetries+1 {
+			f.gaveUp++
+		}
 	}
 	return o.fetches <= TransientRetries
+}
+
+// evictGivenUp drops an origin given up, if there is one, and reports
+// whether it did. An origin that is down for good is never decided by its
+// rules, so it would hold its place otherwise: a crawl that met maxFailing
+// dead sites would wait for no other. f.mu is held.
+func (f *failing) evictGivenUp() bool {
+	if f.gaveUp == 0 {
+		return false
+	}
+	for k, o := range f.m {
+		if o.fetches > TransientRetries {
+			delete(f.m, k)
+			f.gaveUp--
+			return true
+		}
+	}
+	return false
 }
 
 // read forgets the failures of u's origin, whose rules decided a request.
@@ -85,8 +109,14 @@ func (f *failing) read(u *url.URL) {
 	if f.n.Load() == 0 {
 		return
 	}
+	k := originKey(u)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	delete(f.m, originKey(u))
-	f.n.Store(int32(len(f.m)))
+	if o := f.m[k]; o != nil {
+		if o.fetches > TransientRetries {
+			f.gaveUp--
+		}
+		delete(f.m, k)
+		f.n.Store(int32(len(f.m)))
+	}
 }
