@@ -2,6 +2,8 @@ package robotscolly
 
 import (
 	"errors"
+	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -49,19 +51,62 @@ func transientRefusal(err error) *robotsguard.DisallowedError {
 	return nil
 }
 
-// originKey names the origin of u in failing.
-func originKey(u *url.URL) string { return strings.ToLower(u.Scheme + "://" + u.Host) }
+// originKey names in failing the origin of a URL whose scheme and host
+// ("host" or "host:port") are given, as the Transport does for the most
+// part (see robotsguard's origin): lower case, no trailing dot, IPv6
+// addresses in RFC 5952 form, no default port. Its keys must not tell
+// apart the spellings of one origin: a refusal names the origin as the
+// Transport does (DisallowedError.RobotsURL), a request decided as it was
+// sent, a redirect's Location as written.
+func originKey(scheme, hostport string) string {
+	scheme = strings.ToLower(scheme)
+	host, port := hostport, ""
+	if i := strings.LastIndexByte(hostport, ':'); i >= 0 && !strings.Contains(hostport[i:], "]") {
+		host, port = hostport[:i], hostport[i+1:]
+	}
+	host = strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
+	if a, err := netip.ParseAddr(host); err == nil && a.Is6() {
+		host = "[" + a.String() + "]"
+	} else {
+		host = strings.TrimRight(host, ".")
+	}
+	if port == "" || scheme == "http" && port == "80" || scheme == "https" && port == "443" {
+		return scheme + "://" + host
+	}
+	return scheme + "://" + host + ":" + port
+}
+
+// refusalKey names in failing the origin d refused a request for.
+func refusalKey(d *robotsguard.DisallowedError) (string, bool) {
+	raw := d.RobotsURL // the origin the Transport fetched for: the Host header's, if set
+	if raw == "" {
+		raw = d.URL
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "", false
+	}
+	return originKey(u.Scheme, u.Host), true
+}
+
+// requestKey names in failing the origin req is for: its Host header's,
+// as the Transport takes it, or else its URL's.
+func requestKey(req *http.Request) string {
+	if req.Host != "" {
+		return originKey(req.URL.Scheme, req.Host)
+	}
+	return originKey(req.URL.Scheme, req.URL.Host)
+}
 
 // refused records d, a transient refusal, and reports whether its request
 // may wait for d.NotBefore: whether its origin's robots.txt has failed
 // TransientRetries times in a row at most. The refusals after one failed
 // fetch, which share a NotBefore, count once.
 func (f *failing) refused(d *robotsguard.DisallowedError) bool {
-	u, err := url.Parse(d.URL)
-	if err != nil || d.NotBefore.IsZero() {
+	k, ok := refusalKey(d)
+	if !ok || d.NotBefore.IsZero() {
 		return false
 	}
-	k := originKey(u)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	o := f.m[k]
@@ -104,12 +149,12 @@ func (f *failing) evictGivenUp() bool {
 	return false
 }
 
-// read forgets the failures of u's origin, whose rules decided a request.
-func (f *failing) read(u *url.URL) {
+// read forgets the failures of req's origin, whose rules decided it.
+func (f *failing) read(req *http.Request) {
 	if f.n.Load() == 0 {
 		return
 	}
-	k := originKey(u)
+	k := requestKey(req)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if o := f.m[k]; o != nil {

@@ -1,6 +1,7 @@
 package robotscolly
 
 import (
+	"net/http/httptest"
 	"strconv"
 	"testing"
 	"time"
@@ -11,7 +12,7 @@ import (
 // refusal is the transient refusal of a request to origin o (its robots.txt
 // unreachable) after the failed fetch whose back-off ends at notBefore.
 func refusal(o string, notBefore time.Time) *robotsguard.DisallowedError {
-	return &robotsguard.DisallowedError{Reason: robotsguard.ReasonUnreachable, URL: o + "/page", NotBefore: notBefore}
+	return &robotsguard.DisallowedError{Reason: robotsguard.ReasonUnreachable, URL: o + "/page", RobotsURL: o + "/robots.txt", NotBefore: notBefore}
 }
 
 // TestFailingGivenUpMakeRoom: the origins whose refusals went to next
@@ -52,5 +53,49 @@ func TestFailingGivenUpMakeRoom(t *testing.T) {
 	}
 	if g.refused(refusal("http://o0.test", start.Add(time.Hour))) {
 		t.Errorf("o0.test waits past %d failed fetches", TransientRetries)
+	}
+}
+
+// TestFailingOriginSpellings: a request decided by its origin's rules
+// forgets the failures counted for refusals of that origin however either
+// spelled it (a default port, a trailing dot, upper case, an IPv6 form, as
+// in a redirect's Location), and a request for another origin at the same
+// address (its Host header) forgets none of them.
+func TestFailingOriginSpellings(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct{ refused, robots, decided, host string }{
+		{"http://a.test:80/p", "http://a.test/robots.txt", "http://a.test/q", ""},
+		{"http://a.test/p", "http://a.test/robots.txt", "http://A.test:80/q", ""},
+		{"https://a.test:443/p", "https://a.test/robots.txt", "https://a.test./q", ""},
+		{"http://[0:0:0:0:0:0:0:1]:8080/p", "http://[::1]:8080/robots.txt", "http://[::1]:8080/q", ""},
+		{"http://10.0.0.1/p", "http://a.test/robots.txt", "http://10.0.0.1:80/q", "A.test"},
+	} {
+		var f failing
+		for fetch := range TransientRetries + 1 {
+			d := refusal("", start.Add(time.Duration(fetch+1)*time.Minute))
+			d.URL, d.RobotsURL = c.refused, c.robots
+			f.refused(d)
+		}
+		req := httptest.NewRequest("GET", c.decided, nil)
+		req.Host = c.host
+		f.read(req)
+		if len(f.m) != 0 {
+			t.Errorf("refused %s (%s), then decided %s (Host %q): the failures stay counted", c.refused, c.robots, c.decided, c.host)
+		}
+	}
+
+	var f failing
+	for fetch := range TransientRetries {
+		d := refusal("", start.Add(time.Duration(fetch+1)*time.Minute))
+		d.URL, d.RobotsURL = "http://10.0.0.1/p", "http://a.test/robots.txt"
+		f.refused(d)
+	}
+	req := httptest.NewRequest("GET", "http://10.0.0.1/q", nil)
+	req.Host = "b.test"
+	f.read(req)
+	d := refusal("", start.Add(time.Hour))
+	d.URL, d.RobotsURL = "http://10.0.0.1/p", "http://a.test/robots.txt"
+	if f.refused(d) {
+		t.Errorf("a.test waits past %d failed fetches: a request for b.test at its address forgot them", TransientRetries)
 	}
 }
