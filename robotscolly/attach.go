@@ -113,7 +113,7 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 		g.paced.put(req, pe)
 	}
 	if transientRefusal(err) == nil {
-		g.failing.read(req.URL)
+		g.failing.read(req)
 	}
 	return resp, err
 }

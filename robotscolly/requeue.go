@@ -41,9 +41,14 @@ import (
 // same way at the refusal's NotBefore, when the Transport fetches the file
 // again, through TransientRetries failed fetches in a row of that
 // robots.txt; past them, and until a request to the origin is decided by
-// its rules, such refusals go to next. Every other refusal goes to next. A request whose context was canceled is not sent again,
-// and neither is one that Retry cannot send (a body that cannot be
-// rewound, colly's filters): next receives the error, joined with Retry's.
+// its rules, such refusals go to next. The failures of 4,096 origins are
+// counted at most: a new origin takes the place of one given up, or else
+// its refusals go to next at once.
+//
+// Every other refusal goes to next. A request whose context was canceled
+// is not sent again, and neither is one that Retry cannot send (a body
+// that cannot be rewound, colly's filters): next receives the error,
+// joined with Retry's.
 // next hears of each failure once: in a synchronous crawl, Retry returns
 // the error of the request it sent, which OnError has already seen.
 func (g *Guard) Requeue(next colly.ErrorCallback) colly.ErrorCallback {

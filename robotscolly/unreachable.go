@@ -2,6 +2,8 @@ package robotscolly
 
 import (
 	"errors"
+	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -18,16 +20,19 @@ import (
 // origin has about 7 minutes to come back.
 const TransientRetries = 3
 
-// maxFailing bounds the origins whose failed fetches a Guard counts: past
-// it, a refusal of a new one goes to next at once.
+// maxFailing bounds the origins whose failed fetches a Guard counts. When
+// it is reached, a new origin takes the place of one given up (past
+// TransientRetries, whose requests no longer wait); without one, a refusal
+// of the new origin goes to next at once.
 const maxFailing = 4096
 
 // failing counts, per origin, the failed fetches in a row of its
 // robots.txt that refused requests (see Guard.Requeue).
 type failing struct {
-	n  atomic.Int32 // len(m), read by every request without the lock
-	mu sync.Mutex
-	m  map[string]*failed
+	n      atomic.Int32 // len(m), read by every request without the lock
+	mu     sync.Mutex
+	m      map[string]*failed
+	gaveUp int // entries of m past TransientRetries
 }
 
 type failed struct {
@@ -46,24 +51,67 @@ func transientRefusal(err error) *robotsguard.DisallowedError {
 	return nil
 }
 
-// originKey names the origin of u in failing.
-func originKey(u *url.URL) string { return strings.ToLower(u.Scheme + "://" + u.Host) }
+// originKey names in failing the origin of a URL whose scheme and host
+// ("host" or "host:port") are given, as the Transport does for the most
+// part (see robotsguard's origin): lower case, no trailing dot, IPv6
+// addresses in RFC 5952 form, no default port. Its keys must not tell
+// apart the spellings of one origin: a refusal names the origin as the
+// Transport does (DisallowedError.RobotsURL), a request decided as it was
+// sent, a redirect's Location as written.
+func originKey(scheme, hostport string) string {
+	scheme = strings.ToLower(scheme)
+	host, port := hostport, ""
+	if i := strings.LastIndexByte(hostport, ':'); i >= 0 && !strings.Contains(hostport[i:], "]") {
+		host, port = hostport[:i], hostport[i+1:]
+	}
+	host = strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
+	if a, err := netip.ParseAddr(host); err == nil && a.Is6() {
+		host = "[" + a.String() + "]"
+	} else {
+		host = strings.TrimRight(host, ".")
+	}
+	if port == "" || scheme == "http" && port == "80" || scheme == "https" && port == "443" {
+		return scheme + "://" + host
+	}
+	return scheme + "://" + host + ":" + port
+}
+
+// refusalKey names in failing the origin d refused a request for.
+func refusalKey(d *robotsguard.DisallowedError) (string, bool) {
+	raw := d.RobotsURL // the origin the Transport fetched for: the Host header's, if set
+	if raw == "" {
+		raw = d.URL
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "", false
+	}
+	return originKey(u.Scheme, u.Host), true
+}
+
+// requestKey names in failing the origin req is for: its Host header's,
+// as the Transport takes it, or else its URL's.
+func requestKey(req *http.Request) string {
+	if req.Host != "" {
+		return originKey(req.URL.Scheme, req.Host)
+	}
+	return originKey(req.URL.Scheme, req.URL.Host)
+}
 
 // refused records d, a transient refusal, and reports whether its request
 // may wait for d.NotBefore: whether its origin's robots.txt has failed
 // TransientRetries times in a row at most. The refusals after one failed
 // fetch, which share a NotBefore, count once.
 func (f *failing) refused(d *robotsguard.DisallowedError) bool {
-	u, err := url.Parse(d.URL)
-	if err != nil || d.NotBefore.IsZero() {
+	k, ok := refusalKey(d)
+	if !ok || d.NotBefore.IsZero() {
 		return false
 	}
-	k := originKey(u)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	o := f.m[k]
 	if o == nil {
-		if len(f.m) >= maxFailing {
+		if len(f.m) >= maxFailing && !f.evictGivenUp() {
 			return false
 		}
 		if f.m == nil {
@@ -76,17 +124,44 @@ func (f *failing) refused(d *robotsguard.DisallowedError) bool {
 	if d.NotBefore.After(o.until) {
 		o.fetches++
 		o.until = d.NotBefore
+		if o.fetches == TransientRetries+1 {
+			f.gaveUp++
+		}
 	}
 	return o.fetches <= TransientRetries
 }
 
-// read forgets the failures of u's origin, whose rules decided a request.
-func (f *failing) read(u *url.URL) {
+// evictGivenUp drops an origin given up, if there is one, and reports
+// whether it did. An origin that is down for good is never decided by its
+// rules, so it would hold its place otherwise: a crawl that met maxFailing
+// dead sites would wait for no other. f.mu is held.
+func (f *failing) evictGivenUp() bool {
+	if f.gaveUp == 0 {
+		return false
+	}
+	for k, o := range f.m {
+		if o.fetches > TransientRetries {
+			delete(f.m, k)
+			f.gaveUp--
+			return true
+		}
+	}
+	return false
+}
+
+// read forgets the failures of req's origin, whose rules decided it.
+func (f *failing) read(req *http.Request) {
 	if f.n.Load() == 0 {
 		return
 	}
+	k := requestKey(req)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	delete(f.m, originKey(u))
-	f.n.Store(int32(len(f.m)))
+	if o := f.m[k]; o != nil {
+		if o.fetches > TransientRetries {
+			f.gaveUp--
+		}
+		delete(f.m, k)
+		f.n.Store(int32(len(f.m)))
+	}
 }
