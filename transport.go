@@ -109,6 +109,12 @@ type Transport struct {
 	// means DefaultCacheSize; values below MinCacheSize mean MinCacheSize,
 	// and the bound is at least eight times Parser's MaxSize, so that a few
 	// of the largest files fit.
+	//
+	// It bounds what the states hold, not the process: Go's collector
+	// lets the heap grow past what is live (to about twice, with the
+	// default GOGC), and fetches and parsing under way allocate beside
+	// it. A process that must fit a memory budget sets GOMEMLIMIT (or
+	// runtime/debug.SetMemoryLimit) too.
 	CacheSize int64
 
 	// Store, if not nil, shares fetched robots.txt files with other
