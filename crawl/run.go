@@ -13,8 +13,9 @@ import (
 // Transport must be the Frontier's Transport, or wrap it), and calls fn
 // with the response, or with the request's error; it then closes the
 // response body, and calls Done. A request that fails with a
-// *robotsguard.PacingError, or refused for a transient reason within the
-// Frontier's Retries, is queued again (see Done), and fn does not see it. fn may call Add, to queue the links of the page it reads: the crawl
+// *robotsguard.PacingError, or is refused for a transient reason within
+// the Frontier's Retries, is queued again (see Done), and fn does not see
+// it. fn may call Add, to queue the links of the page it reads: the crawl
 // goes on while it runs.
 //
 // Run returns nil when the crawl is over, fn's first error, or ctx's. fn
