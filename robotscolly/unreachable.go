@@ -30,10 +30,15 @@ const maxFailing = 4096
 // robots.txt that refused requests (see Guard.Requeue).
 type failing struct {
 	n      atomic.Int32 // len(m), read by every request without the lock
-	mu     sync.Mutex
-	m      map[string]*failed
+	mu     sync.RWMutex
+	m      map[originID]*failed
 	gaveUp int // entries of m past TransientRetries
 }
+
+// originID names an origin in failing: its scheme and host[:port], both
+// lower case, the host without a trailing dot (an IPv6 address in RFC 5952
+// form, in brackets), the port absent when it is the scheme's default.
+type originID struct{ scheme, hostport string }
 
 type failed struct {
 	fetches int
@@ -57,8 +62,12 @@ func transientRefusal(err error) *robotsguard.DisallowedError {
 // addresses in RFC 5952 form, no default port. Its keys must not tell
 // apart the spellings of one origin: a refusal names the origin as the
 // Transport does (DisallowedError.RobotsURL), a request decided as it was
-// sent, a redirect's Location as written.
-func originKey(scheme, hostport string) string {
+// sent, a redirect's Location as written. A name already in that form,
+// as most are, is kept as it is: every request reads a key (see read).
+func originKey(scheme, hostport string) originID {
+	if plainScheme(scheme) && plainHost(hostport) {
+		return originID{scheme, hostport}
+	}
 	scheme = strings.ToLower(scheme)
 	host, port := hostport, ""
 	if i := strings.LastIndexByte(hostport, ':'); i >= 0 && !strings.Contains(hostport[i:], "]") {
@@ -71,27 +80,46 @@ func originKey(scheme, hostport string) string {
 		host = strings.TrimRight(host, ".")
 	}
 	if port == "" || scheme == "http" && port == "80" || scheme == "https" && port == "443" {
-		return scheme + "://" + host
+		return originID{scheme, host}
 	}
-	return scheme + "://" + host + ":" + port
+	return originID{scheme, host + ":" + port}
+}
+
+// plainScheme reports whether scheme is http or https as originKey writes
+// them.
+func plainScheme(scheme string) bool { return scheme == "http" || scheme == "https" }
+
+// plainHost reports whether hostport is a host name as originKey writes
+// it, with no port: lower-case letters, digits, dots and hyphens, not
+// ending in a dot.
+func plainHost(hostport string) bool {
+	if hostport == "" || hostport[len(hostport)-1] == '.' {
+		return false
+	}
+	for i := 0; i < len(hostport); i++ {
+		if c := hostport[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // refusalKey names in failing the origin d refused a request for.
-func refusalKey(d *robotsguard.DisallowedError) (string, bool) {
+func refusalKey(d *robotsguard.DisallowedError) (originID, bool) {
 	raw := d.RobotsURL // the origin the Transport fetched for: the Host header's, if set
 	if raw == "" {
 		raw = d.URL
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
-		return "", false
+		return originID{}, false
 	}
 	return originKey(u.Scheme, u.Host), true
 }
 
 // requestKey names in failing the origin req is for: its Host header's,
 // as the Transport takes it, or else its URL's.
-func requestKey(req *http.Request) string {
+func requestKey(req *http.Request) originID {
 	if req.Host != "" {
 		return originKey(req.URL.Scheme, req.Host)
 	}
@@ -115,7 +143,7 @@ func (f *failing) refused(d *robotsguard.DisallowedError) bool {
 			return false
 		}
 		if f.m == nil {
-			f.m = map[string]*failed{}
+			f.m = map[originID]*failed{}
 		}
 		o = &failed{}
 		f.m[k] = o
@@ -149,12 +177,20 @@ func (f *failing) evictGivenUp() bool {
 	return false
 }
 
-// read forgets the failures of req's origin, whose rules decided it.
+// read forgets the failures of req's origin, whose rules decided it. It
+// runs for every request: while origins are counted, a request to another
+// one builds its key without allocating, and shares the lock.
 func (f *failing) read(req *http.Request) {
 	if f.n.Load() == 0 {
 		return
 	}
 	k := requestKey(req)
+	f.mu.RLock()
+	_, counted := f.m[k]
+	f.mu.RUnlock()
+	if !counted {
+		return
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if o := f.m[k]; o != nil {

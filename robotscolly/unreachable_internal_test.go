@@ -99,3 +99,17 @@ func TestFailingOriginSpellings(t *testing.T) {
 		t.Errorf("a.test waits past %d failed fetches: a request for b.test at its address forgot them", TransientRetries)
 	}
 }
+
+// TestFailingReadAllocs: while origins are counted, a request to another
+// origin, its host written plainly, allocates nothing to find out.
+func TestFailingReadAllocs(t *testing.T) {
+	var f failing
+	f.refused(refusal("http://down.test", time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC)))
+	req := httptest.NewRequest("GET", "http://up.test/q", nil)
+	if n := testing.AllocsPerRun(100, func() { f.read(req) }); n != 0 {
+		t.Errorf("read of another origin: %v allocations, want 0", n)
+	}
+	if len(f.m) != 1 {
+		t.Errorf("%d origins counted, want down.test's", len(f.m))
+	}
+}
