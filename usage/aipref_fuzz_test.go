@@ -112,8 +112,10 @@ func FuzzRobotsSignals(f *testing.F) {
 		}
 
 		// Naive reading: one "*" group with one path-less Content-Usage
-		// line says, for every agent and path, what the value says.
-		value = strings.Trim(value, " \t")
+		// line says, for every agent and path, what the value says, less
+		// the white space around it that the robots.txt parser trims from
+		// every value (Google's reading: what C's isspace reports).
+		value = strings.Trim(value, " \t\v\f")
 		if value == "" || value[0] == '/' || strings.ContainsAny(value, "#\r\n\x00") {
 			return
 		}
